@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Every type and constant shared by the BPF programs (bpf/) and the loader (user/).
+ * Fixed-width types only, explicit padding, sizes pinned by _Static_assert so both sides
+ * agree on the layout of every map key and value.
+ */
+#ifndef FAULTLINE_H
+#define FAULTLINE_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define FL_COMM_LEN 16
+#define FL_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH */
+
+/* RSS counter members, in the kernel's order (include/linux/mm_types_task.h). */
+enum fl_member {
+	FL_FILE = 0,  /* MM_FILEPAGES */
+	FL_ANON = 1,  /* MM_ANONPAGES */
+	FL_SWAP = 2,  /* MM_SWAPENTS */
+	FL_SHMEM = 3, /* MM_SHMEMPAGES */
+	FL_MEMBERS = 4,
+};
+
+/*
+ * Where a change was charged. USER means the user stack of the thread that caused it; the
+ * others are pseudo-stacks for changes no user stack explains, so no byte is ever dropped.
+ */
+enum fl_origin {
+	FL_ORIGIN_USER = 0,	  /* the current thread's user stack */
+	FL_ORIGIN_EXIT = 1,	  /* the owner tearing its mm down (exit, or exec's old mm) */
+	FL_ORIGIN_RECLAIM = 2,	  /* kswapd or direct reclaim by another task */
+	FL_ORIGIN_REMOTE = 3,	  /* another process acting on the target's memory */
+	FL_ORIGIN_STACK_LOST = 4, /* user stack could not be taken (see drops) */
+	FL_ORIGIN_OVERFLOW = 5,	  /* the counts map was full: charged per process here */
+	FL_ORIGIN__COUNT = 6,
+};
+
+/* Every loss the BPF side can suffer; userspace shows each one. */
+enum fl_drop {
+	FL_DROP_STACK_COLLISION = 0, /* stack map bucket held another stack (-EEXIST) */
+	FL_DROP_STACK_FAILED = 1,    /* no user stack (other errors of bpf_get_stackid) */
+	FL_DROP_COUNTS_FULL = 2,     /* counts map full: bytes went to the overflow key */
+	FL_DROP_MM_FULL = 3,	     /* mm_state map full: that mm's changes are not seen */
+	FL_DROP_THREADS_FULL = 4,    /* threads map full: thread name unknown */
+	FL_DROP_TASK_STORAGE = 5,    /* no task storage: stack taken without the cache */
+	FL_DROP__COUNT = 6,
+};
+
+/* Key of the counts map: one row per (process, thread, stack, origin). */
+struct fl_key {
+	__u32 tgid;
+	__u32 tid;
+	__s32 stack_id; /* -1 for every origin but USER */
+	__u32 origin;	/* enum fl_origin */
+};
+_Static_assert(sizeof(struct fl_key) == 16, "fl_key layout");
+
+/* Value of the counts map. Growth and release are kept apart, never netted. */
+struct fl_counts {
+	__u64 grow[FL_MEMBERS];	   /* bytes the RSS counter rose, by member */
+	__u64 release[FL_MEMBERS]; /* bytes it fell, by member */
+	__u64 faults;		   /* user page faults */
+	__u64 write_faults;	   /* ... of which write faults (error_code bit 1) */
+};
+_Static_assert(sizeof(struct fl_counts) == 80, "fl_counts layout");
+
+/* Value of the threads map (key: tid): the thread's name when it was last seen or renamed. */
+struct fl_thread {
+	__u32 tgid;
+	__u32 _pad;
+	char comm[FL_COMM_LEN];
+};
+_Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
+
+/* fl_proc.flags */
+#define FL_PROC_SEEDED (1u << 0)     /* seed[] holds the counters read at attach */
+#define FL_PROC_AWAIT_EXEC (1u << 1) /* launched child: ignore it until it execs */
+#define FL_PROC_FRESH (1u << 2)	     /* the next new mm of this process starts at 0 */
+#define FL_PROC_MM_KNOWN (1u << 3)   /* mm_id holds the process's current mm */
+
+/* Value of the procs map (key: tgid). Its keys are the target set. */
+struct fl_proc {
+	__u32 mm_id;
+	__u32 flags;
+	__s64 seed[FL_MEMBERS]; /* bytes, from /proc/PID/status at attach */
+};
+_Static_assert(sizeof(struct fl_proc) == 40, "fl_proc layout");
+
+#define FL_SIZE_UNKNOWN (-1LL)
+
+/* Value of the mm_state map (key: the tracepoint's mm_id): last counter value per member. */
+struct fl_mm {
+	__u32 tgid;
+	__u32 _pad;
+	__s64 last[FL_MEMBERS]; /* bytes, or FL_SIZE_UNKNOWN until the first event */
+};
+_Static_assert(sizeof(struct fl_mm) == 40, "fl_mm layout");
+
+/* Per-thread cache of the last user stack taken, so one fault is walked once. */
+struct fl_stack_cache {
+	__u64 ip;
+	__u64 sp;
+	__u64 bp;
+	__s32 stack_id;
+	__u32 origin;
+};
+_Static_assert(sizeof(struct fl_stack_cache) == 32, "fl_stack_cache layout");
+
+/* Global counters in .bss, updated atomically. */
+struct fl_stats {
+	__u64 drops[FL_DROP__COUNT];
+	__u64 rss_events;   /* rss_stat events charged */
+	__u64 fault_events; /* page faults counted */
+	__u64 stack_walks;  /* user stacks taken (the rest came from the cache) */
+};
+
+#endif /* FAULTLINE_H */

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The command line: parse_args() fills a struct fl_config and does nothing else. */
+#ifndef FAULTLINE_CLI_H
+#define FAULTLINE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "profile.h"
+
+#define FL_MAX_PIDS 64
+
+struct fl_config {
+	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
+	size_t npids;
+	char **command;	     /* argv after "--" (NULL-terminated), or NULL */
+	double duration_s;   /* -d; 0 = until the targets exit or a signal */
+	double interval_s;   /* -i; default 1 */
+	unsigned top;	     /* --top; default 20 */
+	bool threads;	     /* -T */
+	bool quiet;	     /* -q */
+	int verbose;	     /* -v, repeatable */
+	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
+	enum fl_metric metric; /* --metric; default resident */
+	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */
+};
+
+/* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */
+#define FL_CLI_DONE 1 /* --help or --version was printed: exit 0 */
+
+int parse_args(int argc, char **argv, struct fl_config *cfg);
+
+#endif /* FAULTLINE_CLI_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The profile model: a call tree of named frames with per-kind counters, independent of BPF.
+ * Stacks are added root first (process, [thread], outermost caller ... leaf); identical names
+ * at the same depth merge, as in a flame graph.
+ */
+#ifndef FAULTLINE_PROFILE_H
+#define FAULTLINE_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "faultline.h"
+
+/* What a view sorts by and what --folded writes. All are non-negative. */
+enum fl_metric {
+	FL_METRIC_RESIDENT = 0, /* anon + file + shmem growth, bytes */
+	FL_METRIC_ANON,
+	FL_METRIC_FILE,
+	FL_METRIC_SHMEM,
+	FL_METRIC_SWAP,
+	FL_METRIC_FAULTS,   /* count */
+	FL_METRIC_RELEASED, /* anon + file + shmem released, bytes */
+	FL_METRIC__COUNT,
+};
+
+/* Parses a --metric name; returns 0 or -EINVAL. */
+int metric__parse(const char *name, enum fl_metric *out);
+/* The --metric spelling of @m. */
+const char *metric__name(enum fl_metric m);
+/* True when @m counts bytes (false: a plain count). */
+bool metric__is_bytes(enum fl_metric m);
+/* The value of @m in @c. */
+uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
+/* @dst += @src, field by field. */
+void counts__add(struct fl_counts *dst, const struct fl_counts *src);
+
+struct pnode {
+	char *name;
+	struct fl_counts total; /* this node and everything below it */
+	struct fl_counts self;	/* stacks that end here */
+	struct pnode *parent;
+	struct pnode **children;
+	size_t nchildren;
+	size_t cap;
+};
+
+struct profile {
+	struct pnode root; /* unnamed; its total is the whole profile */
+	size_t nstacks;	   /* distinct leaf paths added */
+};
+
+struct profile *profile__new(void);
+/* Accepts NULL. */
+void profile__free(struct profile *p);
+/*
+ * Adds one stack: @frames[0] is the root-most frame, @frames[n-1] the leaf; @c is added to
+ * the total of every node on the path and to the leaf's self. Returns 0 or -ENOMEM.
+ */
+int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c);
+/* Orders every node's children by total of @m, heaviest first, ties by name. */
+void profile__sort(struct profile *p, enum fl_metric m);
+
+#endif /* FAULTLINE_PROFILE_H */

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The figures every view shows above the tree: per process, per thread, and the drops. */
+#ifndef FAULTLINE_REPORT_H
+#define FAULTLINE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "faultline.h"
+#include "procfs.h"
+
+struct fl_proc_summary {
+	pid_t pid;
+	char comm[FL_COMM_LEN];
+	bool alive;			/* false once the process has exited */
+	struct proc_status at_attach;	/* /proc/PID/status when the session began */
+	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
+	struct fl_counts attributed;	/* all faultline charged to this process */
+};
+
+struct fl_thread_summary {
+	pid_t tgid;
+	pid_t tid;
+	char comm[FL_COMM_LEN];
+	struct fl_counts counts;
+};
+
+struct fl_report {
+	double elapsed_s;
+	const struct fl_proc_summary *procs;
+	size_t nprocs;
+	const struct fl_thread_summary *threads; /* sorted by the metric, heaviest first */
+	size_t nthreads;
+	uint64_t drops[FL_DROP__COUNT];
+	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
+	bool final;	  /* the end-of-session report */
+};
+
+#endif /* FAULTLINE_REPORT_H */
