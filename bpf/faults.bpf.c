@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * Faults and RSS: every change of a target's RSS counters (kmem:rss_stat) charged, as growth or
+ * release, to the user stack of the thread that caused it, and every user page fault
+ * (exceptions:page_fault_user) counted on the same stack.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "faultline.h"
+#include "rss_math.h"
+#include "maps.bpf.h"
+#include "stack.bpf.h"
+
+/* include/linux/sched.h: not in BTF, stable for years */
+#define PF_MEMALLOC 0x00000800
+#define PF_KSWAPD 0x00020000
+
+#define X86_PF_WRITE 0x2 /* arch/x86/include/asm/trap_pf.h */
+
+struct fl_stats stats;
+
+static __always_inline void fl_charge(struct fl_key *key, int member, __s64 delta)
+{
+	struct fl_counts *c = fl_counts_get(key);
+	__u64 grow, release;
+
+	if (!c)
+		return;
+	fl_split_delta(delta, &grow, &release);
+	member &= FL_MEMBERS - 1;
+	if (grow)
+		__sync_fetch_and_add(&c->grow[member], grow);
+	else
+		__sync_fetch_and_add(&c->release[member], release);
+	__sync_fetch_and_add(&stats.rss_events, 1);
+}
+
+/* The state of a target's mm seen for the first time, with its baseline (rss_math.h). */
+static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u32 mm_id)
+{
+	struct fl_mm mm = { .tgid = tgid };
+	long err;
+
+	p->flags = fl_mm_baseline(p, mm_id, mm.last);
+	p->mm_id = mm_id;
+	err = bpf_map_update_elem(&mm_state, &mm_id, &mm, BPF_NOEXIST);
+	if (err && err != -17 /* EEXIST: another thread of the process won */)
+		fl_drop(FL_DROP_MM_FULL);
+	return bpf_map_lookup_elem(&mm_state, &mm_id);
+}
+
+/* xchg keeps the running sum of deltas exact when threads of one mm race on two CPUs. */
+static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 size)
+{
+	__s64 old = __sync_lock_test_and_set(&mm->last[member & (FL_MEMBERS - 1)], size);
+
+	return fl_rss_delta(old, size);
+}
+
+/* A change of the current thread's own mm: charged to its user stack. */
+static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
+	struct fl_proc *p = fl_target(key.tgid);
+	struct fl_mm *mm;
+	__s64 delta;
+
+	if (!p)
+		return;
+	mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	if (!mm)
+		mm = fl_mm_create(p, key.tgid, mm_id);
+	if (!mm)
+		return;
+	delta = fl_mm_advance(mm, member, size);
+	if (!delta)
+		return;
+	key.stack_id = fl_user_stack(ctx, &key.origin, false);
+	fl_charge(&key, member, delta);
+}
+
+/* A change made by a task that does not own the mm: exit teardown, reclaim, another process. */
+static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fl_key key = { .stack_id = -1 };
+	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	__s64 delta;
+
+	if (!mm || !bpf_map_lookup_elem(&procs, &mm->tgid))
+		return;
+	delta = fl_mm_advance(mm, member, size);
+	if (!delta)
+		return;
+	key.tgid = mm->tgid;
+	if (pid_tgid >> 32 == mm->tgid) {
+		key.origin = FL_ORIGIN_EXIT;
+		key.tid = (__u32)pid_tgid;
+	} else if (task->flags & (PF_KSWAPD | PF_MEMALLOC)) {
+		key.origin = FL_ORIGIN_RECLAIM;
+	} else {
+		key.origin = FL_ORIGIN_REMOTE;
+	}
+	fl_charge(&key, member, delta);
+}
+
+SEC("tracepoint/kmem/rss_stat")
+int fl_rss_stat(struct trace_event_raw_rss_stat *ctx)
+{
+	int member = fl_member_index(ctx->member);
+
+	if (member < 0)
+		return 0;
+	if (ctx->curr)
+		fl_rss_own(ctx, ctx->mm_id, member, ctx->size);
+	else
+		fl_rss_foreign(ctx->mm_id, member, ctx->size);
+	return 0;
+}
+
+SEC("tracepoint/exceptions/page_fault_user")
+int fl_page_fault(struct trace_event_raw_exceptions *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
+	struct fl_counts *c;
+
+	if (!fl_target(key.tgid))
+		return 0;
+	key.stack_id = fl_user_stack(ctx, &key.origin, true);
+	c = fl_counts_get(&key);
+	if (!c)
+		return 0;
+	__sync_fetch_and_add(&c->faults, 1);
+	if (ctx->error_code & X86_PF_WRITE)
+		__sync_fetch_and_add(&c->write_faults, 1);
+	__sync_fetch_and_add(&stats.fault_events, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The maps every program family shares, and the helpers that update them. Maps are __weak so
+ * that each .bpf.c can include this header and `bpftool gen object` links them into one.
+ * Sizes here are defaults: the loader sets them before load.
+ */
+#ifndef FAULTLINE_MAPS_BPF_H
+#define FAULTLINE_MAPS_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "faultline.h"
+
+/* The target set: tgid -> per-process baseline state. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, struct fl_proc);
+} procs SEC(".maps") __weak;
+
+/* Last RSS counter values per mm, keyed by the tracepoint's mm_id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct fl_mm);
+} mm_state SEC(".maps") __weak;
+
+/* The aggregation: (process, thread, stack, origin) -> counters. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct fl_key);
+	__type(value, struct fl_counts);
+} counts SEC(".maps") __weak;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, FL_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps") __weak;
+
+/* Thread names, captured when a thread is first charged and when it is renamed. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct fl_thread);
+} threads SEC(".maps") __weak;
+
+extern struct fl_stats stats;
+
+static __always_inline void fl_drop(enum fl_drop why)
+{
+	if (why < FL_DROP__COUNT)
+		__sync_fetch_and_add(&stats.drops[why], 1);
+}
+
+/* The target entry of @tgid, or NULL when it is not traced (yet). */
+static __always_inline struct fl_proc *fl_target(__u32 tgid)
+{
+	struct fl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	return p && !(p->flags & FL_PROC_AWAIT_EXEC) ? p : NULL;
+}
+
+static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 tid)
+{
+	struct fl_thread t = { .tgid = tgid };
+
+	bpf_get_current_comm(t.comm, sizeof(t.comm));
+	if (bpf_map_update_elem(&threads, &tid, &t, BPF_ANY))
+		fl_drop(FL_DROP_THREADS_FULL);
+}
+
+/*
+ * The counters of @key, created when missing. When the map is full the process's overflow
+ * row (created by the loader at attach) takes the charge, so no byte is lost.
+ */
+static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct fl_key *key)
+{
+	static const struct fl_counts zero;
+	struct fl_key overflow = { .tgid = key->tgid, .stack_id = -1,
+				   .origin = FL_ORIGIN_OVERFLOW };
+	struct fl_counts *c;
+	long err;
+
+	c = bpf_map_lookup_elem(&counts, key);
+	if (c)
+		return c;
+	err = bpf_map_update_elem(&counts, key, &zero, BPF_NOEXIST);
+	if (!err) {
+		if (key->tid)
+			fl_note_thread(key->tgid, key->tid);
+	} else if (err != -17 /* EEXIST: another CPU created it */) {
+		fl_drop(FL_DROP_COUNTS_FULL);
+		return bpf_map_lookup_elem(&counts, &overflow);
+	}
+	return bpf_map_lookup_elem(&counts, key);
+}
+
+#endif /* FAULTLINE_MAPS_BPF_H */

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+# make demo: profile the bundled demo service for a few seconds, then show the folded output.
+set -euo pipefail
+out=${1:-build}
+folded=$out/demo.folded
+echo "== faultline -T --folded $folded -- $out/workloads/demo 6"
+"$out/faultline" -T --top 12 --folded "$folded" -- "$out/workloads/demo" 6
+echo
+echo "== $folded (the heaviest stacks; feed the file to flamegraph.pl or speedscope)"
+sort -t' ' -k2 -nr "$folded" | head -8 | cut -c1-160

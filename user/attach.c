@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "attach.h"
+#include "faultline.skel.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+struct tracer {
+	struct faultline *skel;
+	bool rss_batched;
+};
+
+/* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
+static int ensure_tracefs(void)
+{
+	if (access(TRACEFS "/events", F_OK) == 0 || access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) == 0)
+		return 0;
+	fprintf(stderr, "faultline: tracefs is not mounted and mounting it failed (%s); run: "
+			"mount -t tracefs tracefs " TRACEFS "\n", strerror(errno));
+	return -ENOENT;
+}
+
+/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter") each task
+ * cached its RSS deltas and flushed them every 64 faults; that kernel has struct task_rss_stat. */
+static bool kernel_batches_rss(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool batched;
+
+	if (!btf)
+		return false;
+	batched = btf__find_by_name_kind(btf, "task_rss_stat", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return batched;
+}
+
+static int explain_load_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "faultline: not permitted to load BPF programs: run as root (or with "
+				"CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
+	else
+		fprintf(stderr, "faultline: loading the BPF programs failed: %s (run with -vv for "
+				"the verifier log)\n", strerror(-err));
+	return err;
+}
+
+int tracer__load(struct tracer **out, const struct tracer_opts *o)
+{
+	struct tracer *t;
+	int err;
+
+	if (access(VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "faultline: this kernel has no BTF (" VMLINUX_BTF " is missing): "
+				"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+		return -ENOENT;
+	}
+	err = ensure_tracefs();
+	if (err)
+		return err;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->skel = faultline__open();
+	if (!t->skel) {
+		err = -errno;
+		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(errno));
+		goto cleanup;
+	}
+	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
+	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
+	bpf_map__set_max_entries(t->skel->maps.threads, o->max_threads);
+	err = faultline__load(t->skel);
+	if (err) {
+		explain_load_error(err);
+		goto cleanup;
+	}
+	t->rss_batched = kernel_batches_rss();
+	*out = t;
+	return 0;
+cleanup:
+	tracer__destroy(t);
+	return err;
+}
+
+int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed)
+{
+	struct fl_key overflow = { .tgid = pid, .stack_id = -1, .origin = FL_ORIGIN_OVERFLOW };
+	struct fl_counts zero = {};
+	struct fl_proc p = {};
+	__u32 tgid = pid;
+
+	if (seed) {
+		p.flags = FL_PROC_SEEDED;
+		p.seed[FL_FILE] = seed->rss_file;
+		p.seed[FL_ANON] = seed->rss_anon;
+		p.seed[FL_SWAP] = seed->vm_swap;
+		p.seed[FL_SHMEM] = seed->rss_shmem;
+	} else {
+		p.flags = FL_PROC_AWAIT_EXEC;
+	}
+	/* the row that takes the charge when the counts map is full must exist before it is */
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.counts), &overflow, &zero, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &tgid, &p, BPF_ANY)) {
+		fprintf(stderr, "faultline: cannot add pid %d to the targets: %s\n", pid,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int tracer__attach(struct tracer *t)
+{
+	int err = faultline__attach(t->skel);
+
+	if (err)
+		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n", strerror(-err));
+	return err;
+}
+
+void tracer__destroy(struct tracer *t)
+{
+	if (!t)
+		return;
+	faultline__destroy(t->skel);
+	free(t);
+}
+
+int tracer__counts_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.counts);
+}
+
+int tracer__stacks_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.stacks);
+}
+
+int tracer__threads_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.threads);
+}
+
+const struct fl_stats *tracer__stats(const struct tracer *t)
+{
+	return &t->skel->bss->stats;
+}
+
+bool tracer__rss_batched(const struct tracer *t)
+{
+	return t->rss_batched;
+}

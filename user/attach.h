@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Loading, attaching and detaching the BPF programs: the only module that knows about the
+ * skeleton and its links.
+ */
+#ifndef FAULTLINE_ATTACH_H
+#define FAULTLINE_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "faultline.h"
+#include "procfs.h"
+
+struct tracer;
+
+struct tracer_opts {
+	uint32_t stack_storage; /* entries of the stack map */
+	uint32_t max_counts;	/* entries of the counts map */
+	uint32_t max_threads;	/* entries of the threads map */
+};
+
+/* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
+ * loads the programs with the map sizes of @o. Prints one clear line on failure and returns
+ * -errno. */
+int tracer__load(struct tracer **out, const struct tracer_opts *o);
+
+/* Adds @pid to the target set. @seed: the counters at attach, NULL for a launched child that is
+ * counted from its exec on. Returns 0 or -errno. */
+int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed);
+
+/* Attaches every program. Returns 0 or -errno (reported). */
+int tracer__attach(struct tracer *t);
+
+/* Detaches and frees everything; accepts NULL. */
+void tracer__destroy(struct tracer *t);
+
+int tracer__counts_fd(const struct tracer *t);
+int tracer__stacks_fd(const struct tracer *t);
+int tracer__threads_fd(const struct tracer *t);
+/* The BPF side's global counters (live, memory-mapped). */
+const struct fl_stats *tracer__stats(const struct tracer *t);
+
+/* True when the kernel batches RSS counter updates per task (before Linux 6.2), which makes
+ * per-stack byte attribution approximate. */
+bool tracer__rss_batched(const struct tracer *t);
+
+#endif /* FAULTLINE_ATTACH_H */

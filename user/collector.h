@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* Reads the BPF maps: the counts rows, the stacks they name, the thread names. */
+#ifndef FAULTLINE_COLLECTOR_H
+#define FAULTLINE_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "faultline.h"
+
+struct fl_row {
+	struct fl_key key;
+	struct fl_counts counts;
+};
+
+struct collector;
+
+/* @max_rows: the counts map's max_entries. Returns NULL on -ENOMEM. */
+struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows);
+void collector__free(struct collector *c); /* accepts NULL */
+
+/* Snapshots the counts map (totals since attach): bulk lookup, or key by key on kernels without
+ * batch lookup for hash maps. Returns 0 or -errno. */
+int collector__read(struct collector *c);
+/* The rows of the last collector__read(). */
+const struct fl_row *collector__rows(const struct collector *c, size_t *n);
+
+/* The instruction pointers of stack @id, leaf first. Returns how many (0 when unknown). */
+size_t collector__stack(const struct collector *c, int32_t id, uint64_t ips[FL_MAX_STACK_DEPTH]);
+
+/* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
+int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);
+
+#endif /* FAULTLINE_COLLECTOR_H */

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/* faultline: where resident memory grows, by call stack and by thread. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "session.h"
+
+static int verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && verbosity < 2)
+		return 0;
+	if (level == LIBBPF_INFO && verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+int main(int argc, char **argv)
+{
+	struct fl_config cfg;
+	int err = parse_args(argc, argv, &cfg);
+
+	if (err == FL_CLI_DONE)
+		return 0;
+	if (err)
+		return 2;
+	verbosity = cfg.verbose;
+	libbpf_set_print(print_libbpf);
+	return session__run(&cfg);
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "attach.h"
+#include "collector.h"
+#include "folded.h"
+#include "frames.h"
+#include "launch.h"
+#include "session.h"
+#include "snapshot.h"
+#include "table.h"
+#include "targets.h"
+
+struct session {
+	const struct fl_config *cfg;
+	struct tracer *tracer;
+	struct collector *col;
+	struct elf_cache *elf;
+	struct frames *frames;
+	struct target targets[FL_MAX_PIDS];
+	size_t ntargets;
+	struct launch launch;
+	bool launched;	   /* a launched child we have not reaped */
+	bool child_waiting; /* ... still blocked before its exec */
+	int sigfd;
+	double start;
+	bool stop;
+	const char *note;
+};
+
+#define MAX_THREADS 16384
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* SIGINT, SIGTERM and SIGCHLD arrive through a signalfd, so the loop ends the normal way. */
+static int signals_setup(struct session *s)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -errno;
+	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	return s->sigfd < 0 ? -errno : 0;
+}
+
+static int add_targets(struct session *s)
+{
+	const struct fl_config *cfg = s->cfg;
+	int err;
+
+	if (cfg->command) {
+		err = launch__fork(&s->launch, cfg->command);
+		if (err) {
+			fprintf(stderr, "faultline: cannot start '%s': %s\n", cfg->command[0],
+				strerror(-err));
+			return err;
+		}
+		s->launched = true;
+		s->child_waiting = true;
+		target__init_launched(&s->targets[0], s->launch.pid);
+		s->ntargets = 1;
+		return tracer__add_target(s->tracer, s->launch.pid, NULL);
+	}
+	for (size_t i = 0; i < s->ntargets; i++) {
+		err = tracer__add_target(s->tracer, s->targets[i].sum.pid,
+					 &s->targets[i].sum.at_attach);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void announce(const struct session *s)
+{
+	fprintf(stderr, "faultline: tracing");
+	for (size_t i = 0; i < s->ntargets; i++)
+		fprintf(stderr, "%s %d (%s)", i ? "," : "", s->targets[i].sum.pid,
+			s->launched ? s->cfg->command[0] : s->targets[i].sum.comm);
+	fprintf(stderr, "; Ctrl-C to stop\n");
+	if (s->note)
+		fprintf(stderr, "faultline: note: %s\n", s->note);
+}
+
+static int setup(struct session *s)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct tracer_opts to = {
+		.stack_storage = cfg->stack_storage,
+		.max_counts = cfg->stack_storage * 4,
+		.max_threads = MAX_THREADS,
+	};
+	int err;
+
+	for (size_t i = 0; i < cfg->npids; i++) {
+		err = target__init(&s->targets[s->ntargets], cfg->pids[i]);
+		if (err)
+			return err;
+		s->ntargets++;
+	}
+	err = signals_setup(s);
+	if (!err)
+		err = tracer__load(&s->tracer, &to);
+	if (err)
+		return err;
+	if (tracer__rss_batched(s->tracer))
+		s->note = "this kernel batches RSS counter updates per thread (before Linux 6.2): "
+			  "bytes per stack are approximate (each flush of up to 64 faults lands on one "
+			  "stack); process totals and fault counts are exact";
+	s->col = collector__new(tracer__counts_fd(s->tracer), tracer__stacks_fd(s->tracer),
+				tracer__threads_fd(s->tracer), to.max_counts);
+	s->elf = elf_cache__new();
+	s->frames = frames__new();
+	if (!s->col || !s->elf || !s->frames)
+		return -ENOMEM;
+	err = add_targets(s);
+	if (!err)
+		err = tracer__attach(s->tracer);
+	if (err)
+		return err;
+	s->start = now_s();
+	announce(s);
+	if (s->launched) {
+		s->child_waiting = false;
+		err = launch__go(&s->launch, cfg->command[0]);
+		if (err) {
+			s->launched = false; /* reaped by launch__go */
+			return err;
+		}
+	}
+	for (size_t i = 0; i < s->ntargets; i++)
+		target__start_naming(&s->targets[i], s->elf);
+	return 0;
+}
+
+static unsigned terminal_width(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col;
+	return 100;
+}
+
+static int show(struct session *s, bool final)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct snapshot_opts so = { .threads = cfg->threads, .metric = cfg->metric };
+	struct table_opts to = { .width = terminal_width(), .top = cfg->top,
+				 .metric = cfg->metric, .threads = cfg->threads,
+				 .min_share = 0.005 };
+	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
+	bool tty = isatty(fileno(out));
+	struct snapshot snap = {};
+	int err;
+
+	for (size_t i = 0; i < s->ntargets; i++)
+		target__refresh(&s->targets[i]);
+	err = collector__read(s->col);
+	if (!err)
+		err = snapshot__build(&snap, &so, s->col, s->frames, s->targets, s->ntargets);
+	if (err) {
+		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
+		goto cleanup;
+	}
+	snap.report.elapsed_s = now_s() - s->start;
+	snap.report.final = final;
+	snap.report.note = s->note;
+	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
+	if (!final && tty)
+		fputs("\033[H\033[2J", out); /* redraw in place */
+	if (final || !cfg->quiet) {
+		table__render(out, &snap.report, snap.profile, &to);
+		fputc('\n', out);
+		fflush(out);
+	}
+	if (final && cfg->folded)
+		err = snapshot__write_folded(&snap, cfg->folded, cfg->metric);
+cleanup:
+	snapshot__fini(&snap);
+	return err;
+}
+
+/* A launched command that exits ends the session; so does the last attached process. */
+static void reap(struct session *s)
+{
+	struct signalfd_siginfo si;
+	int status;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
+			s->stop = true;
+	}
+	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
+		switch (launch__on_wait(&s->launch, status)) {
+		case 1: /* stopped at exit: its last mappings and figures are still readable */
+			target__refresh(&s->targets[0]);
+			launch__release(&s->launch);
+			break;
+		case 2:
+			s->launched = false;
+			s->targets[0].sum.alive = false;
+			break;
+		}
+	}
+	for (size_t i = 0; i < s->ntargets; i++)
+		if (s->targets[i].sum.alive && target__exited(&s->targets[i]))
+			fprintf(stderr, "faultline: process %d (%s) exited\n",
+				s->targets[i].sum.pid, s->targets[i].sum.comm);
+}
+
+static bool any_alive(const struct session *s)
+{
+	for (size_t i = 0; i < s->ntargets; i++)
+		if (s->targets[i].sum.alive)
+			return true;
+	return false;
+}
+
+static int loop(struct session *s)
+{
+	const struct fl_config *cfg = s->cfg;
+	double next = s->start + cfg->interval_s;
+	double end = cfg->duration_s > 0 ? s->start + cfg->duration_s : 0;
+	int err = 0;
+
+	while (!s->stop && any_alive(s)) {
+		double t = now_s(), until = end && end < next ? end : next;
+		struct pollfd p = { .fd = s->sigfd, .events = POLLIN };
+		int ms = until > t ? (int)((until - t) * 1000) + 1 : 0;
+
+		/* wake at least every 100 ms to notice targets that exit */
+		if (poll(&p, 1, ms < 100 ? ms : 100) < 0 && errno != EINTR)
+			return -errno;
+		reap(s);
+		t = now_s();
+		if (end && t >= end)
+			break;
+		if (t >= next && !s->stop && any_alive(s)) {
+			err = show(s, false);
+			if (err)
+				return err;
+			next += cfg->interval_s * (1 + (int)((t - next) / cfg->interval_s));
+		}
+	}
+	return 0;
+}
+
+static void teardown(struct session *s)
+{
+	tracer__destroy(s->tracer);
+	if (s->launched && s->launch.traced)
+		/* the session ended before the command: leave it running, untraced */
+		launch__release(&s->launch);
+	for (size_t i = 0; i < s->ntargets; i++)
+		target__fini(&s->targets[i]);
+	frames__free(s->frames);
+	elf_cache__free(s->elf);
+	collector__free(s->col);
+	if (s->sigfd >= 0)
+		close(s->sigfd);
+}
+
+int session__run(const struct fl_config *cfg)
+{
+	struct session s = { .cfg = cfg, .sigfd = -1 };
+	int err;
+
+	err = setup(&s);
+	if (!err)
+		err = loop(&s);
+	if (!err)
+		err = show(&s, true);
+	else if (s.child_waiting)
+		launch__abort(&s.launch);
+	teardown(&s);
+	return err ? 1 : 0;
+}

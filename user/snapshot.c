@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "folded.h"
+#include "snapshot.h"
+
+const char *snapshot__origin_frame(enum fl_origin origin)
+{
+	switch (origin) {
+	case FL_ORIGIN_EXIT:
+		return "[exit]";
+	case FL_ORIGIN_RECLAIM:
+		return "[reclaim]";
+	case FL_ORIGIN_REMOTE:
+		return "[other process]";
+	case FL_ORIGIN_STACK_LOST:
+		return "[stack lost]";
+	case FL_ORIGIN_OVERFLOW:
+		return "[counts map full]";
+	default:
+		return "[unknown origin]";
+	}
+}
+
+static struct target *target_of(struct target *targets, size_t n, uint32_t tgid)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((uint32_t)targets[i].sum.pid == tgid)
+			return &targets[i];
+	return NULL;
+}
+
+static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
+{
+	struct fl_thread t;
+
+	if (tid == 0)
+		snprintf(name, FL_COMM_LEN, "[kernel]");
+	else if (collector__thread(col, tid, &t) == 0 && t.comm[0])
+		snprintf(name, FL_COMM_LEN, "%s", t.comm);
+	else
+		snprintf(name, FL_COMM_LEN, "tid-%u", tid);
+}
+
+/* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
+static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
+		   const struct collector *col, struct frames *frames, struct target *t,
+		   const struct fl_row *r)
+{
+	const char *path[2 + FL_MAX_STACK_DEPTH];
+	char tname[FL_COMM_LEN];
+	const char *const *names = NULL;
+	size_t n = 0, depth = 0;
+
+	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
+	if (o->threads) {
+		thread_name(col, r->key.tid, tname);
+		path[depth++] = tname;
+	}
+	if (r->key.origin == FL_ORIGIN_USER)
+		n = frames__get(frames, col, t->sym, r->key.tgid, r->key.stack_id, &names);
+	if (n) {
+		memcpy(&path[depth], names, n * sizeof(*names));
+		depth += n;
+	} else {
+		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
+								: snapshot__origin_frame(r->key.origin);
+	}
+	return profile__add(snap->profile, path, depth, &r->counts);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct fl_thread_summary *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return 0;
+}
+
+static int cmp_thread_weight(const void *a, const void *b, void *metric)
+{
+	enum fl_metric m = *(const enum fl_metric *)metric;
+	uint64_t x = metric__value(&((const struct fl_thread_summary *)a)->counts, m);
+	uint64_t y = metric__value(&((const struct fl_thread_summary *)b)->counts, m);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return cmp_thread(a, b);
+}
+
+/* Per-thread totals: one entry per tid (the pseudo-rows of other tasks have tid 0). */
+static int build_threads(struct snapshot *snap, const struct snapshot_opts *o,
+			 const struct collector *col, const struct fl_row *rows, size_t nrows)
+{
+	struct fl_thread_summary *th = calloc(nrows ? nrows : 1, sizeof(*th));
+	size_t n = 0, out = 0;
+
+	if (!th)
+		return -ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		if (!rows[i].key.tid)
+			continue;
+		th[n].tgid = rows[i].key.tgid;
+		th[n].tid = rows[i].key.tid;
+		th[n++].counts = rows[i].counts;
+	}
+	qsort(th, n, sizeof(*th), cmp_thread);
+	for (size_t i = 0; i < n; i++) {
+		if (out && th[out - 1].tid == th[i].tid) {
+			counts__add(&th[out - 1].counts, &th[i].counts);
+			continue;
+		}
+		th[out] = th[i];
+		thread_name(col, th[out].tid, th[out].comm);
+		out++;
+	}
+	qsort_r(th, out, sizeof(*th), cmp_thread_weight, (void *)&o->metric);
+	snap->threads = th;
+	snap->report.threads = th;
+	snap->report.nthreads = out;
+	return 0;
+}
+
+int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
+		    const struct collector *col, struct frames *frames, struct target *targets,
+		    size_t ntargets)
+{
+	size_t nrows;
+	const struct fl_row *rows = collector__rows(col, &nrows);
+	int err = 0;
+
+	memset(snap, 0, sizeof(*snap));
+	snap->profile = profile__new();
+	if (!snap->profile)
+		return -ENOMEM;
+	for (size_t i = 0; i < ntargets && i < FL_MAX_PIDS; i++) {
+		snap->procs[i] = targets[i].sum;
+		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
+	}
+	snap->report.procs = snap->procs;
+	snap->report.nprocs = ntargets;
+	for (size_t i = 0; i < nrows && !err; i++) {
+		struct target *t = target_of(targets, ntargets, rows[i].key.tgid);
+
+		if (!t)
+			continue; /* a process dropped from the targets */
+		counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		err = add_row(snap, o, col, frames, t, &rows[i]);
+	}
+	if (!err)
+		err = build_threads(snap, o, col, rows, nrows);
+	if (!err)
+		profile__sort(snap->profile, o->metric);
+	return err;
+}
+
+int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m)
+{
+	bool to_stdout = !strcmp(path, "-");
+	FILE *f = to_stdout ? stdout : fopen(path, "we");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	err = folded__write(f, snap->profile, m);
+	if ((to_stdout ? fflush(f) : fclose(f)) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
+	return err;
+}
+
+void snapshot__fini(struct snapshot *snap)
+{
+	profile__free(snap->profile);
+	free(snap->threads);
+	memset(snap, 0, sizeof(*snap));
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* One refresh: the counts rows named and merged into the profile model and the report. */
+#ifndef FAULTLINE_SNAPSHOT_H
+#define FAULTLINE_SNAPSHOT_H
+
+#include "cli.h"
+#include "collector.h"
+#include "frames.h"
+#include "profile.h"
+#include "report.h"
+#include "targets.h"
+
+struct snapshot_opts {
+	bool threads; /* the thread name as the second frame */
+	enum fl_metric metric;
+};
+
+struct snapshot {
+	struct profile *profile;
+	struct fl_report report;
+	struct fl_proc_summary procs[FL_MAX_PIDS];
+	struct fl_thread_summary *threads;
+};
+
+/* The frame that stands for a stack of @origin (the process's own stack for USER). */
+const char *snapshot__origin_frame(enum fl_origin origin);
+
+/* Builds @snap from the rows @col last read. Returns 0 or -ENOMEM. */
+int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
+		    const struct collector *col, struct frames *frames, struct target *targets,
+		    size_t ntargets);
+
+/* Writes the folded stacks of @snap to @path ("-": stdout). Returns 0 or -errno (reported). */
+int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m);
+
+void snapshot__fini(struct snapshot *snap);
+
+#endif /* FAULTLINE_SNAPSHOT_H */
