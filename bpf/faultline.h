@@ -54,8 +54,14 @@ struct fl_key {
 	__u32 tid;
 	__s32 stack_id; /* -1 for every origin but USER */
 	__u32 origin;	/* enum fl_origin */
+	/*
+	 * The code address found at the user stack pointer, 0 when it points to no executable
+	 * mapping. In a function without a frame (glibc's syscall wrappers, memset) it is the
+	 * return address into the caller that a frame-pointer walk skips; userspace decides.
+	 */
+	__u64 leaf_ret;
 };
-_Static_assert(sizeof(struct fl_key) == 16, "fl_key layout");
+_Static_assert(sizeof(struct fl_key) == 24, "fl_key layout");
 
 /* Value of the counts map. Growth and release are kept apart, never netted. */
 struct fl_counts {
@@ -103,10 +109,11 @@ struct fl_stack_cache {
 	__u64 ip;
 	__u64 sp;
 	__u64 bp;
+	__u64 leaf_ret;
 	__s32 stack_id;
 	__u32 origin;
 };
-_Static_assert(sizeof(struct fl_stack_cache) == 32, "fl_stack_cache layout");
+_Static_assert(sizeof(struct fl_stack_cache) == 40, "fl_stack_cache layout");
 
 /* Global counters in .bss, updated atomically. */
 struct fl_stats {

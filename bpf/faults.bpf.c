@@ -11,6 +11,7 @@
 #include "rss_math.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "core_fixes.bpf.h"
 
 /* include/linux/sched.h: not in BTF, stable for years */
 #define PF_MEMALLOC 0x00000800
@@ -77,7 +78,7 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	delta = fl_mm_advance(mm, member, size);
 	if (!delta)
 		return;
-	key.stack_id = fl_user_stack(ctx, &key.origin, false);
+	fl_user_stack(ctx, &key, false);
 	fl_charge(&key, member, delta);
 }
 
@@ -122,7 +123,7 @@ int fl_rss_stat(struct trace_event_raw_rss_stat *ctx)
 }
 
 SEC("tracepoint/exceptions/page_fault_user")
-int fl_page_fault(struct trace_event_raw_exceptions *ctx)
+int fl_page_fault(struct fl_page_fault_args *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
@@ -130,7 +131,7 @@ int fl_page_fault(struct trace_event_raw_exceptions *ctx)
 
 	if (!fl_target(key.tgid))
 		return 0;
-	key.stack_id = fl_user_stack(ctx, &key.origin, true);
+	fl_user_stack(ctx, &key, true);
 	c = fl_counts_get(&key);
 	if (!c)
 		return 0;

@@ -27,26 +27,54 @@ struct {
 	__type(value, struct fl_stack_cache);
 } stack_cache SEC(".maps") __weak;
 
-static __always_inline __s32 fl_walk(void *ctx, __u32 *origin)
+#define VM_EXEC 0x00000004 /* include/linux/mm.h */
+
+static long fl_vma_exec(struct task_struct *task, struct vm_area_struct *vma, void *exec)
+{
+	*(bool *)exec = BPF_CORE_READ(vma, vm_flags) & VM_EXEC;
+	return 0;
+}
+
+/* The word at the user stack pointer when it points into executable code (see fl_key). */
+static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 sp)
+{
+	bool exec = false;
+	__u64 word;
+
+	if (bpf_probe_read_user(&word, sizeof(word), (void *)sp) || word < 4096)
+		return 0;
+	/* fails with -EBUSY when mmap_lock is contended: then the frame is just not added */
+	if (bpf_find_vma(task, word, fl_vma_exec, &exec, 0) || !exec)
+		return 0;
+	return word;
+}
+
+/* Fills the stack fields of @key from a fresh walk. */
+static __always_inline void fl_walk(void *ctx, struct task_struct *task, __u64 sp,
+				    struct fl_key *key)
 {
 	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 
 	__sync_fetch_and_add(&stats.stack_walks, 1);
 	if (id >= 0) {
-		*origin = FL_ORIGIN_USER;
-		return id;
+		key->stack_id = id;
+		key->origin = FL_ORIGIN_USER;
+		key->leaf_ret = fl_leaf_ret(task, sp);
+		return;
 	}
 	fl_drop(id == -17 /* EEXIST */ ? FL_DROP_STACK_COLLISION : FL_DROP_STACK_FAILED);
-	*origin = FL_ORIGIN_STACK_LOST;
-	return -1;
+	key->stack_id = -1;
+	key->origin = FL_ORIGIN_STACK_LOST;
+	key->leaf_ret = 0;
 }
 
 /*
- * The current thread's user stack id, or -1 with *origin = FL_ORIGIN_STACK_LOST. @fault: called
- * for a new page fault, which always walks and fills the cache; other callers use the cache
- * when it holds the current fault.
+ * Fills stack_id, origin and leaf_ret of @key with the current thread's user stack (stack_id
+ * -1 and origin FL_ORIGIN_STACK_LOST when it cannot be taken). @fault: called for a new page
+ * fault, which always walks and fills the cache; other callers use the cache when it holds the
+ * current fault.
  */
-static __noinline __s32 fl_user_stack(void *ctx, __u32 *origin, bool fault)
+static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -57,21 +85,26 @@ static __noinline __s32 fl_user_stack(void *ctx, __u32 *origin, bool fault)
 	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		return fl_walk(ctx, origin);
+		fl_walk(ctx, task, sp, key);
+		return;
 	}
 	if (!fault) {
 		if (c->ip == ip && c->sp == sp && c->bp == bp) {
-			*origin = c->origin;
-			return c->stack_id;
+			key->stack_id = c->stack_id;
+			key->origin = c->origin;
+			key->leaf_ret = c->leaf_ret;
+		} else {
+			fl_walk(ctx, task, sp, key);
 		}
-		return fl_walk(ctx, origin);
+		return;
 	}
-	c->stack_id = fl_walk(ctx, origin);
-	c->origin = *origin;
+	fl_walk(ctx, task, sp, key);
+	c->stack_id = key->stack_id;
+	c->origin = key->origin;
+	c->leaf_ret = key->leaf_ret;
 	c->ip = ip;
 	c->sp = sp;
 	c->bp = bp;
-	return c->stack_id;
 }
 
 #endif /* FAULTLINE_STACK_BPF_H */

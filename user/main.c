@@ -13,7 +13,8 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 {
 	if (level == LIBBPF_DEBUG && verbosity < 2)
 		return 0;
-	if (level == LIBBPF_INFO && verbosity < 1)
+	/* libbpf's warnings include whole verifier logs: faultline says what failed on its own */
+	if (level != LIBBPF_DEBUG && verbosity < 1)
 		return 0;
 	return vfprintf(stderr, fmt, args);
 }

@@ -15,7 +15,7 @@ struct fl_proc_summary {
 	bool alive;			/* false once the process has exited */
 	struct proc_status at_attach;	/* /proc/PID/status when the session began */
 	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
-	struct fl_counts attributed;	/* all faultline charged to this process */
+	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */
 };
 
 struct fl_thread_summary {

@@ -147,7 +147,9 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 
 		if (!t)
 			continue; /* a process dropped from the targets */
-		counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		/* the kernel's figures stop at exit, so reconcile them with what came before */
+		if (rows[i].key.origin != FL_ORIGIN_EXIT)
+			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
 		err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
 	if (!err)

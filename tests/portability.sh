@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+# Portability: the same faultline binary loads, attaches and reports on Debian 12's own 6.1
+# kernel (in a throwaway VM). 6.1 batches RSS counter updates per thread, so faultline must say
+# so, and the page-fault counts it falls back on must be exact: touch_a/b/c touch 4/8/12 MiB,
+# that is 1024/2048/3072 faults of 4 KiB pages.
+set -uo pipefail
+out=${1:-build}
+here=$(cd "$(dirname "$0")/.." && pwd)
+vm=${QEMU_KERNEL_RUN:-$here/../shared/tools/qemu-kernel-run}
+fl=$here/$out/faultline
+wl=$here/$out/workloads/threads
+pass=0 fail=0
+
+check() { # check NAME CONDITION-RESULT
+	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"; else fail=$((fail + 1)); echo "  FAIL $1"; fi
+}
+
+if [ ! -x "$vm" ]; then
+	echo "portability: $vm not found: cannot boot the 6.1 kernel"
+	echo "portability: 0 passed, 1 failed"
+	exit 1
+fi
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -- sh -c \
+	"$fl -q --folded /tmp/f -- $wl --now --exit 4 8 12 2>&1; echo \"@@RC \$?\"; echo @@FOLDED; cat /tmp/f" \
+	>"$log" 2>&1
+echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
+grep -q '^@@RC 0$' "$log"; check "faultline exits 0 on the 6.1 kernel" $?
+grep -q 'batches RSS counter updates' "$log"; check "it says that this kernel batches RSS counters" $?
+faults() { sed -n '/^@@FOLDED/,$p' "$log" | awk -v f="$1" '$0 ~ ";"f" " {s += $NF} END {print s + 0}'; }
+within() { awk -v g="$1" -v w="$2" 'BEGIN {d = g - w; if (d < 0) d = -d; exit !(d <= w * 0.02)}'; }
+for fn in touch_a:1024 touch_b:2048 touch_c:3072; do
+	got=$(faults "${fn%:*}")
+	within "$got" "${fn#*:}"; check "${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
+done
+[ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
+echo "portability: $pass passed, $fail failed"
+[ $fail = 0 ]
