@@ -3,8 +3,10 @@
 #ifndef FAULTLINE_PROCFS_H
 #define FAULTLINE_PROCFS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* The memory figures of /proc/PID/status, in bytes (the file says kB). */
 struct proc_status {
@@ -16,7 +18,15 @@ struct proc_status {
 };
 
 /* Parses /proc/PID/status from @f into @out. Returns 0, or -EINVAL when VmRSS is missing
- * (a kernel thread, or a zombie). */
+ * (a kernel thread, or a zombie). Fields the kernel does not print (RssAnon before 4.5) are 0. */
 int procfs__parse_status(FILE *f, struct proc_status *out);
+
+/* Reads /proc/@pid/status into @out. Returns 0, -ESRCH when the process is gone, -EINVAL as
+ * procfs__parse_status, or another -errno from open. */
+int procfs__read_status(pid_t pid, struct proc_status *out);
+
+/* Copies /proc/@pid/comm, newline stripped, into @buf (NUL-terminated, truncated to @len - 1).
+ * Returns 0, -ESRCH when the process is gone, -EINVAL when @len is 0, or another -errno. */
+int procfs__read_comm(pid_t pid, char *buf, size_t len);
 
 #endif /* FAULTLINE_PROCFS_H */

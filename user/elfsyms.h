@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Function symbols of one ELF file (libelf): .symtab, else a separate debug file found by
+ * build-id or .gnu_debuglink, plus .dynsym; the file's type, PT_LOAD segments (for the load bias
+ * of a mapping), GNU build-id and debuglink name. Every path is resolved under a root directory
+ * (the target's /proc/PID/root), so containerised targets resolve to their own files.
+ */
+#ifndef FAULTLINE_ELFSYMS_H
+#define FAULTLINE_ELFSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where separate debug files live when no other directory is given. */
+#define ELFSYMS_DEFAULT_DEBUG_DIR "/usr/lib/debug"
+#define ELFSYMS_MAX_BUILD_ID 64
+
+/* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses.*/
+struct elfsyms_sym {
+	uint64_t addr;
+	uint64_t size;
+	char *name;	 /* as in the file, maybe mangled */
+	char *demangled; /* NULL until a user fills it (malloc'ed); elfsyms__free frees it */
+	uint8_t bind;	 /* STB_GLOBAL, STB_WEAK, STB_LOCAL: picks one name among aliases */
+};
+
+struct elfsyms;
+
+/* Opens @path under @rootfd (AT_FDCWD: the caller's own root) with symlinks resolved inside that
+ * root (openat2 RESOLVE_IN_ROOT, or a relative openat on kernels before 5.6). Returns an fd
+ * (O_RDONLY | O_CLOEXEC) or -errno. */
+int elfsyms__open_in_root(int rootfd, const char *path);
+
+/* Reads the ELF file open at @fd, known as @path under @rootfd (for the debuglink search).
+ * When the file has no function symbols in .symtab, looks for a separate debug file:
+ * @debug_dir/.build-id/xx/rest.debug, then the debuglink name in @path's directory, in its .debug/
+ * subdirectory, and in @debug_dir/<directory of @path>/; @debug_dir is under @rootfd too (NULL:
+ * ELFSYMS_DEFAULT_DEBUG_DIR). A debug file whose build-id differs from the file's is ignored.
+ * .dynsym functions are always added. Does not close @fd. Returns 0 with *@out set, -ENOEXEC when
+ * the file is not ELF, -ENOMEM, or -EIO when libelf fails. A file without any symbols still loads
+ * (its type and segments give module offsets). */
+int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
+		     struct elfsyms **out);
+
+/* elfsyms__load_fd on @path opened under @rootfd. */
+int elfsyms__load(int rootfd, const char *path, const char *debug_dir, struct elfsyms **out);
+
+void elfsyms__free(struct elfsyms *e); /* accepts NULL */
+
+/* The symbol with addr <= @vaddr < addr + size, or NULL. Symbols are sorted by address; among
+ * aliases at one address one is kept (global over weak over local, then the plainer name). */
+struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr);
+
+size_t elfsyms__nr_syms(const struct elfsyms *e);
+
+/* ET_EXEC, ET_DYN (PIE executables and shared libraries), ... */
+int elfsyms__type(const struct elfsyms *e);
+
+/* The load bias of a mapping of this file that starts at @start with file offset @offset
+ * (both from /proc/PID/maps): ELF virtual address = runtime address - bias. The PT_LOAD segment
+ * holding @offset is chosen, an executable one first when @exec. Returns 0, or -ENOENT when no
+ * segment holds @offset. */
+int elfsyms__bias(const struct elfsyms *e, uint64_t start, uint64_t offset, bool exec,
+		  uint64_t *bias);
+
+/* True when a mapping at @start of file offset @offset agrees with @bias: some PT_LOAD segment
+ * holds its first ELF address, at the same distance from the segment's start in memory as in
+ * the file. Used to carry the bias of an executable mapping over to the other mappings of the
+ * same loaded object, where the offset alone is ambiguous (a read-only segment and the RELRO
+ * page of the data segment can both start at one file page). */
+bool elfsyms__bias_fits(const struct elfsyms *e, uint64_t start, uint64_t offset, uint64_t bias);
+
+/* The GNU build-id (NT_GNU_BUILD_ID) bytes, and its length (0: none). */
+size_t elfsyms__build_id(const struct elfsyms *e, const uint8_t **id);
+
+/* The .gnu_debuglink file name, or NULL. */
+const char *elfsyms__debuglink(const struct elfsyms *e);
+
+/* The path (under the root) of the separate debug file whose symbols were used, or NULL. */
+const char *elfsyms__debug_path(const struct elfsyms *e);
+
+#endif /* FAULTLINE_ELFSYMS_H */

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* /proc/PID/status and /proc/PID/comm. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+struct status_field {
+	const char *key; /* with the colon, so "VmRSS" does not match "VmRSSx" */
+	size_t off;
+};
+
+static const struct status_field status_fields[] = {
+	{ "VmRSS:", offsetof(struct proc_status, vm_rss) },
+	{ "RssAnon:", offsetof(struct proc_status, rss_anon) },
+	{ "RssFile:", offsetof(struct proc_status, rss_file) },
+	{ "RssShmem:", offsetof(struct proc_status, rss_shmem) },
+	{ "VmSwap:", offsetof(struct proc_status, vm_swap) },
+};
+
+/* Parses "   1234 kB" into bytes. */
+static int parse_kb(const char *s, uint64_t *out)
+{
+	unsigned long long kb;
+	char *end;
+
+	errno = 0;
+	kb = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (strncmp(end, "kB", 2) != 0)
+		return -EINVAL;
+	if (kb > UINT64_MAX / 1024)
+		return -ERANGE;
+	*out = (uint64_t)kb * 1024;
+	return 0;
+}
+
+int procfs__parse_status(FILE *f, struct proc_status *out)
+{
+	bool have_rss = false;
+	char line[256];
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	while (fgets(line, sizeof(line), f)) {
+		for (i = 0; i < sizeof(status_fields) / sizeof(status_fields[0]); i++) {
+			const struct status_field *sf = &status_fields[i];
+			size_t klen = strlen(sf->key);
+			uint64_t *dst = (uint64_t *)((char *)out + sf->off);
+
+			if (strncmp(line, sf->key, klen) != 0)
+				continue;
+			if (parse_kb(line + klen, dst))
+				return -EINVAL;
+			if (sf->off == offsetof(struct proc_status, vm_rss))
+				have_rss = true;
+			break;
+		}
+	}
+	return have_rss ? 0 : -EINVAL;
+}
+
+/* Opens /proc/@pid/@name; a missing /proc/PID directory means the process is gone. */
+static int open_pid_file(pid_t pid, const char *name, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+int procfs__read_status(pid_t pid, struct proc_status *out)
+{
+	FILE *f;
+	int fd, err;
+
+	fd = open_pid_file(pid, "status", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = procfs__parse_status(f, out);
+	fclose(f);
+	return err;
+}
+
+int procfs__read_comm(pid_t pid, char *buf, size_t len)
+{
+	char tmp[64]; /* TASK_COMM_LEN is 16; leave room for a longer future one */
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = open_pid_file(pid, "comm", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	n = read(fd, tmp, sizeof(tmp) - 1);
+	if (n < 0) {
+		/* reading the comm of a task that just exited fails with ESRCH already */
+		err = -errno;
+		goto cleanup;
+	}
+	tmp[n] = '\0';
+	tmp[strcspn(tmp, "\n")] = '\0';
+	snprintf(buf, len, "%s", tmp);
+cleanup:
+	close(fd);
+	return err;
+}
