@@ -39,8 +39,8 @@ enum fl_origin {
 
 /* Every loss the BPF side can suffer; userspace shows each one. */
 enum fl_drop {
-	FL_DROP_STACK_COLLISION = 0, /* stack map bucket held another stack (-EEXIST) */
-	FL_DROP_STACK_FAILED = 1,    /* no user stack (other errors of bpf_get_stackid) */
+	FL_DROP_STACKS_FULL = 0,     /* stacks map full: a new stack could not be stored */
+	FL_DROP_STACK_FAILED = 1,    /* no user stack could be taken (bpf_get_stack failed) */
 	FL_DROP_COUNTS_FULL = 2,     /* counts map full: bytes went to the overflow key */
 	FL_DROP_MM_FULL = 3,	     /* mm_state map full: that mm's changes are not seen */
 	FL_DROP_THREADS_FULL = 4,    /* threads map full: thread name unknown */
@@ -52,8 +52,9 @@ enum fl_drop {
 struct fl_key {
 	__u32 tgid;
 	__u32 tid;
-	__s32 stack_id; /* -1 for every origin but USER */
-	__u32 origin;	/* enum fl_origin */
+	__u32 origin; /* enum fl_origin */
+	__u32 _pad;
+	__u64 stack;  /* key of the stacks map (a hash of the frames); 0 for origins but USER */
 	/*
 	 * The code address found at the user stack pointer, 0 when it points to no executable
 	 * mapping. In a function without a frame (glibc's syscall wrappers, memset) it is the
@@ -61,7 +62,7 @@ struct fl_key {
 	 */
 	__u64 leaf_ret;
 };
-_Static_assert(sizeof(struct fl_key) == 24, "fl_key layout");
+_Static_assert(sizeof(struct fl_key) == 32, "fl_key layout");
 
 /* Value of the counts map. Growth and release are kept apart, never netted. */
 struct fl_counts {
@@ -104,16 +105,27 @@ struct fl_mm {
 };
 _Static_assert(sizeof(struct fl_mm) == 40, "fl_mm layout");
 
+/*
+ * Value of the stacks map: user return addresses, leaf first, zero after the last. The key is
+ * a 64-bit hash of the frames: unlike BPF_MAP_TYPE_STACK_TRACE, whose one-stack buckets drop a
+ * new stack that lands in an occupied bucket, two stacks collide only with the odds of a
+ * 64-bit hash.
+ */
+struct fl_stack {
+	__u64 ips[FL_MAX_STACK_DEPTH];
+};
+
 /* Per-thread cache of the last user stack taken, so one fault is walked once. */
 struct fl_stack_cache {
 	__u64 ip;
 	__u64 sp;
 	__u64 bp;
+	__u64 stack;
 	__u64 leaf_ret;
-	__s32 stack_id;
 	__u32 origin;
+	__u32 _pad;
 };
-_Static_assert(sizeof(struct fl_stack_cache) == 40, "fl_stack_cache layout");
+_Static_assert(sizeof(struct fl_stack_cache) == 48, "fl_stack_cache layout");
 
 /* Global counters in .bss, updated atomically. */
 struct fl_stats {

@@ -87,7 +87,7 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fl_key key = { .stack_id = -1 };
+	struct fl_key key = {};
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
 	__s64 delta;
 

@@ -35,11 +35,13 @@ struct {
 	__type(value, struct fl_counts);
 } counts SEC(".maps") __weak;
 
+/* User stacks by the hash of their frames; allocated as stacks appear (1 KiB each). */
 struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, FL_MAX_STACK_DEPTH * sizeof(__u64));
+	__type(key, __u64);
+	__type(value, struct fl_stack);
 } stacks SEC(".maps") __weak;
 
 /* Thread names, captured when a thread is first charged and when it is renamed. */
@@ -82,8 +84,7 @@ static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 
 static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct fl_key *key)
 {
 	static const struct fl_counts zero;
-	struct fl_key overflow = { .tgid = key->tgid, .stack_id = -1,
-				   .origin = FL_ORIGIN_OVERFLOW };
+	struct fl_key overflow = { .tgid = key->tgid, .origin = FL_ORIGIN_OVERFLOW };
 	struct fl_counts *c;
 	long err;
 

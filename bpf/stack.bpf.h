@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The one source of user stacks. Today: frame-pointer walks by bpf_get_stackid. Aggregation and
- * output only see (stack_id, origin), so another unwinder can replace this file alone.
+ * The one source of user stacks. Today: frame-pointer walks by bpf_get_stack. Aggregation and
+ * output only see (stack, origin, leaf_ret), so another unwinder can replace this file alone.
  */
 #ifndef FAULTLINE_STACK_BPF_H
 #define FAULTLINE_STACK_BPF_H
@@ -49,28 +49,71 @@ static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 sp)
 	return word;
 }
 
+/* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fl_stack);
+} stack_scratch SEC(".maps") __weak;
+
+/* FNV-1a over whole words, then a final avalanche; never 0 (0 means "no stack"). */
+static __always_inline __u64 fl_stack_hash(const struct fl_stack *st, long n)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < FL_MAX_STACK_DEPTH; i++) {
+		if (i >= n)
+			break;
+		h = (h ^ st->ips[i]) * 0x100000001b3ull;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+/* The stacks-map key of the current user stack, stored when new; 0 when it is lost. */
+static __always_inline __u64 fl_take_stack(void *ctx)
+{
+	__u32 zero = 0;
+	struct fl_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
+	long bytes;
+	__u64 h;
+
+	if (!st)
+		return 0;
+	/* fills the rest of the buffer with zeros */
+	bytes = bpf_get_stack(ctx, st->ips, sizeof(st->ips), BPF_F_USER_STACK);
+	__sync_fetch_and_add(&stats.stack_walks, 1);
+	if (bytes <= 0) {
+		fl_drop(FL_DROP_STACK_FAILED);
+		return 0;
+	}
+	h = fl_stack_hash(st, bytes / sizeof(__u64));
+	if (!bpf_map_lookup_elem(&stacks, &h)) {
+		long err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+
+		if (err && err != -17 /* EEXIST: stored by another CPU meanwhile */) {
+			fl_drop(FL_DROP_STACKS_FULL);
+			return 0;
+		}
+	}
+	return h;
+}
+
 /* Fills the stack fields of @key from a fresh walk. */
 static __always_inline void fl_walk(void *ctx, struct task_struct *task, __u64 sp,
 				    struct fl_key *key)
 {
-	long id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-
-	__sync_fetch_and_add(&stats.stack_walks, 1);
-	if (id >= 0) {
-		key->stack_id = id;
-		key->origin = FL_ORIGIN_USER;
-		key->leaf_ret = fl_leaf_ret(task, sp);
-		return;
-	}
-	fl_drop(id == -17 /* EEXIST */ ? FL_DROP_STACK_COLLISION : FL_DROP_STACK_FAILED);
-	key->stack_id = -1;
-	key->origin = FL_ORIGIN_STACK_LOST;
-	key->leaf_ret = 0;
+	key->stack = fl_take_stack(ctx);
+	key->origin = key->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
+	key->leaf_ret = key->stack ? fl_leaf_ret(task, sp) : 0;
 }
 
 /*
- * Fills stack_id, origin and leaf_ret of @key with the current thread's user stack (stack_id
- * -1 and origin FL_ORIGIN_STACK_LOST when it cannot be taken). @fault: called for a new page
+ * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
+ * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @fault: called for a new page
  * fault, which always walks and fills the cache; other callers use the cache when it holds the
  * current fault.
  */
@@ -90,7 +133,7 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 	}
 	if (!fault) {
 		if (c->ip == ip && c->sp == sp && c->bp == bp) {
-			key->stack_id = c->stack_id;
+			key->stack = c->stack;
 			key->origin = c->origin;
 			key->leaf_ret = c->leaf_ret;
 		} else {
@@ -99,7 +142,7 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 		return;
 	}
 	fl_walk(ctx, task, sp, key);
-	c->stack_id = key->stack_id;
+	c->stack = key->stack;
 	c->origin = key->origin;
 	c->leaf_ret = key->leaf_ret;
 	c->ip = ip;

@@ -97,7 +97,7 @@ cleanup:
 
 int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed)
 {
-	struct fl_key overflow = { .tgid = pid, .stack_id = -1, .origin = FL_ORIGIN_OVERFLOW };
+	struct fl_key overflow = { .tgid = pid, .origin = FL_ORIGIN_OVERFLOW };
 	struct fl_counts zero = {};
 	struct fl_proc p = {};
 	__u32 tgid = pid;

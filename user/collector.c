@@ -113,15 +113,14 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n)
 	return c->rows;
 }
 
-size_t collector__stack(const struct collector *c, int32_t id, uint64_t ips[FL_MAX_STACK_DEPTH])
+size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH])
 {
-	__u32 key = id;
 	size_t n = 0;
 
-	if (id < 0)
+	if (!stack)
 		return 0;
 	memset(ips, 0, FL_MAX_STACK_DEPTH * sizeof(ips[0]));
-	if (bpf_map_lookup_elem(c->stacks_fd, &key, ips))
+	if (bpf_map_lookup_elem(c->stacks_fd, &stack, ips))
 		return 0;
 	while (n < FL_MAX_STACK_DEPTH && ips[n])
 		n++;

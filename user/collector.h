@@ -24,8 +24,9 @@ int collector__read(struct collector *c);
 /* The rows of the last collector__read(). */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 
-/* The instruction pointers of stack @id, leaf first. Returns how many (0 when unknown). */
-size_t collector__stack(const struct collector *c, int32_t id, uint64_t ips[FL_MAX_STACK_DEPTH]);
+/* The instruction pointers of stack @stack (a counts key's stack), leaf first. Returns how many
+ * (0 when unknown). */
+size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH]);
 
 /* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);

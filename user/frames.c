@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "frames.h"
+#include "x86.h"
 
 struct named_stack {
 	uint32_t tgid;
-	int32_t id;
+	uint64_t stack;
+	uint64_t leaf_ret;
 	bool used;
-	bool retry; /* a frame fell outside every mapping: name it again next time */
+	bool retry; /* cut at an unmapped frame: name it again next time */
 	size_t n;
 	char **names; /* root first */
 };
@@ -56,12 +58,17 @@ void frames__free(struct frames *f)
 	free(f);
 }
 
-static size_t slot_of(const struct frames *f, uint32_t tgid, int32_t id)
+static bool same(const struct named_stack *s, uint32_t tgid, uint64_t stack, uint64_t leaf_ret)
 {
-	uint64_t h = ((uint64_t)tgid << 32 | (uint32_t)id) * 0x9e3779b97f4a7c15ull;
+	return s->tgid == tgid && s->stack == stack && s->leaf_ret == leaf_ret;
+}
+
+static size_t slot_of(const struct frames *f, uint32_t tgid, uint64_t stack, uint64_t leaf_ret)
+{
+	uint64_t h = (stack ^ leaf_ret ^ tgid) * 0x9e3779b97f4a7c15ull;
 	size_t i = (h >> 32) & (f->cap - 1);
 
-	while (f->slots[i].used && (f->slots[i].tgid != tgid || f->slots[i].id != id))
+	while (f->slots[i].used && !same(&f->slots[i], tgid, stack, leaf_ret))
 		i = (i + 1) & (f->cap - 1);
 	return i;
 }
@@ -73,92 +80,131 @@ static int grow(struct frames *f)
 	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
 	if (!bigger.slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->cap; i++)
-		if (f->slots[i].used)
-			bigger.slots[slot_of(&bigger, f->slots[i].tgid, f->slots[i].id)] = f->slots[i];
+	for (size_t i = 0; i < f->cap; i++) {
+		const struct named_stack *s = &f->slots[i];
+
+		if (s->used)
+			bigger.slots[slot_of(&bigger, s->tgid, s->stack, s->leaf_ret)] = *s;
+	}
 	free(f->slots);
 	*f = bigger;
 	return 0;
 }
 
-/* Names @ips (leaf first) root first. Returns false when a frame fell outside every mapping. */
-static bool name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, char **names)
+/*
+ * True when @leaf_ret is the caller of a frameless leaf that the frame-pointer walk skipped:
+ * the leaf function has no frame-pointer prologue (or has not run it yet) and the bytes before
+ * @leaf_ret are a call.
+ */
+static bool leaf_caller_missing(struct symbolizer *sym, const uint64_t *ips, size_t n,
+				uint64_t leaf_ret)
 {
-	bool placed = true;
-	char buf[512];
+	uint8_t code[X86_PROLOGUE_MAX], before[7];
+	uint64_t start;
 
-	for (size_t i = 0; i < n; i++) {
-		/* a return address points after the call: step back into it to name the caller */
-		uint64_t addr = i > 0 ? ips[i] - 1 : ips[i];
-		const char *name;
-
-		if (sym) {
-			name = symbolizer__name(sym, addr, buf, sizeof(buf));
-		} else {
-			snprintf(buf, sizeof(buf), "[unknown]+0x%" PRIx64, addr);
-			name = buf;
-		}
-		if (strncmp(name, "[unknown]", 9) == 0)
-			placed = false;
-		names[n - 1 - i] = strdup(name);
-		if (!names[n - 1 - i])
-			placed = false;
-	}
-	return placed;
+	if (!sym || !leaf_ret || (n > 1 && ips[1] == leaf_ret))
+		return false;
+	if (symbolizer__func_start(sym, ips[0], &start) ||
+	    symbolizer__read_code(sym, start, code, sizeof(code)) ||
+	    symbolizer__read_code(sym, leaf_ret - sizeof(before), before, sizeof(before)))
+		return false;
+	if (x86__frame_setup_len(code, sizeof(code)) && ips[0] != start)
+		return false;
+	return x86__ends_with_call(before, sizeof(before));
 }
 
 /*
- * Drops repeats of the same address in a row: a frame-pointer walk through code built without
- * frame pointers often loops on one bogus frame up to the depth limit. Direct recursion from one
- * call site collapses too, as most profilers show it. Returns the new count.
+ * The repaired walk of @key into @ips (leaf first): the skipped caller put back, repeats of one
+ * address in a row folded (a walk looping on a bogus frame; direct recursion from one call site
+ * folds too, as most profilers show it). Returns the count.
  */
-static size_t dedup(uint64_t *ips, size_t n)
+static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
+			    const struct fl_key *key, uint64_t ips[FL_MAX_STACK_DEPTH])
 {
-	size_t out = n ? 1 : 0;
+	size_t n = collector__stack(col, key->stack, ips), out = n ? 1 : 0;
 
+	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing(sym, ips, n, key->leaf_ret)) {
+		memmove(&ips[2], &ips[1], (n - 1) * sizeof(ips[0]));
+		ips[1] = key->leaf_ret;
+		n++;
+	}
 	for (size_t i = 1; i < n; i++)
 		if (ips[i] != ips[out - 1])
 			ips[out++] = ips[i];
 	return out;
 }
 
+/* Names @ips (leaf first) into @names, root first, from the deepest frame that lies in a
+ * mapping. Returns how many, and sets *@cut when frames were dropped. */
+static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, char **names,
+			 bool *cut)
+{
+	char buf[512];
+	size_t kept = n;
+
+	*cut = false;
+	for (size_t i = 0; i < n; i++) {
+		/* a return address points after the call: step back into it to name the caller */
+		uint64_t addr = i > 0 ? ips[i] - 1 : ips[i];
+		const char *name = buf;
+
+		if (sym)
+			name = symbolizer__name(sym, addr, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "[unknown]+0x%" PRIx64, addr);
+		if (i > 0 && sym && !strncmp(name, "[unknown]", 9)) {
+			kept = i;
+			*cut = true;
+			break;
+		}
+		names[i] = strdup(name);
+	}
+	/* leaf first -> root first */
+	for (size_t i = 0; i < kept / 2; i++) {
+		char *t = names[i];
+
+		names[i] = names[kept - 1 - i];
+		names[kept - 1 - i] = t;
+	}
+	return kept;
+}
+
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
-		   uint32_t tgid, int32_t id, const char *const **out)
+		   const struct fl_key *key, const char *const **out)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
 	struct named_stack *s;
 	size_t n;
-	bool placed;
+	bool cut;
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
-	s = &f->slots[slot_of(f, tgid, id)];
+	s = &f->slots[slot_of(f, key->tgid, key->stack, key->leaf_ret)];
 	if (s->used && !s->retry) {
 		*out = (const char *const *)s->names;
 		return s->n;
 	}
-	n = dedup(ips, collector__stack(col, id, ips));
+	n = repaired_walk(col, sym, key, ips);
 	if (!n)
 		return 0;
 	if (s->used)
 		names_free(s->names, s->n);
+	else
+		f->used++;
+	*s = (struct named_stack){ .tgid = key->tgid, .stack = key->stack,
+				   .leaf_ret = key->leaf_ret, .used = true };
 	s->names = calloc(n, sizeof(char *));
 	if (!s->names) {
-		s->n = 0;
 		s->retry = true;
 		return 0;
 	}
-	placed = name_stack(sym, ips, n, s->names);
-	if (!s->used)
-		f->used++;
-	s->used = true;
-	s->tgid = tgid;
-	s->id = id;
-	s->n = n;
-	s->retry = !placed;
-	for (size_t i = 0; i < n; i++)
-		if (!s->names[i])
-			s->names[i] = strdup("[?]"); /* out of memory: never hand out NULL */
+	s->n = name_stack(sym, ips, n, s->names, &cut);
+	s->retry = cut;
+	for (size_t i = 0; i < s->n; i++)
+		if (!s->names[i]) { /* out of memory: name it again next time */
+			s->retry = true;
+			return 0;
+		}
 	*out = (const char *const *)s->names;
-	return n;
+	return s->n;
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* Stack ids named once: (process, stack id) -> frame names, root first. */
+/* Stacks named once: (process, stack, leaf return address) -> frame names, root first. */
 #ifndef FAULTLINE_FRAMES_H
 #define FAULTLINE_FRAMES_H
 
@@ -14,12 +14,15 @@ struct frames *frames__new(void);
 void frames__free(struct frames *f); /* accepts NULL */
 
 /*
- * The frame names of stack @id of process @tgid, outermost caller first, leaf last, named with
- * @sym (NULL: addresses only) on first use. A stack with a frame that could not be placed in any
- * mapping is named again next time (its library may be mapped by then). Returns the count and
- * sets *@out to an array owned by @f; 0 when the stack is unknown or memory ran out.
+ * The frame names of the user stack of counts row @key, outermost caller first, leaf last,
+ * named with @sym (NULL: addresses only) on first use. The walk is repaired where it is known
+ * to go wrong: the caller of a frameless leaf (key->leaf_ret) is put back, repeats of one frame
+ * are folded, and frames past the first address outside every mapping are cut (a walk gone
+ * astray through code without frame pointers). A stack cut that way is named again next time,
+ * in case a library was mapped since. Returns the count and sets *@out to an array owned by
+ * @f; 0 when the stack is unknown or memory ran out.
  */
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
-		   uint32_t tgid, int32_t id, const char *const **out);
+		   const struct fl_key *key, const char *const **out);
 
 #endif /* FAULTLINE_FRAMES_H */

@@ -60,7 +60,7 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = tname;
 	}
 	if (r->key.origin == FL_ORIGIN_USER)
-		n = frames__get(frames, col, t->sym, r->key.tgid, r->key.stack_id, &names);
+		n = frames__get(frames, col, t->sym, &r->key, &names);
 	if (n) {
 		memcpy(&path[depth], names, n * sizeof(*names));
 		depth += n;
