@@ -77,7 +77,7 @@ $(OUTPUT)/faultline: $(USER_OBJS)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
 # Workloads keep frame pointers so that stacks through them are whole.
-$(OUTPUT)/workloads/%: tests/workloads/%.c | $(OUTPUT)/workloads
+$(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(OUTPUT)/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pthread $< -o $@
 

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The integration tests' harness; see harness.h. */
+#include <criterion/criterion.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define H_MAX_TRACKED 64
+#define H_MAX_DIRS 16
+#define H_MAX_ARGS 48
+#define H_POLL_MS 10
+
+/*
+ * What h_cleanup() must undo. Each test runs in its own Criterion worker process, so these
+ * only ever hold the current test's children.
+ */
+static pid_t tracked[H_MAX_TRACKED];
+static size_t ntracked;
+static char dirs[H_MAX_DIRS][64];
+static size_t ndirs;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static const char *env_or_fail(const char *name)
+{
+	const char *v = getenv(name);
+
+	cr_assert(v && *v, "%s is not set: run the integration tests with `make integration`",
+		  name);
+	return v;
+}
+
+void h_require_root(void)
+{
+	if (geteuid() != 0)
+		cr_skip_test("integration tests load BPF programs: run them as root");
+	env_or_fail("FAULTLINE");
+	env_or_fail("WORKLOADS");
+}
+
+void h_track(pid_t pid)
+{
+	cr_assert_lt(ntracked, H_MAX_TRACKED, "harness: too many processes");
+	tracked[ntracked++] = pid;
+}
+
+static void untrack(pid_t pid)
+{
+	for (size_t i = 0; i < ntracked; i++) {
+		if (tracked[i] == pid) {
+			tracked[i] = tracked[--ntracked];
+			return;
+		}
+	}
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+void h_cleanup(void)
+{
+	/* Newest first: faultline before the workload it watches. */
+	while (ntracked) {
+		pid_t pid = tracked[--ntracked];
+		int64_t deadline = now_ms() + 2000;
+
+		kill(pid, SIGKILL);
+		/* Not our child (a workload faultline launched): nothing to reap. */
+		while (waitpid(pid, NULL, WNOHANG) == 0 && now_ms() < deadline)
+			sleep_ms(H_POLL_MS);
+	}
+	while (ndirs)
+		remove_dir(dirs[--ndirs]);
+}
+
+/* In the child: a clean signal state, stdin from /dev/null, the given stdout/stderr. */
+static void child_exec(const char *path, char *const argv[], int out_fd, int err_fd)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGCHLD };
+	sigset_t none;
+	int null;
+
+	/* If the test process dies, its children must not outlive it. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	null = open("/dev/null", O_RDONLY);
+	if (null >= 0)
+		dup2(null, STDIN_FILENO);
+	if (out_fd >= 0)
+		dup2(out_fd, STDOUT_FILENO);
+	if (err_fd >= 0)
+		dup2(err_fd, STDERR_FILENO);
+	execv(path, argv);
+	fprintf(stderr, "harness: exec %s: %s\n", path, strerror(errno));
+	_exit(127);
+}
+
+static void proc_init(struct h_proc *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->pid = -1;
+	p->out_fd = -1;
+}
+
+static void spawn_ok(struct h_proc *p, const char *path, char *const argv[], int out_fd,
+		     int err_fd)
+{
+	fflush(NULL);
+	p->pid = fork();
+	cr_assert_geq(p->pid, 0, "fork: %s", strerror(errno));
+	if (p->pid == 0)
+		child_exec(path, argv, out_fd, err_fd);
+	h_track(p->pid);
+}
+
+void h_spawn_workload_ok(struct h_proc *w, const char *name, const char *const *args)
+{
+	char path[PATH_MAX], *argv[H_MAX_ARGS];
+	int fds[2];
+	size_t n = 0;
+
+	proc_init(w);
+	snprintf(path, sizeof(path), "%s/%s", env_or_fail("WORKLOADS"), name);
+	cr_assert_eq(access(path, X_OK), 0, "workload %s: %s", path, strerror(errno));
+	argv[n++] = path;
+	for (; args && *args; args++) {
+		cr_assert_lt(n, H_MAX_ARGS - 1);
+		argv[n++] = (char *)*args;
+	}
+	argv[n] = NULL;
+	/* O_CLOEXEC: faultline must not inherit the pipe, or EOF would never come. */
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0, "pipe2: %s", strerror(errno));
+	spawn_ok(w, path, argv, fds[1], -1);
+	close(fds[1]);
+	w->out_fd = fds[0];
+}
+
+/* True when @buf (NUL-terminated) holds @line as a whole line. */
+static bool has_line(const char *buf, const char *line, bool prefix)
+{
+	size_t len = strlen(line);
+
+	for (const char *p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, line, len))
+			continue;
+		if (prefix || p[len] == '\n')
+			return true;
+	}
+	return false;
+}
+
+int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		struct pollfd pfd = { .fd = w->out_fd, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		ssize_t n;
+
+		if (has_line(w->out, line, false))
+			return 0;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		if (w->out_len >= sizeof(w->out) - 1)
+			return -ENOBUFS;
+		n = read(w->out_fd, w->out + w->out_len, sizeof(w->out) - 1 - w->out_len);
+		if (n <= 0)
+			return -EPIPE;
+		w->out_len += (size_t)n;
+		w->out[w->out_len] = '\0';
+	}
+}
+
+void h_session_init_ok(struct h_session *s)
+{
+	memset(s, 0, sizeof(*s));
+	proc_init(&s->proc);
+	snprintf(s->dir, sizeof(s->dir), "/tmp/faultline-test-XXXXXX");
+	cr_assert(mkdtemp(s->dir), "mkdtemp: %s", strerror(errno));
+	cr_assert_lt(ndirs, H_MAX_DIRS);
+	strcpy(dirs[ndirs++], s->dir);
+	snprintf(s->out_path, sizeof(s->out_path), "%s/stdout", s->dir);
+	snprintf(s->err_path, sizeof(s->err_path), "%s/stderr", s->dir);
+	snprintf(s->folded_path, sizeof(s->folded_path), "%s/folded", s->dir);
+}
+
+void h_session_start_ok(struct h_session *s, const char *const *args)
+{
+	const char *path = env_or_fail("FAULTLINE");
+	char *argv[H_MAX_ARGS];
+	size_t n = 0;
+	int out, err;
+
+	argv[n++] = (char *)path;
+	for (; args && *args; args++) {
+		cr_assert_lt(n, H_MAX_ARGS - 1);
+		argv[n++] = (char *)*args;
+	}
+	argv[n] = NULL;
+	out = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	err = open(s->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	cr_assert(out >= 0 && err >= 0, "open %s: %s", s->dir, strerror(errno));
+	spawn_ok(&s->proc, path, argv, out, err);
+	close(out);
+	close(err);
+}
+
+static bool reap(struct h_proc *p)
+{
+	if (!p->reaped && waitpid(p->pid, &p->status, WNOHANG) == p->pid) {
+		p->reaped = true;
+		untrack(p->pid);
+	}
+	return p->reaped;
+}
+
+int h_wait_ready(struct h_session *s, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+
+	for (;;) {
+		char *err = h_read_file(s->err_path);
+		bool ready = has_line(err, "faultline: tracing", true);
+
+		free(err);
+		if (ready)
+			return 0;
+		if (reap(&s->proc))
+			return -ECHILD;
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		sleep_ms(H_POLL_MS);
+	}
+}
+
+void h_wait_ready_ok(struct h_session *s)
+{
+	int err = h_wait_ready(s, H_READY_MS);
+
+	if (!err)
+		return;
+	/* The test ends here; the text is not freed. */
+	cr_assert_fail("faultline never printed \"faultline: tracing\" (%s); its stderr:\n%.2000s",
+		       err == -ECHILD ? "it exited" : "timed out", h_read_file(s->err_path));
+}
+
+int h_wait_exit(struct h_proc *p, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+
+	while (!reap(p)) {
+		if (now_ms() >= deadline)
+			return -ETIMEDOUT;
+		sleep_ms(H_POLL_MS);
+	}
+	return 0;
+}
+
+int h_exit_code(const struct h_proc *p)
+{
+	if (WIFSIGNALED(p->status))
+		return 128 + WTERMSIG(p->status);
+	return WEXITSTATUS(p->status);
+}
+
+void h_kill_ok(pid_t pid, int sig)
+{
+	cr_assert_eq(kill(pid, sig), 0, "kill(%d, %s): %s", pid, strsignal(sig), strerror(errno));
+}
+
+/* The parent pid in /proc/PID/stat, read after the last ')' (comm may hold anything). */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd, ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+pid_t h_find_child(pid_t parent, int timeout_ms)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+
+	do {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		pid_t found = -1;
+
+		while (d && (e = readdir(d)) && found < 0) {
+			pid_t pid = (pid_t)atoi(e->d_name);
+
+			if (pid > 0 && parent_of(pid) == parent)
+				found = pid;
+		}
+		if (d)
+			closedir(d);
+		if (found > 0)
+			return found;
+		sleep_ms(H_POLL_MS);
+	} while (now_ms() < deadline);
+	return -1;
+}
+
+char *h_read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (f) {
+		for (;;) {
+			if (cap - len < 4096) {
+				cap = cap * 2 + 8192;
+				buf = realloc(buf, cap);
+				cr_assert(buf, "out of memory");
+			}
+			size_t n = fread(buf + len, 1, cap - len - 1, f);
+
+			if (!n)
+				break;
+			len += n;
+		}
+		fclose(f);
+	}
+	if (!buf)
+		buf = malloc(1);
+	cr_assert(buf, "out of memory");
+	buf[len] = '\0';
+	return buf;
+}
+
+bool h_file_has_line(const char *path, const char *line)
+{
+	char *text = h_read_file(path);
+	bool found = has_line(text, line, false);
+
+	free(text);
+	return found;
+}

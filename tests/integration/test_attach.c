@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Attach mode (`faultline -q -p PID --folded F`) on each workload: what faultline attributes
+ * must match what the workload is known to touch, and what the kernel's own counters
+ * (/proc/PID/status) moved by over the same window, within 2%.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include "harness.h"
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(attach, .init = setup, .fini = h_cleanup, .timeout = 90);
+
+/* The threads workload's defaults: toucher-a 8 MiB, toucher-b 16 MiB, toucher-c 24 MiB. */
+static const struct {
+	const char *fn, *thread;
+	uint64_t bytes;
+} touchers[] = {
+	{ "touch_a", "toucher-a", 8 * H_MIB },
+	{ "touch_b", "toucher-b", 16 * H_MIB },
+	{ "touch_c", "toucher-c", 24 * H_MIB },
+};
+
+/*
+ * Anon, because a thread's first run of libc code (pthread_setname_np, thread exit) also maps
+ * file pages whose amount depends on libc, not on the workload.
+ */
+Test(attach, threads_functions_and_threads)
+{
+	static const char *const fl[] = { "-T", "--metric", "anon", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "threads", NULL, fl);
+	h_folded_root_ok(&r.folded, "threads");
+	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "anon growth under %s", touchers[i].fn);
+		h_within_ok(what, h_folded_frame(&r.folded, touchers[i].fn),
+			    (int64_t)touchers[i].bytes, &r.folded);
+		snprintf(what, sizeof(what), "anon growth under toucher_main;%s", touchers[i].fn);
+		h_within_ok(what, h_folded_edge(&r.folded, "toucher_main", touchers[i].fn),
+			    (int64_t)touchers[i].bytes, &r.folded);
+		snprintf(what, sizeof(what), "anon growth of thread %s", touchers[i].thread);
+		h_within_ok(what, h_folded_thread(&r.folded, touchers[i].thread),
+			    (int64_t)touchers[i].bytes, &r.folded);
+	}
+	h_folded_free(&r.folded);
+}
+
+Test(attach, threads_anon_matches_status)
+{
+	static const char *const fl[] = { "--metric", "anon", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "threads", NULL, fl);
+	h_within_ok("anon growth vs RssAnon delta", h_folded_total(&r.folded),
+		    r.after.anon - r.before.anon, &r.folded);
+	h_within_ok("anon growth under touch_c", h_folded_frame(&r.folded, "touch_c"),
+		    (int64_t)(24 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}
+
+/* A lone default run: the folded file parses (h_folded_load_ok is strict) and sums up. */
+Test(attach, folded_sums_to_status_delta)
+{
+	static const char *const wl[] = { "4", "12", NULL };
+	struct h_run r;
+	int64_t delta;
+
+	h_attach_run_ok(&r, "threads", wl, NULL);
+	cr_assert_gt(r.folded.n, 0, "the folded file is empty");
+	h_folded_root_ok(&r.folded, "threads");
+	delta = (r.after.anon - r.before.anon) + (r.after.file - r.before.file) +
+		(r.after.shmem - r.before.shmem);
+	h_within_ok("resident growth vs (RssAnon+RssFile+RssShmem) delta",
+		    h_folded_total(&r.folded), delta, &r.folded);
+	h_within_ok("resident growth under touch_a", h_folded_frame(&r.folded, "touch_a"),
+		    (int64_t)(4 * H_MIB), &r.folded);
+	h_within_ok("resident growth under touch_b", h_folded_frame(&r.folded, "touch_b"),
+		    (int64_t)(12 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}
+
+Test(attach, filemap_file_growth)
+{
+	static const char *const fl[] = { "--metric", "file", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "filemap", NULL, fl);
+	h_within_ok("file growth under read_file_pages",
+		    h_folded_frame(&r.folded, "read_file_pages"),
+		    (int64_t)(32 * H_MIB), &r.folded);
+	h_within_ok("file growth under main;read_file_pages",
+		    h_folded_edge(&r.folded, "main", "read_file_pages"), (int64_t)(32 * H_MIB),
+		    &r.folded);
+	h_within_ok("file growth vs RssFile delta", h_folded_total(&r.folded),
+		    r.after.file - r.before.file, &r.folded);
+	h_folded_free(&r.folded);
+}
+
+Test(attach, memfd_shmem_growth)
+{
+	static const char *const fl[] = { "--metric", "shmem", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "memfd", NULL, fl);
+	h_within_ok("shmem growth under write_shmem_pages",
+		    h_folded_frame(&r.folded, "write_shmem_pages"), (int64_t)(24 * H_MIB),
+		    &r.folded);
+	h_within_ok("shmem growth under main;write_shmem_pages",
+		    h_folded_edge(&r.folded, "main", "write_shmem_pages"), (int64_t)(24 * H_MIB),
+		    &r.folded);
+	h_within_ok("shmem growth vs RssShmem delta", h_folded_total(&r.folded),
+		    r.after.shmem - r.before.shmem, &r.folded);
+	h_folded_free(&r.folded);
+}
+
+/* release's defaults: grow 32 MiB, munmap 8 MiB, MADV_DONTNEED 8 MiB. */
+Test(attach, release_on_releasing_stacks)
+{
+	static const char *const fl[] = { "--metric", "released", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "release", NULL, fl);
+	h_within_ok("released under unmap_memory", h_folded_frame(&r.folded, "unmap_memory"),
+		    (int64_t)(8 * H_MIB), &r.folded);
+	h_within_ok("released under dontneed_memory", h_folded_frame(&r.folded, "dontneed_memory"),
+		    (int64_t)(8 * H_MIB), &r.folded);
+	h_within_ok("released under main;unmap_memory",
+		    h_folded_edge(&r.folded, "main", "unmap_memory"), (int64_t)(8 * H_MIB), &r.folded);
+	h_within_ok("released under main;dontneed_memory",
+		    h_folded_edge(&r.folded, "main", "dontneed_memory"), (int64_t)(8 * H_MIB),
+		    &r.folded);
+	/* Releases are their own metric; the status delta is growth minus them. */
+	h_within_ok("released vs RssAnon fall", h_folded_total(&r.folded),
+		    (int64_t)(32 * H_MIB) - (r.after.anon - r.before.anon), &r.folded);
+	h_folded_free(&r.folded);
+}
+
+Test(attach, release_growth_is_not_netted)
+{
+	static const char *const fl[] = { "--metric", "anon", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "release", NULL, fl);
+	h_within_ok("anon growth under grow_memory", h_folded_frame(&r.folded, "grow_memory"),
+		    (int64_t)(32 * H_MIB), &r.folded);
+	h_within_ok("anon growth under main;grow_memory",
+		    h_folded_edge(&r.folded, "main", "grow_memory"), (int64_t)(32 * H_MIB),
+		    &r.folded);
+	/* Growth never subtracts releases: RssAnon delta + the 16 MiB given back. */
+	h_within_ok("anon growth vs RssAnon delta + released", h_folded_total(&r.folded),
+		    r.after.anon - r.before.anon + (int64_t)(16 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}
+
+Test(attach, sigterm_ends_session_normally)
+{
+	static const char *const wl[] = { "4", NULL };
+	struct h_run r;
+
+	h_attach_start_ok(&r, "threads", wl, NULL);
+	h_attach_work_ok(&r);
+	h_attach_stop_ok(&r, SIGTERM);
+	h_within_ok("resident growth under touch_a after SIGTERM",
+		    h_folded_frame(&r.folded, "touch_a"), (int64_t)(4 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * How sessions begin and end: errors and their exit statuses, a target that exits in the
+ * middle of a session, and nothing left attached after SIGINT.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define MAX_IDS 4096
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(session, .init = setup, .fini = h_cleanup, .timeout = 90);
+
+/* Runs faultline with @args to its end; returns its exit code, @s keeps its outputs. */
+static int run_to_end(struct h_session *s, const char *const *args)
+{
+	h_session_init_ok(s);
+	h_session_start_ok(s, args);
+	cr_assert_eq(h_wait_exit(&s->proc, H_EXIT_MS), 0, "faultline did not exit");
+	return h_exit_code(&s->proc);
+}
+
+/* A pid that is certainly free: a child of ours that was just reaped. */
+static pid_t dead_pid(void)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0, "fork");
+	if (pid == 0)
+		_exit(0);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid, "waitpid");
+	return pid;
+}
+
+Test(session, nonexistent_pid_is_a_runtime_error)
+{
+	struct h_session s;
+	char pid[16], *err;
+	const char *args[] = { "-q", "-p", pid, NULL };
+	int code;
+
+	snprintf(pid, sizeof(pid), "%d", dead_pid());
+	code = run_to_end(&s, args);
+	err = h_read_file(s.err_path);
+	cr_expect_eq(code, 1, "faultline -p %s (no such process) exited with %d, not 1; "
+		     "stderr:\n%s", pid, code, err);
+	cr_expect(strstr(err, pid), "the error does not name pid %s; stderr:\n%s", pid, err);
+	cr_expect(!strstr(err, "faultline: tracing"), "it claimed to trace a process that is gone");
+	free(err);
+}
+
+static void expect_usage_error(const char *const *args, const char *what)
+{
+	struct h_session s;
+	char *err;
+	int code = run_to_end(&s, args);
+
+	err = h_read_file(s.err_path);
+	cr_expect_eq(code, 2, "%s: exit status %d, not 2; stderr:\n%s", what, code, err);
+	cr_expect(err[0] != '\0', "%s: nothing on stderr", what);
+	free(err);
+}
+
+Test(session, usage_errors_exit_2)
+{
+	static const char *const bogus_metric[] = { "-q", "--metric", "bogus", "-p", "1", NULL };
+	static const char *const no_target[] = { "-q", NULL };
+	static const char *const bad_duration[] = { "-q", "-d", "soon", "-p", "1", NULL };
+	static const char *const bad_pid[] = { "-q", "-p", "12x", NULL };
+
+	expect_usage_error(bogus_metric, "--metric bogus");
+	expect_usage_error(no_target, "no target");
+	expect_usage_error(bad_duration, "-d soon");
+	expect_usage_error(bad_pid, "-p 12x");
+}
+
+static double elapsed_s(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - since->tv_sec) + (now.tv_nsec - since->tv_nsec) / 1e9;
+}
+
+/* exiter touches 16 MiB, says done, exits 300 ms later; -d 30 must not be waited out. */
+Test(session, target_exit_ends_session)
+{
+	static const char *const fl[] = { "-d", "30", NULL };
+	struct timespec start;
+	struct h_run r;
+	char *out;
+
+	h_attach_start_ok(&r, "exiter", NULL, fl);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	h_kill_ok(r.wl.pid, SIGUSR1);
+	cr_assert_eq(h_wait_exit(&r.wl, H_WORK_MS), 0, "exiter did not exit");
+	cr_assert_eq(h_exit_code(&r.wl), 0);
+	cr_assert_eq(h_wait_exit(&r.fl.proc, H_EXIT_MS), 0,
+		     "faultline still runs 10 s after its only target exited");
+	cr_assert_eq(h_exit_code(&r.fl.proc), 0, "a target that exits is a success: status %d",
+		     h_exit_code(&r.fl.proc));
+	cr_expect_lt(elapsed_s(&start), 10.0, "the session lasted %.1f s", elapsed_s(&start));
+	out = h_read_file(r.fl.out_path);
+	cr_expect(out[0] != '\0', "no final report on stdout");
+	free(out);
+	h_folded_load_ok(r.fl.folded_path, &r.folded);
+	h_within_ok("resident growth under touch_before_exit",
+		    h_folded_frame(&r.folded, "touch_before_exit"), (int64_t)(16 * H_MIB),
+		    &r.folded);
+	h_within_ok("resident growth under main;touch_before_exit",
+		    h_folded_edge(&r.folded, "main", "touch_before_exit"), (int64_t)(16 * H_MIB),
+		    &r.folded);
+	h_folded_free(&r.folded);
+}
+
+static bool has_id(const uint32_t *ids, int n, uint32_t id)
+{
+	for (int i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+/*
+ * The ids faultline holds (from its fdinfo) must show in bpftool while it runs, and none of
+ * them after it exits. Comparing only faultline's own ids keeps the test right when other
+ * BPF users come and go at the same time.
+ */
+static void check_detached(pid_t fl_pid, const char *kind, const char *key, struct h_run *r)
+{
+	static uint32_t owned[MAX_IDS], during[MAX_IDS], after[MAX_IDS];
+	int nowned, nduring, nafter;
+
+	nowned = h_fdinfo_ids(fl_pid, key, owned, MAX_IDS);
+	nduring = h_bpftool_ids(kind, during, MAX_IDS);
+	cr_assert_gt(nowned, 0, "faultline holds no BPF %s (%s in fdinfo): %d", kind, key, nowned);
+	cr_assert_geq(nduring, 0, "bpftool -j %s show failed", kind);
+	for (int i = 0; i < nowned; i++)
+		cr_assert(has_id(during, nduring, owned[i]), "bpftool does not list %s %u", kind,
+			  owned[i]);
+
+	h_attach_work_ok(r);
+	h_attach_stop_ok(r, SIGINT);
+	nafter = h_bpftool_ids(kind, after, MAX_IDS);
+	cr_assert_geq(nafter, 0, "bpftool -j %s show failed", kind);
+	for (int i = 0; i < nowned; i++)
+		cr_expect(!has_id(after, nafter, owned[i]),
+			  "BPF %s %u is still there after faultline exited", kind, owned[i]);
+}
+
+Test(session, nothing_left_attached_after_sigint_progs)
+{
+	static const char *const wl[] = { "2", NULL };
+	struct h_run r;
+
+	h_attach_start_ok(&r, "threads", wl, NULL);
+	check_detached(r.fl.proc.pid, "prog", "prog_id", &r);
+	h_folded_free(&r.folded);
+}
+
+Test(session, nothing_left_attached_after_sigint_links)
+{
+	static const char *const wl[] = { "2", NULL };
+	struct h_run r;
+
+	h_attach_start_ok(&r, "threads", wl, NULL);
+	check_detached(r.fl.proc.pid, "link", "link_id", &r);
+	h_folded_free(&r.folded);
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * memfd: writes one byte per page of a shared memfd mapping, so the process's shmem RSS
+ * (RssShmem) grows by its size.
+ *
+ *   memfd [--now] [--exit] [MIB]               (default: 24 MiB)
+ *
+ * Setup (before "ready"): memfd_create, ftruncate to MIB MiB, mmap MAP_SHARED. Truncating
+ * allocates nothing; the pages are allocated and mapped by the writes of write_shmem_pages().
+ *
+ * Start/stop protocol: see workload.h ("ready", SIGUSR1, work, "done", SIGUSR2).
+ */
+#include "workload.h"
+
+#define USAGE "memfd [--now] [--exit] [MIB]"
+#define MAX_MIB 4096
+
+__attribute__((noinline)) void write_shmem_pages(char *p, size_t len)
+{
+	wl_write_pages(p, len);
+}
+
+static char *map_memfd(size_t len)
+{
+	int fd = memfd_create("faultline-memfd", MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0)
+		wl_die("memfd_create");
+	if (ftruncate(fd, (off_t)len))
+		wl_die("ftruncate");
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		wl_die("mmap");
+	if (madvise(p, len, MADV_NOHUGEPAGE))
+		wl_die("madvise(MADV_NOHUGEPAGE)");
+	close(fd);
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	struct wl_args a;
+	size_t len;
+	char *p;
+
+	wl_init(argc, argv, &a, USAGE);
+	if (a.nargs > 1)
+		wl_usage(USAGE);
+	len = wl_arg_ulong(&a, 0, 24, MAX_MIB, USAGE) * WL_MIB;
+	if (!len)
+		wl_usage(USAGE);
+	p = map_memfd(len);
+
+	wl_wait_start(&a);
+	write_shmem_pages(p, len);
+	wl_finish(&a);
+}
