@@ -172,3 +172,30 @@ Test(attach, sigterm_ends_session_normally)
 		    h_folded_frame(&r.folded, "touch_a"), (int64_t)(4 * H_MIB), &r.folded);
 	h_folded_free(&r.folded);
 }
+
+/*
+ * A fault is walked once and its stack reused for the RSS change it causes, keyed on the user
+ * registers. samedepth reaches fill() from phase_one() and phase_two() with the same ip, sp and
+ * bp, and munmap() from give_back_one() and give_back_two() likewise: a cache that served a
+ * later path from an earlier one would put all of it on the first.
+ */
+Test(attach, same_registers_on_two_paths_stay_apart)
+{
+	static const char *const grow[] = { "--metric", "anon", NULL };
+	static const char *const rel[] = { "--metric", "released", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "samedepth", NULL, grow);
+	h_within_ok("anon growth under phase_one;fill", h_folded_edge(&r.folded, "phase_one", "fill"),
+		    (int64_t)(6 * H_MIB), &r.folded);
+	h_within_ok("anon growth under phase_two;fill", h_folded_edge(&r.folded, "phase_two", "fill"),
+		    (int64_t)(10 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+
+	h_attach_run_ok(&r, "samedepth", NULL, rel);
+	h_within_ok("released under give_back_one", h_folded_frame(&r.folded, "give_back_one"),
+		    (int64_t)(6 * H_MIB), &r.folded);
+	h_within_ok("released under give_back_two", h_folded_frame(&r.folded, "give_back_two"),
+		    (int64_t)(10 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}
