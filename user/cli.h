@@ -13,7 +13,7 @@
 struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
-	char **command;	     /* argv after "--" (NULL-terminated), or NULL */
+	char **command;	     /* argv after "--" (NULL-terminated; points into argv), or NULL */
 	double duration_s;   /* -d; 0 = until the targets exit or a signal */
 	double interval_s;   /* -i; default 1 */
 	unsigned top;	     /* --top; default 20 */
@@ -28,6 +28,11 @@ struct fl_config {
 /* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */
 #define FL_CLI_DONE 1 /* --help or --version was printed: exit 0 */
 
+/*
+ * Fills @cfg (defaults first) from the command line. Returns 0 to run, FL_CLI_DONE after
+ * printing --help or --version to stdout, -EINVAL after printing one "faultline: ..." line to
+ * stderr for a usage error, or -ENOMEM. Never exits. @argv must outlive @cfg.
+ */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
 
 #endif /* FAULTLINE_CLI_H */

@@ -36,26 +36,38 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
 void counts__add(struct fl_counts *dst, const struct fl_counts *src);
 
 struct pnode {
-	char *name;
+	char *name;		/* NULL for the root; owned by the node */
 	struct fl_counts total; /* this node and everything below it */
 	struct fl_counts self;	/* stacks that end here */
-	struct pnode *parent;
+	struct pnode *parent;	/* NULL for the root */
 	struct pnode **children;
 	size_t nchildren;
 	size_t cap;
+	bool leaf; /* some added stack ended here (its self may still be all zero) */
 };
 
 struct profile {
 	struct pnode root; /* unnamed; its total is the whole profile */
 	size_t nstacks;	   /* distinct leaf paths added */
+	/*
+	 * Private: every node but the root, in an open-addressing table keyed by (parent, name),
+	 * so that finding a child is O(1) whatever the fan-out and whatever order the children
+	 * array is in (profile__sort reorders it).
+	 */
+	struct pnode **slots;
+	size_t nslots; /* 0 or a power of two */
+	size_t nnodes;
 };
 
+/* An empty profile, or NULL (ENOMEM). */
 struct profile *profile__new(void);
-/* Accepts NULL. */
+/* Frees @p and every node. Accepts NULL. */
 void profile__free(struct profile *p);
 /*
  * Adds one stack: @frames[0] is the root-most frame, @frames[n-1] the leaf; @c is added to
- * the total of every node on the path and to the leaf's self. Returns 0 or -ENOMEM.
+ * the total of every node on the path (the root included) and to the leaf's self. A NULL frame
+ * is named "[unknown]". Returns 0, -EINVAL when @n is 0, or -ENOMEM (then no count was added;
+ * nodes already created stay, with zero counts).
  */
 int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c);
 /* Orders every node's children by total of @m, heaviest first, ties by name. */

@@ -8,15 +8,23 @@
 #include "report.h"
 
 struct table_opts {
-	unsigned width;	       /* columns to fit in (80 when unknown) */
-	unsigned top;	       /* at most this many leaf stacks; the rest collapse into one line */
+	unsigned width;	       /* columns to fit in (0: 80; kept within 20..1000) */
+	unsigned top;	       /* at most this many leaf stacks (0: all); the rest collapse into
+				* one "[other stacks]" line */
 	enum fl_metric metric; /* sort key and the bytes/percent/bar column */
 	bool threads;	       /* -T: add the per-thread table */
-	double min_share;      /* children below this share of the total collapse (e.g. 0.01) */
+	double min_share;      /* children below this share of the total collapse into one
+				* "[N more]" line (e.g. 0.01; 0: never) */
 };
 
-/* Writes the header of @r and the tree of @p (sorted by the caller) to @out. No cursor
- * movement: redrawing in place is the caller's job. */
+/*
+ * Writes the header of @r (title, per process: current RSS, the kernel's change since attach,
+ * faultline's growth and release and the gap, by kind; the drops; the note), the per-thread
+ * table with o->threads (at most 20 rows of r->threads, in the caller's order), then the tree
+ * of @p as flametree__render() describes (it orders children itself; sorting @p is not
+ * needed). Every line fits o->width. No cursor movement: redrawing in place is the caller's
+ * job.
+ */
 void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
 		   const struct table_opts *o);
 

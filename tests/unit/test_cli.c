@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
+
+/* parse_args() on a NULL-terminated list of arguments after the program name. */
+#define PARSE(cfg, ...)                                                                    \
+	({                                                                                 \
+		char *argv_[] = { "faultline", __VA_ARGS__, NULL };                        \
+		parse_args(ARGC(argv_), argv_, (cfg));                                     \
+	})
+
+static void quiet(void)
+{
+	cr_redirect_stderr();
+	cr_redirect_stdout();
+}
+
+/* Everything the redirected stream @f received. */
+static char *slurp(FILE *f)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	cr_assert_not_null(f);
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	return buf;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* A usage error: -EINVAL, exactly one lowercase line on stderr holding @needle. */
+#define EXPECT_USAGE_ERROR(needle, ...)                                                    \
+	do {                                                                               \
+		struct fl_config cfg_;                                                     \
+		char *err_;                                                                \
+		cr_assert_eq(PARSE(&cfg_, __VA_ARGS__), -EINVAL);                          \
+		fflush(stderr);                                                            \
+		err_ = slurp(cr_get_redirected_stderr());                                  \
+		cr_expect_eq(count_lines(err_), 1, "stderr: '%s'", err_);                 \
+		cr_expect_not_null(strstr(err_, needle), "stderr: '%s'", err_);          \
+		cr_expect_eq(strncmp(err_, "faultline: ", 11), 0, "stderr: '%s'", err_); \
+		cr_expect(err_[11] < 'A' || err_[11] > 'Z', "stderr: '%s'", err_);        \
+		free(err_);                                                                \
+	} while (0)
+
+Test(cli, defaults_with_pid, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "42"), 0);
+	cr_expect_eq(cfg.npids, 1);
+	cr_expect_eq(cfg.pids[0], 42);
+	cr_expect_null(cfg.command);
+	cr_expect_eq(cfg.duration_s, 0);
+	cr_expect_eq(cfg.interval_s, 1.0);
+	cr_expect_eq(cfg.top, 20);
+	cr_expect_not(cfg.threads);
+	cr_expect_not(cfg.quiet);
+	cr_expect_eq(cfg.verbose, 0);
+	cr_expect_null(cfg.folded);
+	cr_expect_eq(cfg.metric, FL_METRIC_RESIDENT);
+	cr_expect_eq(cfg.stack_storage, 16384);
+}
+
+Test(cli, pid_lists, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1,22,333", "--pid", "4444", "-p5", "--pid=22"), 0);
+	cr_assert_eq(cfg.npids, 5, "duplicates count once");
+	cr_expect_eq(cfg.pids[0], 1);
+	cr_expect_eq(cfg.pids[1], 22);
+	cr_expect_eq(cfg.pids[2], 333);
+	cr_expect_eq(cfg.pids[3], 4444);
+	cr_expect_eq(cfg.pids[4], 5);
+	cr_assert_eq(PARSE(&cfg, "-p", "2147483647"), 0);
+	cr_expect_eq(cfg.pids[0], 2147483647);
+}
+
+Test(cli, pid_limit, .init = quiet)
+{
+	struct fl_config cfg;
+	char list[1024] = "";
+	int i;
+
+	for (i = 1; i <= FL_MAX_PIDS; i++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%d", i > 1 ? "," : "",
+			 i);
+	cr_assert_eq(PARSE(&cfg, "-p", list), 0);
+	cr_expect_eq(cfg.npids, FL_MAX_PIDS);
+	cr_expect_eq(PARSE(&cfg, "-p", list, "-p", "1000"), -EINVAL);
+}
+
+Test(cli, bad_pids, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("'0'", "-p", "0");
+	EXPECT_USAGE_ERROR("'-1'", "-p", "-1");
+	EXPECT_USAGE_ERROR("'12x'", "-p", "12x");
+	EXPECT_USAGE_ERROR("'+3'", "-p", "+3");
+	EXPECT_USAGE_ERROR("' 3'", "-p", " 3");
+	EXPECT_USAGE_ERROR("'1.5'", "-p", "1.5");
+	EXPECT_USAGE_ERROR("2147483648", "-p", "2147483648");
+	EXPECT_USAGE_ERROR("99999999999999999999999", "-p", "99999999999999999999999");
+	EXPECT_USAGE_ERROR("empty pid", "-p", "");
+	EXPECT_USAGE_ERROR("empty pid", "-p", "1,,2");
+	EXPECT_USAGE_ERROR("empty pid", "-p", "1,");
+	EXPECT_USAGE_ERROR("empty pid", "-p", ",1");
+	EXPECT_USAGE_ERROR("requires an argument", "-p");
+}
+
+Test(cli, command, .init = quiet)
+{
+	struct fl_config cfg;
+	char *argv[] = { "faultline", "-T", "--", "./app", "-p", "7", "--", "--help", NULL };
+
+	cr_assert_eq(parse_args(ARGC(argv), argv, &cfg), 0);
+	cr_assert_not_null(cfg.command);
+	cr_expect_str_eq(cfg.command[0], "./app");
+	cr_expect_str_eq(cfg.command[1], "-p");
+	cr_expect_str_eq(cfg.command[2], "7");
+	cr_expect_str_eq(cfg.command[3], "--");
+	cr_expect_str_eq(cfg.command[4], "--help");
+	cr_expect_null(cfg.command[5]);
+	cr_expect_eq(cfg.npids, 0, "the command's -p is not ours");
+	cr_expect(cfg.threads);
+}
+
+Test(cli, target_errors, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("not both", "-p", "1", "--", "ls");
+	EXPECT_USAGE_ERROR("nothing to profile", "-T");
+	EXPECT_USAGE_ERROR("nothing to profile", "--");
+	EXPECT_USAGE_ERROR("unexpected argument 'ls'", "ls");
+	EXPECT_USAGE_ERROR("unexpected argument 'foo'", "-d", "5", "foo", "--", "ls");
+}
+
+Test(cli, no_arguments, .init = quiet)
+{
+	struct fl_config cfg;
+	char *argv[] = { "faultline", NULL };
+
+	cr_expect_eq(parse_args(1, argv, &cfg), -EINVAL);
+}
+
+Test(cli, durations_and_intervals, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "-d", "2.5", "-i", "0.1"), 0);
+	cr_expect_eq(cfg.duration_s, 2.5);
+	cr_expect_eq(cfg.interval_s, 0.1);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--duration=10", "--interval", "3"), 0);
+	cr_expect_eq(cfg.duration_s, 10);
+	cr_expect_eq(cfg.interval_s, 3);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "-d", ".5"), 0);
+	cr_expect_eq(cfg.duration_s, 0.5);
+}
+
+Test(cli, bad_durations_and_intervals, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("positive", "-p", "1", "-d", "0");
+	EXPECT_USAGE_ERROR("'-1'", "-p", "1", "-d", "-1");
+	EXPECT_USAGE_ERROR("''", "-p", "1", "-d", "");
+	EXPECT_USAGE_ERROR("'1x'", "-p", "1", "-d", "1x");
+	EXPECT_USAGE_ERROR("'inf'", "-p", "1", "-d", "inf");
+	EXPECT_USAGE_ERROR("'nan'", "-p", "1", "-d", "nan");
+	EXPECT_USAGE_ERROR("'0x10'", "-p", "1", "-d", "0x10");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "-d", "1e300");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "-i", "0.05");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "-i", "0");
+	EXPECT_USAGE_ERROR("'1s'", "-p", "1", "-i", "1s");
+	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "-d");
+	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--interval");
+}
+
+Test(cli, top_and_stack_storage, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--top", "1", "--stack-storage", "256"), 0);
+	cr_expect_eq(cfg.top, 1);
+	cr_expect_eq(cfg.stack_storage, 256);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--top=500", "--stack-storage=1048576"), 0);
+	cr_expect_eq(cfg.top, 500);
+	cr_expect_eq(cfg.stack_storage, 1048576);
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--top", "0");
+	EXPECT_USAGE_ERROR("'-5'", "-p", "1", "--top", "-5");
+	EXPECT_USAGE_ERROR("'2.5'", "-p", "1", "--top", "2.5");
+	EXPECT_USAGE_ERROR("'1x'", "-p", "1", "--top", "1x");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--stack-storage", "255");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--stack-storage", "1048577");
+	EXPECT_USAGE_ERROR("'99999999999999999999'", "-p", "1", "--stack-storage",
+			   "99999999999999999999");
+}
+
+Test(cli, flags, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "-T", "-q", "-v", "-vv", "--verbose"), 0);
+	cr_expect(cfg.threads);
+	cr_expect(cfg.quiet);
+	cr_expect_eq(cfg.verbose, 4);
+	cr_assert_eq(PARSE(&cfg, "-Tqp", "9", "--threads", "--quiet"), 0);
+	cr_expect(cfg.threads);
+	cr_expect(cfg.quiet);
+	cr_expect_eq(cfg.pids[0], 9);
+}
+
+Test(cli, folded_and_metric, .init = quiet)
+{
+	struct fl_config cfg;
+	static const char *const names[] = { "resident", "anon", "file", "shmem",
+					      "swap", "faults", "released" };
+	size_t i;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--folded", "-"), 0);
+	cr_expect_str_eq(cfg.folded, "-");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--folded=out.txt"), 0);
+	cr_expect_str_eq(cfg.folded, "out.txt");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cr_assert_eq(PARSE(&cfg, "-p", "1", "--metric", (char *)names[i]), 0);
+		cr_expect_eq(cfg.metric, (enum fl_metric)i, "%s", names[i]);
+	}
+	EXPECT_USAGE_ERROR("resident, anon, file, shmem, swap, faults or released", "-p", "1",
+			   "--metric", "rss");
+	EXPECT_USAGE_ERROR("empty file name", "-p", "1", "--folded", "");
+	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--folded");
+}
+
+Test(cli, unknown_options, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("--bogus", "-p", "1", "--bogus");
+	EXPECT_USAGE_ERROR("'x'", "-p", "1", "-x");
+	EXPECT_USAGE_ERROR("'z'", "-Tz", "-p", "1");
+}
+
+Test(cli, help, .init = quiet)
+{
+	struct fl_config cfg;
+	char *out;
+
+	cr_assert_eq(PARSE(&cfg, "--help"), FL_CLI_DONE);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "-h", "--bogus"), FL_CLI_DONE);
+	fflush(stdout);
+	out = slurp(cr_get_redirected_stdout());
+	cr_expect_not_null(strstr(out, "USAGE: faultline [OPTIONS] -p PID[,PID...]"), "%s", out);
+	cr_expect_not_null(strstr(out, "faultline [OPTIONS] -- COMMAND [ARG...]"));
+	cr_expect_not_null(strstr(out, "EXAMPLES:"));
+	cr_expect_not_null(strstr(out, "# "));
+	cr_expect_not_null(strstr(out, "--stack-storage"));
+	cr_expect_not_null(strstr(out, "2 usage error"));
+	cr_expect_not_null(strstr(out, "SIGINT"));
+	free(out);
+}
+
+Test(cli, version, .init = quiet)
+{
+	struct fl_config cfg;
+	char *out;
+
+	cr_assert_eq(PARSE(&cfg, "--version"), FL_CLI_DONE);
+	fflush(stdout);
+	out = slurp(cr_get_redirected_stdout());
+	cr_expect_eq(strncmp(out, "faultline ", 10), 0, "%s", out);
+	cr_expect_eq(count_lines(out), 1);
+	free(out);
+}

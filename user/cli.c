@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The command line, with argp. ARGP_NO_EXIT and our own --help/--version (ARGP_NO_HELP) keep
+ * argp from ever calling exit(), so tests can call parse_args(). Errors are one line on stderr:
+ * ours are printed here, getopt prints its own for unknown options and missing arguments, and
+ * argp's "Try `faultline --help'" hint after it is sent to a memory stream and dropped.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+#ifndef FAULTLINE_VERSION
+#define FAULTLINE_VERSION "0.0.0-dev"
+#endif
+
+#define DEFAULT_INTERVAL_S 1.0
+#define DEFAULT_TOP 20
+#define DEFAULT_STACK_STORAGE 16384
+#define MIN_STACK_STORAGE 256
+#define MAX_STACK_STORAGE 1048576
+#define MIN_INTERVAL_S 0.1
+#define MAX_SECONDS 31536000.0 /* a year: keeps every duration far from overflowing as ns */
+#define MAX_TOP 1000000
+
+enum {
+	OPT_TOP = 0x100,
+	OPT_VERSION,
+	OPT_FOLDED,
+	OPT_METRIC,
+	OPT_STACK_STORAGE,
+};
+
+/* A parse that printed what was asked (--help, --version) stops argp with this. */
+#define STOP_DONE ECANCELED
+
+static const char args_doc[] = "-p PID[,PID...]\n-- COMMAND [ARG...]";
+
+static const char doc[] =
+	"Profile the resident memory growth and page faults of processes by call stack.\n"
+	"\n"
+	"USAGE: faultline [OPTIONS] -p PID[,PID...]\n"
+	"       faultline [OPTIONS] -- COMMAND [ARG...]\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    faultline -p 1234             # until process 1234 exits, or Ctrl-C\n"
+	"    faultline -p 1234,5678 -d 30  # two processes for 30 seconds\n"
+	"    faultline -T -p 1234          # per-thread table, thread frames\n"
+	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
+	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
+	"\v"
+	"Metrics: resident (anon + file + shmem growth; the default), anon, file,\n"
+	"shmem, swap, faults (a count), released (anon + file + shmem released).\n"
+	"\n"
+	"SIGINT or SIGTERM ends the session with the final report.\n"
+	"\n"
+	"Exit status: 0 success (a target that exits is a success), 1 runtime\n"
+	"failure, 2 usage error.";
+
+static const struct argp_option options[] = {
+	{ NULL, 0, NULL, 0, "Target:", 1 },
+	{ "pid", 'p', "PID[,PID...]", 0, "Attach to these processes (repeatable; <= 64)", 1 },
+	{ NULL, 0, NULL, 0, "Session:", 2 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: when targets exit)", 2 },
+	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1, >= 0.1)", 2 },
+	{ NULL, 0, NULL, 0, "Output:", 3 },
+	{ "metric", OPT_METRIC, "NAME", 0, "Rank and write this metric (default resident)", 3 },
+	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 3 },
+	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 3 },
+	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 3 },
+	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 3 },
+	{ NULL, 0, NULL, 0, "Tuning:", 4 },
+	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
+	  "Stack map entries (default 16384, 256..1048576)", 4 },
+	{ NULL, 0, NULL, 0, "Miscellaneous:", 5 },
+	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 5 },
+	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },
+	{ "version", OPT_VERSION, NULL, 0, "Show the version and exit", -1 },
+	{ 0 },
+};
+
+struct cli_state {
+	struct fl_config *cfg;
+	FILE *hint;	  /* argp's err_stream: its hints are dropped */
+	char *hint_buf;
+	size_t hint_len;
+	bool done;	  /* --help or --version printed */
+};
+
+__attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("faultline: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * The one number parser: @s must be a whole decimal number (a decimal fraction too unless
+ * @integer) within [@min, @max]. Rejects "", signs, spaces, "1x", "inf", "nan", hex and
+ * overflow. Prints the error for option @opt. Returns 0 or -EINVAL.
+ */
+static int parse_number(const char *opt, const char *s, bool integer, double min, double max,
+			double *out)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	if (!s || !((*s >= '0' && *s <= '9') || (*s == '.' && !integer)))
+		goto bad;
+	if (integer) {
+		unsigned long long u = strtoull(s, &end, 10);
+
+		v = (double)u;
+		if (u == ULLONG_MAX && errno == ERANGE)
+			v = INFINITY;
+	} else {
+		if (strpbrk(s, "xXnN")) /* hex floats, inf, nan */
+			goto bad;
+		v = strtod(s, &end);
+	}
+	if (end == s || *end || !isfinite(v) || (errno == ERANGE && !integer))
+		goto bad;
+	if (v < min || v > max) {
+		usage_error("%s: '%s' is out of range (%.10g..%.10g)", opt, s, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+bad:
+	usage_error("%s: invalid number '%s'", opt, s ? s : "");
+	return -EINVAL;
+}
+
+static int add_pid(struct fl_config *cfg, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->npids; i++) {
+		if (cfg->pids[i] == pid) /* the same process twice is still one target */
+			return 0;
+	}
+	if (cfg->npids == FL_MAX_PIDS) {
+		usage_error("too many pids: at most %d", FL_MAX_PIDS);
+		return -EINVAL;
+	}
+	cfg->pids[cfg->npids++] = pid;
+	return 0;
+}
+
+/* "PID[,PID...]": every element a positive integer. */
+static int parse_pids(struct fl_config *cfg, const char *arg)
+{
+	char *copy = strdup(arg), *tok, *save = NULL, *p;
+	double v;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	if (!*arg || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,") || *arg == ',') {
+		usage_error("-p: empty pid in '%s'", arg);
+		err = -EINVAL;
+		goto cleanup;
+	}
+	for (p = copy; !err && (tok = strtok_r(p, ",", &save)); p = NULL) {
+		err = parse_number("-p", tok, true, 1, INT_MAX, &v);
+		if (!err)
+			err = add_pid(cfg, (pid_t)v);
+	}
+cleanup:
+	free(copy);
+	return err;
+}
+
+static int parse_metric(struct fl_config *cfg, const char *arg)
+{
+	if (metric__parse(arg, &cfg->metric) == 0)
+		return 0;
+	usage_error("unknown metric '%s': expected resident, anon, file, shmem, swap, faults or "
+		    "released",
+		    arg);
+	return -EINVAL;
+}
+
+static int parse_folded(struct fl_config *cfg, const char *arg)
+{
+	if (!*arg) {
+		usage_error("--folded: empty file name (use '-' for stdout)");
+		return -EINVAL;
+	}
+	cfg->folded = arg;
+	return 0;
+}
+
+/* The options that take a number; @cfg changes only when the number is valid. */
+static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
+{
+	double v;
+
+	switch (key) {
+	case 'd':
+		if (parse_number("-d", arg, false, 0, MAX_SECONDS, &v))
+			return -EINVAL;
+		if (v <= 0) {
+			usage_error("-d: '%s': the duration must be positive", arg);
+			return -EINVAL;
+		}
+		cfg->duration_s = v;
+		return 0;
+	case 'i':
+		if (parse_number("-i", arg, false, MIN_INTERVAL_S, MAX_SECONDS, &v))
+			return -EINVAL;
+		cfg->interval_s = v;
+		return 0;
+	case OPT_TOP:
+		if (parse_number("--top", arg, true, 1, MAX_TOP, &v))
+			return -EINVAL;
+		cfg->top = (unsigned)v;
+		return 0;
+	case OPT_STACK_STORAGE:
+		if (parse_number("--stack-storage", arg, true, MIN_STACK_STORAGE, MAX_STACK_STORAGE,
+				 &v))
+			return -EINVAL;
+		cfg->stack_storage = (uint32_t)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* A non-option argument: the command when it follows "--", else a mistake. */
+static int parse_command(struct argp_state *state, struct cli_state *cs, char *arg)
+{
+	if (!state->quoted || state->next - 1 < state->quoted) {
+		usage_error("unexpected argument '%s': put a command after --", arg);
+		return -EINVAL;
+	}
+	cs->cfg->command = &state->argv[state->next - 1];
+	state->next = state->argc; /* the command's own arguments are not ours */
+	return 0;
+}
+
+static int check_target(const struct fl_config *cfg)
+{
+	if (cfg->npids && cfg->command) {
+		usage_error("give either -p PID or a command after --, not both");
+		return -EINVAL;
+	}
+	if (!cfg->npids && !cfg->command) {
+		usage_error("nothing to profile: give -p PID[,PID...] or -- COMMAND [ARG...]");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_special(struct argp_state *state, struct cli_state *cs, int key)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		/* argp's hints after an error go to a stream nobody reads. */
+		cs->hint = open_memstream(&cs->hint_buf, &cs->hint_len);
+		if (cs->hint)
+			state->err_stream = cs->hint;
+		return 0;
+	case 'h':
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP);
+		cs->done = true;
+		return STOP_DONE;
+	case OPT_VERSION:
+		printf("faultline %s\n", FAULTLINE_VERSION);
+		cs->done = true;
+		return STOP_DONE;
+	case ARGP_KEY_END:
+		return -check_target(cs->cfg);
+	}
+	return ARGP_ERR_UNKNOWN;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct cli_state *cs = state->input;
+	struct fl_config *cfg = cs->cfg;
+	int err;
+
+	switch (key) {
+	case 'p':
+		err = parse_pids(cfg, arg);
+		break;
+	case 'd':
+	case 'i':
+	case OPT_TOP:
+	case OPT_STACK_STORAGE:
+		err = parse_numeric_opt(cfg, key, arg);
+		break;
+	case 'T':
+		cfg->threads = true;
+		return 0;
+	case 'q':
+		cfg->quiet = true;
+		return 0;
+	case 'v':
+		cfg->verbose++;
+		return 0;
+	case OPT_FOLDED:
+		err = parse_folded(cfg, arg);
+		break;
+	case OPT_METRIC:
+		err = parse_metric(cfg, arg);
+		break;
+	case ARGP_KEY_ARG:
+		err = parse_command(state, cs, arg);
+		break;
+	default:
+		return parse_special(state, cs, key);
+	}
+	/* argp wants a positive error number; EINVAL also stops it quietly. */
+	return err ? -err : 0;
+}
+
+static void config_defaults(struct fl_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->interval_s = DEFAULT_INTERVAL_S;
+	cfg->top = DEFAULT_TOP;
+	cfg->metric = FL_METRIC_RESIDENT;
+	cfg->stack_storage = DEFAULT_STACK_STORAGE;
+}
+
+int parse_args(int argc, char **argv, struct fl_config *cfg)
+{
+	static const struct argp argp = {
+		.options = options,
+		.parser = parse_opt,
+		.args_doc = args_doc,
+		.doc = doc,
+	};
+	struct cli_state cs = { .cfg = cfg };
+	char *argv0 = argc > 0 ? argv[0] : NULL;
+	error_t err;
+
+	config_defaults(cfg);
+	/* getopt names argv[0] in its messages: "faultline: ..." like ours, whatever the path. */
+	if (argv0)
+		argv[0] = (char *)"faultline";
+	/* ARGP_IN_ORDER: a stray word before "--" is an error, not a command by permutation. */
+	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP | ARGP_IN_ORDER, NULL, &cs);
+	if (argv0)
+		argv[0] = argv0;
+	if (cs.hint)
+		fclose(cs.hint);
+	free(cs.hint_buf);
+	fflush(stdout);
+	if (cs.done)
+		return FL_CLI_DONE;
+	return err ? -(int)err : 0; /* -EINVAL, or -ENOMEM */
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Folded stacks. Lines come in pre-order with siblings in lexical (strcmp) order, so that the
+ * same profile always gives the same file whatever order its stacks were added in.
+ * In frame names ';' becomes ':' and every control character (newline, tab, ...) a space:
+ * ';' separates frames and a line must hold exactly one stack.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "folded.h"
+
+struct folded_ctx {
+	FILE *out;
+	enum fl_metric metric;
+	const struct pnode **path; /* root-most first */
+	size_t depth;
+	size_t cap;
+};
+
+static int write_err(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+static int write_frame(FILE *out, const char *name)
+{
+	const unsigned char *s;
+	int c;
+
+	for (s = (const unsigned char *)name; *s; s++) {
+		c = *s;
+		if (c == ';')
+			c = ':';
+		else if (c < 0x20 || c == 0x7f)
+			c = ' ';
+		if (putc(c, out) == EOF)
+			return write_err();
+	}
+	return 0;
+}
+
+static int write_line(struct folded_ctx *c, uint64_t value)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < c->depth; i++) {
+		if (i && putc(';', c->out) == EOF)
+			return write_err();
+		err = write_frame(c->out, c->path[i]->name);
+		if (err)
+			return err;
+	}
+	if (fprintf(c->out, " %" PRIu64 "\n", value) < 0)
+		return write_err();
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct pnode *x = *(const struct pnode *const *)a;
+	const struct pnode *y = *(const struct pnode *const *)b;
+	int r = strcmp(x->name, y->name);
+
+	return r < 0 ? -1 : r > 0;
+}
+
+static int path_push(struct folded_ctx *c, const struct pnode *n)
+{
+	const struct pnode **tmp;
+	size_t cap;
+
+	if (c->depth == c->cap) {
+		cap = c->cap ? c->cap * 2 : 32;
+		tmp = realloc(c->path, cap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		c->path = tmp;
+		c->cap = cap;
+	}
+	c->path[c->depth++] = n;
+	return 0;
+}
+
+static int write_subtree(struct folded_ctx *c, const struct pnode *n);
+
+/* Writes the children of @n in name order. */
+static int write_children(struct folded_ctx *c, const struct pnode *n)
+{
+	const struct pnode **kids;
+	size_t i;
+	int err = 0;
+
+	if (!n->nchildren)
+		return 0;
+	kids = malloc(n->nchildren * sizeof(*kids));
+	if (!kids)
+		return -ENOMEM;
+	memcpy(kids, n->children, n->nchildren * sizeof(*kids));
+	qsort(kids, n->nchildren, sizeof(*kids), name_cmp);
+	for (i = 0; i < n->nchildren && !err; i++)
+		err = write_subtree(c, kids[i]);
+	free(kids);
+	return err;
+}
+
+static int write_subtree(struct folded_ctx *c, const struct pnode *n)
+{
+	uint64_t v = metric__value(&n->self, c->metric);
+	int err;
+
+	/* A subtree with nothing to write is skipped whole. */
+	if (!metric__value(&n->total, c->metric))
+		return 0;
+	err = path_push(c, n);
+	if (err)
+		return err;
+	if (v)
+		err = write_line(c, v);
+	if (!err)
+		err = write_children(c, n);
+	c->depth--;
+	return err;
+}
+
+int folded__write(FILE *out, const struct profile *p, enum fl_metric m)
+{
+	struct folded_ctx c = { .out = out, .metric = m };
+	int err;
+
+	errno = 0;
+	err = write_children(&c, &p->root);
+	if (!err && fflush(out) == EOF)
+		err = write_err();
+	free(c.path);
+	return err;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The live table: the header figures and the per-thread table here, the tree in flametree.c.
+ * Plain ASCII only, so that a line's length in bytes is its width in columns (frame names in
+ * UTF-8 can only make a line look shorter than counted). Every line goes through
+ * units__emit(), which cuts it to the width.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "table.h"
+#include "flametree.h"
+#include "units.h"
+
+#define LINE_MIN_COLS 20
+#define MAX_THREAD_ROWS 20
+#define LABEL_COLS 28 /* row labels of the per-process block */
+
+static const char *const drop_names[FL_DROP__COUNT] = {
+	[FL_DROP_STACKS_FULL] = "stacks map full",
+	[FL_DROP_STACK_FAILED] = "stacks failed",
+	[FL_DROP_COUNTS_FULL] = "counts map full",
+	[FL_DROP_MM_FULL] = "mm map full",
+	[FL_DROP_THREADS_FULL] = "threads map full",
+	[FL_DROP_TASK_STORAGE] = "task storage",
+};
+
+/* @a - @b as a signed number of bytes, saturated. */
+static int64_t sdiff(uint64_t a, uint64_t b)
+{
+	if (a >= b)
+		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+	return b - a > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(b - a);
+}
+
+static const int row_members[3] = { FL_ANON, FL_FILE, FL_SHMEM };
+
+/* One row of the per-process block: anon, file, shmem and their sum. */
+static void proc_row(FILE *out, unsigned width, const char *label, const int64_t v[3], bool sign)
+{
+	char b[4][UNITS_BUF];
+	int64_t sum = v[0] + v[1] + v[2];
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		int64_t x = i < 3 ? v[i] : sum;
+
+		if (sign)
+			units__sbytes(b[i], sizeof(b[i]), x);
+		else
+			units__bytes(b[i], sizeof(b[i]), x < 0 ? 0 : (uint64_t)x);
+	}
+	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, label, b[0], b[1], b[2],
+		    b[3]);
+}
+
+static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *s)
+{
+	char label[64];
+
+	snprintf(label, sizeof(label), "pid %d %.*s (%s)", (int)s->pid, FL_COMM_LEN, s->comm,
+		 s->alive ? "alive" : "exited");
+	if (strlen(label) > LABEL_COLS) {
+		units__emit(out, width, "%s", label);
+		label[0] = '\0';
+	}
+	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, label, "anon", "file",
+		    "shmem", "total");
+}
+
+/*
+ * The kernel's view next to faultline's: the gap is what the kernel's counters moved that
+ * faultline did not attribute, kernel change - (growth - released), per kind.
+ */
+static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary *s)
+{
+	const struct proc_status *now = &s->now, *then = &s->at_attach;
+	int64_t rss[3] = { now->rss_anon, now->rss_file, now->rss_shmem };
+	int64_t kern[3] = { sdiff(now->rss_anon, then->rss_anon),
+			    sdiff(now->rss_file, then->rss_file),
+			    sdiff(now->rss_shmem, then->rss_shmem) };
+	int64_t grow[3], rel[3], gap[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		grow[i] = sdiff(s->attributed.grow[row_members[i]], 0);
+		rel[i] = sdiff(s->attributed.release[row_members[i]], 0);
+		gap[i] = kern[i] - (grow[i] - rel[i]);
+	}
+	proc_title(out, width, s);
+	proc_row(out, width, "rss now", rss, false);
+	proc_row(out, width, "kernel change since attach", kern, true);
+	proc_row(out, width, "faultline growth", grow, false);
+	proc_row(out, width, "faultline released", rel, false);
+	proc_row(out, width, "gap (kernel - faultline)", gap, true);
+}
+
+static void render_drops(FILE *out, unsigned width, const struct fl_report *r)
+{
+	char line[UNITS_LINE_MAX + 1] = "drops:";
+	size_t len = strlen(line);
+	bool any = false;
+	int i;
+
+	for (i = 0; i < FL_DROP__COUNT; i++) {
+		if (!r->drops[i])
+			continue;
+		len += snprintf(line + len, len < sizeof(line) ? sizeof(line) - len : 0,
+				"%s %s %" PRIu64, any ? "," : "", drop_names[i], r->drops[i]);
+		any = true;
+	}
+	units__emit(out, width, "%s", any ? line : "drops: none");
+}
+
+static void render_header(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			  unsigned width)
+{
+	size_t i;
+
+	if (r->final)
+		units__emit(out, width, "faultline final report: %.1f s, metric %s", r->elapsed_s,
+			    metric__name(o->metric));
+	else
+		units__emit(out, width, "faultline: %.1f s elapsed, metric %s", r->elapsed_s,
+			    metric__name(o->metric));
+	for (i = 0; i < r->nprocs; i++)
+		render_proc(out, width, &r->procs[i]);
+	render_drops(out, width, r);
+	if (r->note)
+		units__emit(out, width, "note: %s", r->note);
+}
+
+/* Copies @src into @dst cut to @cols columns ("..." when cut). @dst holds FL_COMM_LEN + 4. */
+static void fit_field(char *dst, size_t len, const char *src, unsigned cols)
+{
+	snprintf(dst, len, "%.*s", FL_COMM_LEN, src);
+	units__sanitize(dst);
+	units__fit(dst, cols);
+}
+
+static void render_threads(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			   unsigned width)
+{
+	/* tid, a space, the name, then six columns of " %9s": the name gets what is left. */
+	int ncols = (int)width - 8 - 60;
+	unsigned nw = ncols < 4 ? 4 : ncols > FL_COMM_LEN - 1 ? FL_COMM_LEN - 1 : (unsigned)ncols;
+	char name[FL_COMM_LEN + 4], b[5][UNITS_BUF];
+	size_t i;
+
+	units__emit(out, width, "threads by %s:", metric__name(o->metric));
+	units__emit(out, width, "%7s %-*s %9s %9s %9s %9s %9s %9s", "TID", nw, "NAME", "RESIDENT",
+		    "ANON", "FILE", "SHMEM", "RELEASED", "FAULTS");
+	for (i = 0; i < r->nthreads && i < MAX_THREAD_ROWS; i++) {
+		const struct fl_thread_summary *t = &r->threads[i];
+		const struct fl_counts *c = &t->counts;
+
+		fit_field(name, sizeof(name), t->comm, nw);
+		units__bytes(b[0], UNITS_BUF, metric__value(c, FL_METRIC_RESIDENT));
+		units__bytes(b[1], UNITS_BUF, c->grow[FL_ANON]);
+		units__bytes(b[2], UNITS_BUF, c->grow[FL_FILE]);
+		units__bytes(b[3], UNITS_BUF, c->grow[FL_SHMEM]);
+		units__bytes(b[4], UNITS_BUF, metric__value(c, FL_METRIC_RELEASED));
+		units__emit(out, width, "%7d %-*s %9s %9s %9s %9s %9s %9" PRIu64, (int)t->tid, nw,
+			    name, b[0], b[1], b[2], b[3], b[4], (uint64_t)c->faults);
+	}
+	if (r->nthreads > MAX_THREAD_ROWS)
+		units__emit(out, width, "[%zu more threads]", r->nthreads - MAX_THREAD_ROWS);
+	if (!r->nthreads)
+		units__emit(out, width, "(no threads seen yet)");
+}
+
+void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
+		   const struct table_opts *o)
+{
+	unsigned width = o->width ? o->width : 80;
+
+	if (width < LINE_MIN_COLS)
+		width = LINE_MIN_COLS;
+	if (width > UNITS_LINE_MAX)
+		width = UNITS_LINE_MAX;
+	render_header(out, r, o, width);
+	if (o->threads) {
+		units__emit(out, width, "%s", "");
+		render_threads(out, r, o, width);
+	}
+	units__emit(out, width, "%s", "");
+	flametree__render(out, p, o, width);
+}

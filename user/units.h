@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* Human-readable figures and fitted lines, shared by the text views. */
+#ifndef FAULTLINE_UNITS_H
+#define FAULTLINE_UNITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Big enough for any result of the functions below. */
+#define UNITS_BUF 32
+
+/*
+ * Writes @v bytes to @buf: "999 B", "1.5 KiB", "12.0 MiB", "3.2 GiB" (binary units, one
+ * decimal). The next unit starts at 1000 of the current one, so that "1000.0 KiB" never
+ * appears and a figure below 1000 GiB takes at most 9 columns. Returns @buf.
+ */
+const char *units__bytes(char *buf, size_t len, uint64_t v);
+/* As units__bytes() with a sign always shown: "+1.5 KiB", "-12.0 MiB", "+0 B". */
+const char *units__sbytes(char *buf, size_t len, int64_t v);
+/* @v as units__bytes() when @bytes, else as a plain decimal count. Returns @buf. */
+const char *units__value(char *buf, size_t len, uint64_t v, bool bytes);
+
+/* Cuts @s to at most @width bytes, ending it with "..." when something was cut (never in the
+ * middle of a UTF-8 sequence). */
+void units__fit(char *s, size_t width);
+/* Replaces control characters in @s (a newline in a thread name) with '?'. */
+void units__sanitize(char *s);
+
+#define UNITS_LINE_MAX 1000 /* the widest line units__emit() writes */
+
+/* printf()s one line to @out: control characters replaced, cut to @width (<= UNITS_LINE_MAX)
+ * with units__fit(), then a newline. */
+__attribute__((format(printf, 3, 4))) void units__emit(FILE *out, unsigned width,
+						       const char *fmt, ...);
+
+#endif /* FAULTLINE_UNITS_H */
