@@ -183,6 +183,7 @@ cleanup:
 
 static int parse_metric(struct fl_config *cfg, const char *arg)
 {
+	cfg->metric_given = true;
 	if (metric__parse(arg, &cfg->metric) == 0)
 		return 0;
 	usage_error("unknown metric '%s': expected resident, anon, file, shmem, swap, faults or "

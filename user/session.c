@@ -35,6 +35,7 @@ struct session {
 	double start;
 	bool stop;
 	const char *note;
+	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
 };
 
 #define MAX_THREADS 16384
@@ -121,10 +122,15 @@ static int setup(struct session *s)
 		err = tracer__load(&s->tracer, &to);
 	if (err)
 		return err;
-	if (tracer__rss_batched(s->tracer))
+	s->metric = cfg->metric;
+	if (tracer__rss_batched(s->tracer)) {
 		s->note = "this kernel batches RSS counter updates per thread (before Linux 6.2): "
 			  "bytes per stack are approximate (each flush of up to 64 faults lands on one "
-			  "stack); process totals and fault counts are exact";
+			  "stack), so stacks are ranked by faults unless --metric says otherwise; "
+			  "process totals and fault counts are exact";
+		if (!cfg->metric_given)
+			s->metric = FL_METRIC_FAULTS;
+	}
 	s->col = collector__new(tracer__counts_fd(s->tracer), tracer__stacks_fd(s->tracer),
 				tracer__threads_fd(s->tracer), to.max_counts);
 	s->elf = elf_cache__new();
@@ -151,27 +157,65 @@ static int setup(struct session *s)
 	return 0;
 }
 
-static unsigned terminal_width(void)
+/* The terminal's size, or 100 columns and no row limit when stdout is not one. */
+static void terminal_size(unsigned *cols, unsigned *rows)
 {
 	struct winsize ws;
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-		return ws.ws_col;
-	return 100;
+	*cols = 100;
+	*rows = 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) {
+		*cols = ws.ws_col;
+		*rows = ws.ws_row;
+	}
+}
+
+/* Redraws the live table in place, cut to the terminal's height so the header stays put. */
+static void redraw(FILE *out, const char *text, unsigned rows)
+{
+	const char *end = text;
+
+	for (unsigned i = 0; rows > 1 && i < rows - 1 && *end; i++) {
+		const char *nl = strchr(end, '\n');
+
+		end = nl ? nl + 1 : end + strlen(end);
+	}
+	fputs("\033[H\033[2J", out);
+	fwrite(text, 1, rows > 1 ? (size_t)(end - text) : strlen(text), out);
+}
+
+/* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live. */
+static void render(FILE *out, const struct snapshot *snap, const struct table_opts *to,
+		   bool live, unsigned rows)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (!live || !isatty(fileno(out)) || !(mem = open_memstream(&text, &len))) {
+		table__render(out, &snap->report, snap->profile, to);
+		fputc('\n', out);
+	} else {
+		table__render(mem, &snap->report, snap->profile, to);
+		fclose(mem);
+		redraw(out, text, rows);
+		free(text);
+	}
+	fflush(out);
 }
 
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = cfg->threads, .metric = cfg->metric };
-	struct table_opts to = { .width = terminal_width(), .top = cfg->top,
-				 .metric = cfg->metric, .threads = cfg->threads,
+	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric };
+	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
 				 .min_share = 0.005 };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
-	bool tty = isatty(fileno(out));
 	struct snapshot snap = {};
+	unsigned rows;
 	int err;
 
+	terminal_size(&to.width, &rows);
 	for (size_t i = 0; i < s->ntargets; i++)
 		target__refresh(&s->targets[i]);
 	err = collector__read(s->col);
@@ -185,15 +229,10 @@ static int show(struct session *s, bool final)
 	snap.report.final = final;
 	snap.report.note = s->note;
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	if (!final && tty)
-		fputs("\033[H\033[2J", out); /* redraw in place */
-	if (final || !cfg->quiet) {
-		table__render(out, &snap.report, snap.profile, &to);
-		fputc('\n', out);
-		fflush(out);
-	}
+	if (final || !cfg->quiet)
+		render(out, &snap, &to, !final, rows);
 	if (final && cfg->folded)
-		err = snapshot__write_folded(&snap, cfg->folded, cfg->metric);
+		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
 cleanup:
 	snapshot__fini(&snap);
 	return err;

@@ -88,7 +88,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		gap[i] = kern[i] - (grow[i] - rel[i]);
 	}
 	proc_title(out, width, s);
-	proc_row(out, width, "rss now", rss, false);
+	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
 	proc_row(out, width, "kernel change since attach", kern, true);
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
