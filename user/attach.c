@@ -57,10 +57,39 @@ static int explain_load_error(int err)
 	return err;
 }
 
+#define CAP_SYS_ADMIN 21
+#define CAP_PERFMON 38
+#define CAP_BPF 39
+
+/* Root, or CAP_BPF with CAP_PERFMON (or CAP_SYS_ADMIN), in the effective set. */
+static bool privileged(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> CAP_SYS_ADMIN & 1) || ((eff >> CAP_BPF & 1) && (eff >> CAP_PERFMON & 1));
+}
+
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
 	struct tracer *t;
 	int err;
+
+	if (!privileged()) {
+		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF and "
+				"CAP_PERFMON)\n");
+		return -EPERM;
+	}
 
 	if (access(VMLINUX_BTF, R_OK)) {
 		fprintf(stderr, "faultline: this kernel has no BTF (" VMLINUX_BTF " is missing): "

@@ -13,7 +13,7 @@ struct named_stack {
 	uint64_t stack;
 	uint64_t leaf_ret;
 	bool used;
-	bool retry; /* cut at an unmapped frame: name it again next time */
+	bool retry; /* cut at a frame outside code: name it again next time */
 	size_t n;
 	char **names; /* root first */
 };
@@ -152,7 +152,7 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 			name = symbolizer__name(sym, addr, buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "[unknown]+0x%" PRIx64, addr);
-		if (i > 0 && sym && !strncmp(name, "[unknown]", 9)) {
+		if (i > 0 && sym && !symbolizer__is_code(sym, addr)) {
 			kept = i;
 			*cut = true;
 			break;

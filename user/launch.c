@@ -4,7 +4,9 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "launch.h"
@@ -23,6 +25,37 @@ static void child_main(int go_fd, int exec_fd, char *const argv[])
 	if (write(exec_fd, &err, sizeof(err)) < 0)
 		_exit(127);
 	_exit(127);
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+int launch__check(const char *command)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(command, '/')) {
+		if (executable(command))
+			return 0;
+	} else {
+		for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+			size_t n = strcspn(p, ":");
+
+			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", command);
+			if (executable(buf))
+				return 0;
+			p += n + (p[n] == ':');
+		}
+	}
+	fprintf(stderr, "faultline: cannot run '%s': %s\n", command,
+		errno == EACCES || !strchr(command, '/') ? "not found or not executable"
+							 : strerror(errno ? errno : ENOENT));
+	return -ENOENT;
 }
 
 int launch__fork(struct launch *l, char *const argv[])

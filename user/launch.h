@@ -13,6 +13,10 @@ struct launch {
 	int exec_fd; /* read end, close-on-exec in the child: EOF means the exec happened */
 };
 
+/* Checks that @command can be executed (found in PATH when it has no '/'), before anything is
+ * loaded. Returns 0, or -errno reported on stderr. */
+int launch__check(const char *command);
+
 /* Forks a child that blocks until launch__go(). Returns 0 or -errno. */
 int launch__fork(struct launch *l, char *const argv[]);
 

@@ -111,6 +111,8 @@ static int setup(struct session *s)
 	};
 	int err;
 
+	if (cfg->command && (err = launch__check(cfg->command[0])))
+		return err;
 	for (size_t i = 0; i < cfg->npids; i++) {
 		err = target__init(&s->targets[s->ntargets], cfg->pids[i]);
 		if (err)

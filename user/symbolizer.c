@@ -497,3 +497,10 @@ int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t
 	close(fd);
 	return got == (ssize_t)len ? 0 : -EIO;
 }
+
+bool symbolizer__is_code(struct symbolizer *s, uint64_t addr)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+
+	return e && (e->perms & PROCMAP_EXEC);
+}

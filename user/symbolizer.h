@@ -7,6 +7,7 @@
 #ifndef FAULTLINE_SYMBOLIZER_H
 #define FAULTLINE_SYMBOLIZER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -59,6 +60,9 @@ int symbolizer__func_start(struct symbolizer *s, uint64_t addr, uint64_t *start)
  * exits). Returns 0, -ENOENT when @addr..@addr+@len is not in one executable file mapping, or
  * -errno. */
 int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t len);
+
+/* True when @addr lies in an executable mapping of the snapshot. */
+bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
 
 /* How many times the maps were read again (explicitly or on a miss). */
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
