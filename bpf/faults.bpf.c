@@ -34,7 +34,6 @@ static __always_inline void fl_charge(struct fl_key *key, int member, __s64 delt
 		__sync_fetch_and_add(&c->grow[member], grow);
 	else
 		__sync_fetch_and_add(&c->release[member], release);
-	__sync_fetch_and_add(&stats.rss_events, 1);
 }
 
 /* The state of a target's mm seen for the first time, with its baseline (rss_math.h). */
@@ -59,20 +58,32 @@ static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 s
 	return fl_rss_delta(old, size);
 }
 
+/*
+ * The state of the current process's mm @mm_id, created when the process is a target. Only
+ * targets' mms have state, so a hit spares the target lookup; a hit for another process is an
+ * exited target's entry whose mm_id a new mm reuses, and goes.
+ */
+static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id)
+{
+	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	struct fl_proc *p;
+
+	if (mm && mm->tgid == tgid)
+		return mm;
+	if (mm)
+		bpf_map_delete_elem(&mm_state, &mm_id);
+	p = fl_target(tgid);
+	return p ? fl_mm_create(p, tgid, mm_id) : NULL;
+}
+
 /* A change of the current thread's own mm: charged to its user stack. */
 static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
-	struct fl_proc *p = fl_target(key.tgid);
-	struct fl_mm *mm;
+	struct fl_mm *mm = fl_own_mm(key.tgid, mm_id);
 	__s64 delta;
 
-	if (!p)
-		return;
-	mm = bpf_map_lookup_elem(&mm_state, &mm_id);
-	if (!mm)
-		mm = fl_mm_create(p, key.tgid, mm_id);
 	if (!mm)
 		return;
 	delta = fl_mm_advance(mm, member, size);
@@ -138,7 +149,6 @@ int fl_page_fault(struct fl_page_fault_args *ctx)
 	__sync_fetch_and_add(&c->faults, 1);
 	if (ctx->error_code & X86_PF_WRITE)
 		__sync_fetch_and_add(&c->write_faults, 1);
-	__sync_fetch_and_add(&stats.fault_events, 1);
 	return 0;
 }
 

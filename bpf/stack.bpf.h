@@ -31,17 +31,16 @@ struct {
 
 static long fl_vma_exec(struct task_struct *task, struct vm_area_struct *vma, void *exec)
 {
-	*(bool *)exec = BPF_CORE_READ(vma, vm_flags) & VM_EXEC;
+	*(bool *)exec = vma->vm_flags & VM_EXEC;
 	return 0;
 }
 
-/* The word at the user stack pointer when it points into executable code (see fl_key). */
-static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 sp)
+/* @word, the word at the user stack pointer, when it points into executable code (fl_key). */
+static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 word)
 {
 	bool exec = false;
-	__u64 word;
 
-	if (bpf_probe_read_user(&word, sizeof(word), (void *)sp) || word < 4096)
+	if (word < 4096)
 		return 0;
 	/* fails with -EBUSY when mmap_lock is contended: then the frame is just not added */
 	if (bpf_find_vma(task, word, fl_vma_exec, &exec, 0) || !exec)
@@ -49,12 +48,23 @@ static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 sp)
 	return word;
 }
 
+/*
+ * The top of the user stack is read in one copy: each bpf_probe_read_user costs about as much
+ * as a small copy, and most walks find their first frames in this window.
+ */
+#define FL_WINDOW 1024
+
 /* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
+struct fl_scratch {
+	struct fl_stack st;
+	__u64 win[FL_WINDOW / 8 + 2]; /* +2: a frame read at the last index stays inside */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct fl_stack);
+	__type(value, struct fl_scratch);
 } stack_scratch SEC(".maps") __weak;
 
 /* FNV-1a over whole words, then a final avalanche; never 0 (0 means "no stack"). */
@@ -73,42 +83,92 @@ static __always_inline __u64 fl_stack_hash(const struct fl_stack *st, long n)
 	return h ? h : 1;
 }
 
-/* The stacks-map key of the current user stack, stored when new; 0 when it is lost. */
-static __always_inline __u64 fl_take_stack(void *ctx)
+struct fl_frame {
+	__u64 next; /* the caller's frame pointer, saved by the prologue */
+	__u64 ret;  /* the return address pushed by the call */
+};
+
+/*
+ * Walks the frame-pointer chain from the user registers into @st, leaf first, and zeroes what
+ * the previous walk left beyond it. Same rules as the kernel's perf walker: stop at a null or
+ * unreadable frame, or one that does not move up the stack. Returns the frame count.
+ */
+static __always_inline int fl_fp_walk(struct fl_scratch *s, __u64 ip, __u64 bp, __u64 sp,
+				      bool have_win)
+{
+	struct fl_stack *st = &s->st;
+	struct fl_frame f;
+	int n = 1, i;
+
+	st->ips[0] = ip;
+	for (i = 1; i < FL_MAX_STACK_DEPTH; i++) {
+		__u64 off = bp - sp;
+
+		if (bp < sp || bp & 7)
+			break;
+		if (have_win && off < FL_WINDOW) {
+			off = (off / 8) & (FL_WINDOW / 8 - 1);
+			f.next = s->win[off];
+			f.ret = s->win[off + 1];
+		} else if (bpf_probe_read_user(&f, sizeof(f), (void *)bp)) {
+			break;
+		}
+		if (!f.ret)
+			break;
+		st->ips[i] = f.ret;
+		n++;
+		if (f.next <= bp)
+			break;
+		bp = f.next;
+	}
+	for (i = n; i < FL_MAX_STACK_DEPTH; i++) {
+		if (!st->ips[i])
+			break;
+		st->ips[i] = 0;
+	}
+	return n;
+}
+
+/*
+ * Fills the stack fields of @key with the current user stack (see fl_key), stored in the
+ * stacks map when new.
+ */
+static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp, __u64 sp,
+				    struct fl_key *key)
 {
 	__u32 zero = 0;
-	struct fl_stack *st = bpf_map_lookup_elem(&stack_scratch, &zero);
-	long bytes;
+	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	bool have_win;
 	__u64 h;
+	int n;
 
-	if (!st)
-		return 0;
-	/* fills the rest of the buffer with zeros */
-	bytes = bpf_get_stack(ctx, st->ips, sizeof(st->ips), BPF_F_USER_STACK);
-	__sync_fetch_and_add(&stats.stack_walks, 1);
-	if (bytes <= 0) {
+	key->stack = 0;
+	key->origin = FL_ORIGIN_STACK_LOST;
+	key->leaf_ret = 0;
+	if (!s)
+		return;
+	if (!ip) {
 		fl_drop(FL_DROP_STACK_FAILED);
-		return 0;
+		return;
 	}
-	h = fl_stack_hash(st, bytes / sizeof(__u64));
+	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
+	have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
+	n = fl_fp_walk(s, ip, bp, sp, have_win);
+	h = fl_stack_hash(&s->st, n);
 	if (!bpf_map_lookup_elem(&stacks, &h)) {
-		long err = bpf_map_update_elem(&stacks, &h, st, BPF_NOEXIST);
+		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
 
 		if (err && err != -17 /* EEXIST: stored by another CPU meanwhile */) {
 			fl_drop(FL_DROP_STACKS_FULL);
-			return 0;
+			return;
 		}
 	}
-	return h;
-}
-
-/* Fills the stack fields of @key from a fresh walk. */
-static __always_inline void fl_walk(void *ctx, struct task_struct *task, __u64 sp,
-				    struct fl_key *key)
-{
-	key->stack = fl_take_stack(ctx);
-	key->origin = key->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
-	key->leaf_ret = key->stack ? fl_leaf_ret(task, sp) : 0;
+	key->stack = h;
+	key->origin = FL_ORIGIN_USER;
+	if (have_win)
+		key->leaf_ret = fl_leaf_ret(task, s->win[0]);
+	else if (!bpf_probe_read_user(&h, sizeof(h), (void *)sp))
+		key->leaf_ret = fl_leaf_ret(task, h);
 }
 
 /*
@@ -121,14 +181,14 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u64 ip = BPF_CORE_READ(regs, ip), sp = BPF_CORE_READ(regs, sp);
-	__u64 bp = BPF_CORE_READ(regs, bp);
+	__u64 ip = regs->ip, sp = regs->sp;
+	__u64 bp = regs->bp;
 	struct fl_stack_cache *c;
 
 	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		fl_walk(ctx, task, sp, key);
+		fl_walk(task, ip, bp, sp, key);
 		return;
 	}
 	if (!fault) {
@@ -137,11 +197,11 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 			key->origin = c->origin;
 			key->leaf_ret = c->leaf_ret;
 		} else {
-			fl_walk(ctx, task, sp, key);
+			fl_walk(task, ip, bp, sp, key);
 		}
 		return;
 	}
-	fl_walk(ctx, task, sp, key);
+	fl_walk(task, ip, bp, sp, key);
 	c->stack = key->stack;
 	c->origin = key->origin;
 	c->leaf_ret = key->leaf_ret;
