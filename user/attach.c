@@ -150,6 +150,25 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
 	return 0;
 }
 
+void tracer__remove_target(struct tracer *t, pid_t pid)
+{
+	int mm_fd = bpf_map__fd(t->skel->maps.mm_state);
+	__u32 tgid = pid, key, next, stale[64];
+	struct fl_mm mm;
+	size_t n = 0;
+	void *prev = NULL;
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.procs), &tgid);
+	while (n < sizeof(stale) / sizeof(stale[0]) && !bpf_map_get_next_key(mm_fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(mm_fd, &next, &mm) && mm.tgid == tgid)
+			stale[n++] = next;
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(mm_fd, &stale[i]);
+}
+
 int tracer__attach(struct tracer *t)
 {
 	int err = faultline__attach(t->skel);

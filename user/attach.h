@@ -29,6 +29,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o);
  * counted from its exec on. Returns 0 or -errno. */
 int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed);
 
+/* Drops @pid from the targets once it has exited, with the state of its mms, so a new mm that
+ * reuses one of their ids is not taken for the target's. */
+void tracer__remove_target(struct tracer *t, pid_t pid);
+
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);
 

@@ -259,13 +259,18 @@ static void reap(struct session *s)
 		case 2:
 			s->launched = false;
 			s->targets[0].sum.alive = false;
+			tracer__remove_target(s->tracer, s->launch.pid);
 			break;
 		}
 	}
-	for (size_t i = 0; i < s->ntargets; i++)
-		if (s->targets[i].sum.alive && target__exited(&s->targets[i]))
-			fprintf(stderr, "faultline: process %d (%s) exited\n",
-				s->targets[i].sum.pid, s->targets[i].sum.comm);
+	for (size_t i = 0; i < s->ntargets; i++) {
+		struct target *t = &s->targets[i];
+
+		if (!t->sum.alive || !target__exited(t))
+			continue;
+		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
+		tracer__remove_target(s->tracer, t->sum.pid);
+	}
 }
 
 static bool any_alive(const struct session *s)
