@@ -99,6 +99,10 @@ static void announce(const struct session *s)
 	fprintf(stderr, "; Ctrl-C to stop\n");
 	if (s->note)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
+	if (s->cfg->verbose)
+		fprintf(stderr, "faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
+				"updates %s\n", s->cfg->stack_storage, s->cfg->stack_storage * 4,
+			MAX_THREADS, tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
 }
 
 static int setup(struct session *s)
@@ -235,6 +239,13 @@ static int show(struct session *s, bool final)
 		render(out, &snap, &to, !final, rows);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+	if (final && cfg->verbose) {
+		size_t nrows;
+
+		collector__rows(s->col, &nrows);
+		fprintf(stderr, "faultline: %zu counts rows, %zu distinct stacks, %.1f s session\n",
+			nrows, snap.profile->nstacks, snap.report.elapsed_s);
+	}
 cleanup:
 	snapshot__fini(&snap);
 	return err;
