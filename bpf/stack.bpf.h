@@ -55,8 +55,15 @@ static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 word)
 #define FL_WINDOW 1024
 
 /* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
+struct fl_frame {
+	__u64 next; /* the caller's frame pointer, saved by the prologue */
+	__u64 ret;  /* the return address pushed by the call */
+};
+
 struct fl_scratch {
 	struct fl_stack st;
+	struct fl_frame frame; /* not on the BPF stack: 6.18's verifier rejects stack slots in
+				* bpf_loop() callbacks here ("verifier bug: stack slot 1") */
 	__u64 win[FL_WINDOW / 8 + 2]; /* +2: a frame read at the last index stays inside */
 };
 
@@ -67,66 +74,78 @@ struct {
 	__type(value, struct fl_scratch);
 } stack_scratch SEC(".maps") __weak;
 
-/* FNV-1a over whole words, then a final avalanche; never 0 (0 means "no stack"). */
-static __always_inline __u64 fl_stack_hash(const struct fl_stack *st, long n)
-{
-	__u64 h = 0xcbf29ce484222325ull;
+/* FNV-1a over whole words; fl_hash_end() avalanches and never gives 0 (0: "no stack"). */
+#define FL_HASH_INIT 0xcbf29ce484222325ull
 
-	for (int i = 0; i < FL_MAX_STACK_DEPTH; i++) {
-		if (i >= n)
-			break;
-		h = (h ^ st->ips[i]) * 0x100000001b3ull;
-	}
+static __always_inline __u64 fl_hash_end(__u64 h)
+{
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return h ? h : 1;
 }
 
-struct fl_frame {
-	__u64 next; /* the caller's frame pointer, saved by the prologue */
-	__u64 ret;  /* the return address pushed by the call */
+/* The state of one walk, passed to the bpf_loop() callbacks. */
+struct fl_walk_state {
+	struct fl_scratch *s;
+	__u64 bp;
+	__u64 sp;
+	__u64 hash;
+	__u32 n; /* frames written */
+	bool have_win;
 };
 
 /*
- * Walks the frame-pointer chain from the user registers into @st, leaf first, and zeroes what
- * the previous walk left beyond it. Same rules as the kernel's perf walker: stop at a null or
- * unreadable frame, or one that does not move up the stack. Returns the frame count.
+ * One step up the frame-pointer chain: the rules of the kernel's perf walker (stop at a
+ * misaligned, null or unreadable frame, or one that does not move up the stack). bpf_loop()
+ * keeps verification to one pass over the body, where an unrolled 127-step loop took the
+ * verifier seconds.
  */
-static __always_inline int fl_fp_walk(struct fl_scratch *s, __u64 ip, __u64 bp, __u64 sp,
-				      bool have_win)
+static long fl_walk_step(__u32 i, struct fl_walk_state *w)
 {
-	struct fl_stack *st = &s->st;
-	struct fl_frame f;
-	int n = 1, i;
+	struct fl_frame *f = &w->s->frame;
+	__u64 off = w->bp - w->sp;
 
-	st->ips[0] = ip;
-	for (i = 1; i < FL_MAX_STACK_DEPTH; i++) {
-		__u64 off = bp - sp;
+	if (i >= FL_MAX_STACK_DEPTH - 1 || w->bp < w->sp || w->bp & 7)
+		return 1;
+	if (w->have_win && off < FL_WINDOW) {
+		off = (off / 8) & (FL_WINDOW / 8 - 1);
+		f->next = w->s->win[off];
+		f->ret = w->s->win[off + 1];
+	} else if (bpf_probe_read_user(f, sizeof(*f), (void *)w->bp)) {
+		return 1;
+	}
+	if (!f->ret)
+		return 1;
+	w->s->st.ips[i + 1] = f->ret;
+	w->hash = (w->hash ^ f->ret) * 0x100000001b3ull;
+	w->n = i + 2;
+	if (f->next <= w->bp)
+		return 1;
+	w->bp = f->next;
+	return 0;
+}
 
-		if (bp < sp || bp & 7)
-			break;
-		if (have_win && off < FL_WINDOW) {
-			off = (off / 8) & (FL_WINDOW / 8 - 1);
-			f.next = s->win[off];
-			f.ret = s->win[off + 1];
-		} else if (bpf_probe_read_user(&f, sizeof(f), (void *)bp)) {
-			break;
-		}
-		if (!f.ret)
-			break;
-		st->ips[i] = f.ret;
-		n++;
-		if (f.next <= bp)
-			break;
-		bp = f.next;
-	}
-	for (i = n; i < FL_MAX_STACK_DEPTH; i++) {
-		if (!st->ips[i])
-			break;
-		st->ips[i] = 0;
-	}
-	return n;
+/* Zeroes what a longer previous walk left after this one's last frame. */
+static long fl_clear_step(__u32 i, struct fl_walk_state *w)
+{
+	__u32 at = w->n + i;
+
+	if (at >= FL_MAX_STACK_DEPTH || !w->s->st.ips[at])
+		return 1;
+	w->s->st.ips[at] = 0;
+	return 0;
+}
+
+/* Walks the user stack into @w->s->st, leaf first; sets @w->n and returns the stack's hash. */
+static __always_inline __u64 fl_fp_walk(struct fl_walk_state *w, __u64 ip)
+{
+	w->s->st.ips[0] = ip;
+	w->hash = (FL_HASH_INIT ^ ip) * 0x100000001b3ull;
+	w->n = 1;
+	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_walk_step, w, 0);
+	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
+	return fl_hash_end(w->hash);
 }
 
 /*
@@ -138,9 +157,8 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 {
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
-	bool have_win;
+	struct fl_walk_state w = { .bp = bp, .sp = sp };
 	__u64 h;
-	int n;
 
 	key->stack = 0;
 	key->origin = FL_ORIGIN_STACK_LOST;
@@ -152,9 +170,9 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 		return;
 	}
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
-	have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
-	n = fl_fp_walk(s, ip, bp, sp, have_win);
-	h = fl_stack_hash(&s->st, n);
+	w.s = s;
+	w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
+	h = fl_fp_walk(&w, ip);
 	if (!bpf_map_lookup_elem(&stacks, &h)) {
 		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
 
@@ -165,7 +183,7 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	}
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
-	if (have_win)
+	if (w.have_win)
 		key->leaf_ret = fl_leaf_ret(task, s->win[0]);
 	else if (!bpf_probe_read_user(&h, sizeof(h), (void *)sp))
 		key->leaf_ret = fl_leaf_ret(task, h);
