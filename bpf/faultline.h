@@ -123,9 +123,12 @@ struct fl_stack_cache {
 	__u64 stack;
 	__u64 leaf_ret;
 	__u32 origin;
-	__u32 _pad;
+	__u32 sp_word_exec; /* sp_word lies in executable code */
+	/* the last word seen at the stack pointer: bpf_find_vma() costs up to microseconds, and a
+	 * loop that faults again and again sees the same word */
+	__u64 sp_word;
 };
-_Static_assert(sizeof(struct fl_stack_cache) == 48, "fl_stack_cache layout");
+_Static_assert(sizeof(struct fl_stack_cache) == 56, "fl_stack_cache layout");
 
 /* Global counters in .bss, updated atomically: losses only, which are rare, since a counter
  * every CPU bumps on every event costs a contended cache line per fault. */

@@ -153,7 +153,7 @@ static __always_inline __u64 fl_fp_walk(struct fl_walk_state *w, __u64 ip)
  * stacks map when new.
  */
 static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp, __u64 sp,
-				    struct fl_key *key)
+				    struct fl_key *key, struct fl_stack_cache *c)
 {
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
@@ -184,9 +184,18 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
 	if (w.have_win)
-		key->leaf_ret = fl_leaf_ret(task, s->win[0]);
-	else if (!bpf_probe_read_user(&h, sizeof(h), (void *)sp))
-		key->leaf_ret = fl_leaf_ret(task, h);
+		h = s->win[0];
+	else if (bpf_probe_read_user(&h, sizeof(h), (void *)sp))
+		return;
+	if (c && c->sp_word == h) {
+		key->leaf_ret = c->sp_word_exec ? h : 0;
+		return;
+	}
+	key->leaf_ret = fl_leaf_ret(task, h);
+	if (c) {
+		c->sp_word = h;
+		c->sp_word_exec = key->leaf_ret != 0;
+	}
 }
 
 /*
@@ -206,7 +215,7 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		fl_walk(task, ip, bp, sp, key);
+		fl_walk(task, ip, bp, sp, key, NULL);
 		return;
 	}
 	if (!fault) {
@@ -215,11 +224,11 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 			key->origin = c->origin;
 			key->leaf_ret = c->leaf_ret;
 		} else {
-			fl_walk(task, ip, bp, sp, key);
+			fl_walk(task, ip, bp, sp, key, c);
 		}
 		return;
 	}
-	fl_walk(task, ip, bp, sp, key);
+	fl_walk(task, ip, bp, sp, key, c);
 	c->stack = key->stack;
 	c->origin = key->origin;
 	c->leaf_ret = key->leaf_ret;
