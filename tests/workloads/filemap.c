@@ -28,12 +28,8 @@ __attribute__((noinline)) void read_file_pages(const char *p, size_t len)
 static const char *map_file(const char *dir, size_t len)
 {
 	int fd = wl_temp_file(dir, len);
-	char *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	char *p = wl_map(len, PROT_READ, MAP_PRIVATE, fd);
 
-	if (p == MAP_FAILED)
-		wl_die("mmap");
-	if (madvise(p, len, MADV_NOHUGEPAGE))
-		wl_die("madvise(MADV_NOHUGEPAGE)");
 	close(fd);
 	return p;
 }

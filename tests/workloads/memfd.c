@@ -29,11 +29,7 @@ static char *map_memfd(size_t len)
 		wl_die("memfd_create");
 	if (ftruncate(fd, (off_t)len))
 		wl_die("ftruncate");
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		wl_die("mmap");
-	if (madvise(p, len, MADV_NOHUGEPAGE))
-		wl_die("madvise(MADV_NOHUGEPAGE)");
+	p = wl_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
 	close(fd);
 	return p;
 }

@@ -167,15 +167,21 @@ static inline void wl_finish(const struct wl_args *a)
  * would make 2 MiB resident at once, and the first touch of a 2 MiB range would be charged
  * for bytes that were never touched.
  */
-static inline char *wl_map_anon(size_t len)
+/* mmap(2) with huge pages off, so each touched page is one 4 KiB fault; dies on failure. */
+static inline char *wl_map(size_t len, int prot, int flags, int fd)
 {
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, len, prot, flags, fd, 0);
 
 	if (p == MAP_FAILED)
 		wl_die("mmap");
 	if (madvise(p, len, MADV_NOHUGEPAGE))
 		wl_die("madvise(MADV_NOHUGEPAGE)");
 	return p;
+}
+
+static inline char *wl_map_anon(size_t len)
+{
+	return wl_map(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 }
 
 /*
