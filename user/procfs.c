@@ -51,6 +51,8 @@ int procfs__parse_status(FILE *f, struct proc_status *out)
 
 	memset(out, 0, sizeof(*out));
 	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %d", &out->tgid) == 1)
+			continue;
 		for (i = 0; i < sizeof(status_fields) / sizeof(status_fields[0]); i++) {
 			const struct status_field *sf = &status_fields[i];
 			size_t klen = strlen(sf->key);

@@ -15,6 +15,7 @@ struct proc_status {
 	uint64_t rss_file;
 	uint64_t rss_shmem;
 	uint64_t vm_swap;
+	int tgid; /* Tgid: the process a thread id belongs to (0 when the file has none) */
 };
 
 /* Parses /proc/PID/status from @f into @out. Returns 0, or -EINVAL when VmRSS is missing

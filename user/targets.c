@@ -19,24 +19,6 @@ static int pidfd_of(pid_t pid)
 #endif
 }
 
-/* The thread group of @pid (itself for a process, its process for a thread id), or -errno. */
-static pid_t tgid_of(pid_t pid)
-{
-	char path[64], line[256];
-	pid_t tgid = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
 static int explain_pid_error(pid_t pid, int err)
 {
 	if (err == -ENOENT || err == -ESRCH)
@@ -51,19 +33,19 @@ static int explain_pid_error(pid_t pid, int err)
 
 int target__init(struct target *t, pid_t pid)
 {
-	pid_t tgid = tgid_of(pid);
+	pid_t tgid;
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->pidfd = -1;
-	if (tgid < 0)
-		return explain_pid_error(pid, tgid);
+	/* a thread id has a /proc entry too, with its process's memory figures */
+	err = procfs__read_status(pid, &t->sum.at_attach);
+	if (err)
+		return explain_pid_error(pid, err);
+	tgid = t->sum.at_attach.tgid > 0 ? t->sum.at_attach.tgid : pid;
 	if (tgid != pid)
 		fprintf(stderr, "faultline: %d is a thread of process %d: profiling the whole "
 				"process\n", pid, tgid);
-	err = procfs__read_status(tgid, &t->sum.at_attach);
-	if (err)
-		return explain_pid_error(tgid, err);
 	t->sum.pid = tgid;
 	t->sum.alive = true;
 	t->sum.now = t->sum.at_attach;

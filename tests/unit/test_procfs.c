@@ -120,3 +120,16 @@ Test(procfs, read_comm_gone)
 	cr_expect_eq(procfs__read_comm(NO_SUCH_PID, buf, sizeof(buf)), -ESRCH);
 	cr_expect_str_eq(buf, "");
 }
+
+Test(procfs, status_tgid)
+{
+	const char text[] = "Name:\tworker\nTgid:\t4242\nPid:\t4250\nVmRSS:\t    8 kB\n";
+	struct proc_status st;
+	FILE *f = fmemopen((void *)text, sizeof(text) - 1, "r");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(procfs__parse_status(f, &st), 0);
+	fclose(f);
+	cr_expect_eq(st.tgid, 4242);
+	cr_expect_eq(st.vm_rss, 8192);
+}
