@@ -4,6 +4,7 @@
  * middle of a session, and nothing left attached after SIGINT.
  */
 #include <criterion/criterion.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,4 +178,57 @@ Test(session, nothing_left_attached_after_sigint_links)
 	h_attach_start_ok(&r, "threads", wl, NULL);
 	check_detached(r.fl.proc.pid, "link", "link_id", &r);
 	h_folded_free(&r.folded);
+}
+
+/* Runs faultline as user nobody (setuid drops every capability), stderr into @err. */
+static int run_unprivileged(char *err, size_t len)
+{
+	char self[16];
+	int fds[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	snprintf(self, sizeof(self), "%d", getpid());
+	cr_assert_eq(pipe(fds), 0, "pipe");
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork");
+	if (pid == 0) {
+		dup2(fds[1], STDERR_FILENO);
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(99);
+		execl(getenv("FAULTLINE"), "faultline", "-q", "-d", "1", "-p", self, (char *)NULL);
+		_exit(98);
+	}
+	close(fds[1]);
+	while (got < (ssize_t)len - 1 && (n = read(fds[0], err + got, len - 1 - got)) > 0)
+		got += n;
+	err[got] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+Test(session, unprivileged_is_a_clear_runtime_error)
+{
+	char err[1024];
+	int code = run_unprivileged(err, sizeof(err));
+
+	cr_expect_eq(code, 1, "as nobody: exit status %d, not 1; stderr:\n%s", code, err);
+	cr_expect(strstr(err, "root"), "the error does not say root is needed; stderr:\n%s", err);
+	cr_expect(!strstr(err, "libbpf"), "libbpf's own messages leak out; stderr:\n%s", err);
+}
+
+Test(session, command_that_cannot_run_is_a_runtime_error)
+{
+	static const char *const args[] = { "-q", "--", "/nonexistent/command", NULL };
+	struct h_session s;
+	char *err;
+	int code = run_to_end(&s, args);
+
+	err = h_read_file(s.err_path);
+	cr_expect_eq(code, 1, "exit status %d, not 1; stderr:\n%s", code, err);
+	cr_expect(strstr(err, "/nonexistent/command"), "the error does not name the command:\n%s",
+		  err);
+	free(err);
 }
