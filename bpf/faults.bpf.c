@@ -11,7 +11,6 @@
 #include "rss_math.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
-#include "core_fixes.bpf.h"
 
 /* include/linux/sched.h: not in BTF, stable for years */
 #define PF_MEMALLOC 0x00000800
@@ -133,8 +132,13 @@ int fl_rss_stat(struct trace_event_raw_rss_stat *ctx)
 	return 0;
 }
 
-SEC("tracepoint/exceptions/page_fault_user")
-int fl_page_fault(struct fl_page_fault_args *ctx)
+/*
+ * A raw tracepoint: page_fault_user fires for every user fault on the machine, and the classic
+ * tracepoint would first format a record that this program reads one field of.
+ * TP_PROTO(unsigned long address, struct pt_regs *regs, unsigned long error_code).
+ */
+SEC("raw_tp/page_fault_user")
+int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
@@ -147,7 +151,7 @@ int fl_page_fault(struct fl_page_fault_args *ctx)
 	if (!c)
 		return 0;
 	__sync_fetch_and_add(&c->faults, 1);
-	if (ctx->error_code & X86_PF_WRITE)
+	if (ctx->args[2] & X86_PF_WRITE)
 		__sync_fetch_and_add(&c->write_faults, 1);
 	return 0;
 }
