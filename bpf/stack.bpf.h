@@ -158,7 +158,7 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
 	struct fl_walk_state w = { .bp = bp, .sp = sp };
-	__u64 h;
+	__u64 h, word;
 
 	key->stack = 0;
 	key->origin = FL_ORIGIN_STACK_LOST;
@@ -184,16 +184,16 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
 	if (w.have_win)
-		h = s->win[0];
-	else if (bpf_probe_read_user(&h, sizeof(h), (void *)sp))
+		word = s->win[0];
+	else if (bpf_probe_read_user(&word, sizeof(word), (void *)sp))
 		return;
-	if (c && c->sp_word == h) {
-		key->leaf_ret = c->sp_word_exec ? h : 0;
+	if (c && c->sp_word == word) {
+		key->leaf_ret = c->sp_word_exec ? word : 0;
 		return;
 	}
-	key->leaf_ret = fl_leaf_ret(task, h);
+	key->leaf_ret = fl_leaf_ret(task, word);
 	if (c) {
-		c->sp_word = h;
+		c->sp_word = word;
 		c->sp_word_exec = key->leaf_ret != 0;
 	}
 }
