@@ -120,10 +120,10 @@ struct fl_stack_cache {
 	__u64 ip;
 	__u64 sp;
 	__u64 bp;
-	__u64 stack;
+	__u64 stack; /* 0: the walk failed (FL_ORIGIN_STACK_LOST) */
 	__u64 leaf_ret;
-	__u32 origin;
 	__u32 sp_word_exec; /* sp_word lies in executable code */
+	__u32 _pad;
 	/* the last word seen at the stack pointer: bpf_find_vma() costs up to microseconds, and a
 	 * loop that faults again and again sees the same word */
 	__u64 sp_word;

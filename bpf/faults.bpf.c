@@ -44,7 +44,7 @@ static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u3
 	p->flags = fl_mm_baseline(p, mm_id, mm.last);
 	p->mm_id = mm_id;
 	err = bpf_map_update_elem(&mm_state, &mm_id, &mm, BPF_NOEXIST);
-	if (err && err != -17 /* EEXIST: another thread of the process won */)
+	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_MM_FULL);
 	return bpf_map_lookup_elem(&mm_state, &mm_id);
 }

@@ -54,6 +54,9 @@ struct {
 
 extern struct fl_stats stats;
 
+/* bpf_map_update_elem(BPF_NOEXIST) lost a race to another CPU: the entry is there. */
+#define FL_EEXIST 17
+
 static __always_inline void fl_drop(enum fl_drop why)
 {
 	if (why < FL_DROP__COUNT)
@@ -95,7 +98,7 @@ static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct
 	if (!err) {
 		if (key->tid)
 			fl_note_thread(key->tgid, key->tid);
-	} else if (err != -17 /* EEXIST: another CPU created it */) {
+	} else if (err != -FL_EEXIST) {
 		fl_drop(FL_DROP_COUNTS_FULL);
 		return bpf_map_lookup_elem(&counts, &overflow);
 	}

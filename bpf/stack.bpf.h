@@ -176,7 +176,7 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	if (!bpf_map_lookup_elem(&stacks, &h)) {
 		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
 
-		if (err && err != -17 /* EEXIST: stored by another CPU meanwhile */) {
+		if (err && err != -FL_EEXIST) {
 			fl_drop(FL_DROP_STACKS_FULL);
 			return;
 		}
@@ -221,7 +221,7 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 	if (!fault) {
 		if (c->ip == ip && c->sp == sp && c->bp == bp) {
 			key->stack = c->stack;
-			key->origin = c->origin;
+			key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
 			key->leaf_ret = c->leaf_ret;
 		} else {
 			fl_walk(task, ip, bp, sp, key, c);
@@ -230,7 +230,6 @@ static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
 	}
 	fl_walk(task, ip, bp, sp, key, c);
 	c->stack = key->stack;
-	c->origin = key->origin;
 	c->leaf_ret = key->leaf_ret;
 	c->ip = ip;
 	c->sp = sp;

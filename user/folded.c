@@ -14,9 +14,6 @@
 struct folded_ctx {
 	FILE *out;
 	enum fl_metric metric;
-	const struct pnode **path; /* root-most first */
-	size_t depth;
-	size_t cap;
 };
 
 static int write_err(void)
@@ -41,18 +38,25 @@ static int write_frame(FILE *out, const char *name)
 	return 0;
 }
 
-static int write_line(struct folded_ctx *c, uint64_t value)
+/* The frames from the root's child down to @n, through the parent links. */
+static int write_path(FILE *out, const struct pnode *n)
 {
-	size_t i;
-	int err;
+	int err = 0;
 
-	for (i = 0; i < c->depth; i++) {
-		if (i && putc(';', c->out) == EOF)
-			return write_err();
-		err = write_frame(c->out, c->path[i]->name);
-		if (err)
-			return err;
+	if (n->parent && n->parent->name) {
+		err = write_path(out, n->parent);
+		if (!err && putc(';', out) == EOF)
+			err = write_err();
 	}
+	return err ? err : write_frame(out, n->name);
+}
+
+static int write_line(struct folded_ctx *c, const struct pnode *n, uint64_t value)
+{
+	int err = write_path(c->out, n);
+
+	if (err)
+		return err;
 	if (fprintf(c->out, " %" PRIu64 "\n", value) < 0)
 		return write_err();
 	return 0;
@@ -65,23 +69,6 @@ static int name_cmp(const void *a, const void *b)
 	int r = strcmp(x->name, y->name);
 
 	return r < 0 ? -1 : r > 0;
-}
-
-static int path_push(struct folded_ctx *c, const struct pnode *n)
-{
-	const struct pnode **tmp;
-	size_t cap;
-
-	if (c->depth == c->cap) {
-		cap = c->cap ? c->cap * 2 : 32;
-		tmp = realloc(c->path, cap * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		c->path = tmp;
-		c->cap = cap;
-	}
-	c->path[c->depth++] = n;
-	return 0;
 }
 
 static int write_subtree(struct folded_ctx *c, const struct pnode *n);
@@ -114,15 +101,8 @@ static int write_subtree(struct folded_ctx *c, const struct pnode *n)
 	/* A subtree with nothing to write is skipped whole. */
 	if (!metric__value(&n->total, c->metric))
 		return 0;
-	err = path_push(c, n);
-	if (err)
-		return err;
-	if (v)
-		err = write_line(c, v);
-	if (!err)
-		err = write_children(c, n);
-	c->depth--;
-	return err;
+	err = v ? write_line(c, n, v) : 0;
+	return err ? err : write_children(c, n);
 }
 
 int folded__write(FILE *out, const struct profile *p, enum fl_metric m)
@@ -134,6 +114,5 @@ int folded__write(FILE *out, const struct profile *p, enum fl_metric m)
 	err = write_children(&c, &p->root);
 	if (!err && fflush(out) == EOF)
 		err = write_err();
-	free(c.path);
 	return err;
 }
