@@ -34,7 +34,8 @@ enum fl_origin {
 	FL_ORIGIN_REMOTE = 3,	  /* another process acting on the target's memory */
 	FL_ORIGIN_STACK_LOST = 4, /* user stack could not be taken (see drops) */
 	FL_ORIGIN_OVERFLOW = 5,	  /* the counts map was full: charged per process here */
-	FL_ORIGIN__COUNT = 6,
+	FL_ORIGIN_UNMATCHED = 6,  /* frees of blocks allocated before attach (--alloc) */
+	FL_ORIGIN__COUNT = 7,
 };
 
 /* Every loss the BPF side can suffer; userspace shows each one. */
@@ -45,16 +46,39 @@ enum fl_drop {
 	FL_DROP_MM_FULL = 3,	     /* mm_state map full: that mm's changes are not seen */
 	FL_DROP_THREADS_FULL = 4,    /* threads map full: thread name unknown */
 	FL_DROP_TASK_STORAGE = 5,    /* no task storage: stack taken without the cache */
-	FL_DROP__COUNT = 6,
+	FL_DROP_LIVE_FULL = 6,	     /* live table full: an allocation's free cannot be matched */
+	FL_DROP_ALLOC_STATE = 7,     /* no task storage: an allocator call was not seen */
+	FL_DROP_HISTS_FULL = 8,	     /* alloc_hists map full: a call is missing from histograms */
+	FL_DROP__COUNT = 9,
+};
+
+/*
+ * The allocator functions --alloc probes, by what their arguments mean. Every spelling of
+ * operator new takes the size first, every operator delete the pointer first.
+ */
+enum fl_alloc_fn {
+	FL_FN_NONE = 0, /* not an allocation row */
+	FL_FN_MALLOC,
+	FL_FN_CALLOC,
+	FL_FN_REALLOC,
+	FL_FN_REALLOCARRAY,
+	FL_FN_POSIX_MEMALIGN,
+	FL_FN_ALIGNED_ALLOC, /* also memalign: (alignment, size) */
+	FL_FN_VALLOC,	     /* also pvalloc: (size) */
+	FL_FN_NEW,
+	FL_FN_NEW_ARRAY,
+	FL_FN_FREE, /* also every operator delete: (pointer, ...) */
+	FL_FN__COUNT,
 };
 
 /* Key of the counts map: one row per (process, thread, stack, origin). */
 struct fl_key {
 	__u32 tgid;
 	__u32 tid;
-	__u32 origin; /* enum fl_origin */
-	__u32 _pad;
-	__u64 stack;  /* key of the stacks map (a hash of the frames); 0 for origins but USER */
+	__u32 origin;	/* enum fl_origin */
+	__u32 alloc_fn; /* enum fl_alloc_fn: an allocation row, whose stack is taken where the
+			 * allocator returned (all frames are return addresses); 0 otherwise */
+	__u64 stack;	/* key of the stacks map (a hash of the frames); 0 for origins but USER */
 	/*
 	 * The code address found at the user stack pointer, 0 when it points to no executable
 	 * mapping. In a function without a frame (glibc's syscall wrappers, memset) it is the
@@ -70,8 +94,14 @@ struct fl_counts {
 	__u64 release[FL_MEMBERS]; /* bytes it fell, by member */
 	__u64 faults;		   /* user page faults */
 	__u64 write_faults;	   /* ... of which write faults (error_code bit 1) */
+	/* --alloc rows: weights, so estimates under --sample-bytes (exact counts without) */
+	__u64 allocs;		/* allocations made here */
+	__u64 alloc_bytes;	/* bytes their callers asked for */
+	__u64 frees;		/* of those allocations, freed since */
+	__u64 free_bytes;
+	__u64 unmatched_frees;	/* frees of blocks allocated before attach: no size known */
 };
-_Static_assert(sizeof(struct fl_counts) == 80, "fl_counts layout");
+_Static_assert(sizeof(struct fl_counts) == 120, "fl_counts layout");
 
 /* Value of the threads map (key: tid): the thread's name when it was last seen or renamed. */
 struct fl_thread {
@@ -135,5 +165,49 @@ _Static_assert(sizeof(struct fl_stack_cache) == 56, "fl_stack_cache layout");
 struct fl_stats {
 	__u64 drops[FL_DROP__COUNT];
 };
+
+/* Key of the live map: one allocated block of a target. */
+struct fl_live_key {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 ptr;
+};
+_Static_assert(sizeof(struct fl_live_key) == 16, "fl_live_key layout");
+
+/* Value of the live map: where a block was allocated and what it was charged, so its free
+ * takes back exactly that from the same row. */
+struct fl_live {
+	__u64 stack;
+	__u32 tid;
+	__u16 alloc_fn;
+	__u16 origin;
+	__u64 ts;    /* bpf_ktime_get_ns() at the allocation */
+	__u64 bytes; /* weight charged to alloc_bytes */
+	__u64 count; /* weight charged to allocs */
+};
+_Static_assert(sizeof(struct fl_live) == 40, "fl_live layout");
+
+#define FL_HIST_BUCKETS 32
+
+/* Value of the alloc_hists map (key: a counts key): log2 histograms of the recorded calls.
+ * Bucket 0 holds 0, bucket b holds [2^(b-1), 2^b), the last bucket everything above. */
+struct fl_alloc_hist {
+	__u64 size[FL_HIST_BUCKETS];	/* bytes asked for */
+	__u64 latency[FL_HIST_BUCKETS]; /* nanoseconds from entry to return */
+};
+_Static_assert(sizeof(struct fl_alloc_hist) == 512, "fl_alloc_hist layout");
+
+/* Per-thread state of the allocator probes (task storage). */
+struct fl_alloc_task {
+	__u64 sp;	   /* stack pointer at the outermost allocator entry; 0: in none */
+	__u64 ts;	   /* bpf_ktime_get_ns() at that entry */
+	__u64 size;	   /* bytes asked for */
+	__u64 arg;	   /* realloc: the old block; posix_memalign: where the pointer goes */
+	__u32 fn;	   /* enum fl_alloc_fn */
+	__u32 have_old;	   /* realloc: old holds the old block's live entry */
+	__s64 sample_left; /* --sample-bytes: bytes until the next sample point (0: unseeded) */
+	struct fl_live old;
+};
+_Static_assert(sizeof(struct fl_alloc_task) == 88, "fl_alloc_task layout");
 
 #endif /* FAULTLINE_H */
