@@ -7,7 +7,10 @@
 # exits 1. It mounts nothing (faultline mounts tracefs itself when it has to).
 set -eu
 
-PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc"
+# libcapstone-dev: probe placement (--alloc); libjemalloc2, libtcmalloc-minimal4: the
+# allocators the --alloc tests preload.
+PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
+libcapstone-dev libjemalloc2 libtcmalloc-minimal4"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -21,6 +24,9 @@ have() {
 	libelf-dev) test -f /usr/include/libelf.h -a -f /usr/include/gelf.h ;;
 	zlib1g-dev) test -f /usr/include/zlib.h ;;
 	libcriterion-dev) test -f /usr/include/criterion/criterion.h ;;
+	libcapstone-dev) test -f /usr/include/capstone/capstone.h ;;
+	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;
+	libtcmalloc-minimal4) test -f /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ;;
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.
 	bpftool) bpftool version >/dev/null 2>&1 ;;
 	llvm) command -v llvm-strip >/dev/null 2>&1 ;;
