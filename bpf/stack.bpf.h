@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The one source of user stacks. Today: frame-pointer walks by bpf_get_stack. Aggregation and
- * output only see (stack, origin, leaf_ret), so another unwinder can replace this file alone.
+ * The one source of user stacks. Today: our own frame-pointer walk. Aggregation and output
+ * only see (stack, origin, leaf_ret), so another unwinder can replace this file alone.
  */
 #ifndef FAULTLINE_STACK_BPF_H
 #define FAULTLINE_STACK_BPF_H
@@ -149,40 +149,59 @@ static __always_inline __u64 fl_fp_walk(struct fl_walk_state *w, __u64 ip)
 }
 
 /*
+ * Walks the user stack from (@ip, @bp, @sp) and fills key->stack and key->origin (stored in the
+ * stacks map when new). Returns the scratch holding the walk and its window (@w->have_win), or
+ * NULL when no stack was taken.
+ */
+static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp,
+							struct fl_key *key,
+							struct fl_walk_state *w)
+{
+	__u32 zero = 0;
+	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	__u64 h;
+
+	key->stack = 0;
+	key->origin = FL_ORIGIN_STACK_LOST;
+	key->leaf_ret = 0;
+	if (!s)
+		return NULL;
+	if (!ip) {
+		fl_drop(FL_DROP_STACK_FAILED);
+		return NULL;
+	}
+	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
+	w->s = s;
+	w->bp = bp;
+	w->sp = sp;
+	w->have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
+	h = fl_fp_walk(w, ip);
+	if (!bpf_map_lookup_elem(&stacks, &h)) {
+		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
+
+		if (err && err != -FL_EEXIST) {
+			fl_drop(FL_DROP_STACKS_FULL);
+			return NULL;
+		}
+	}
+	key->stack = h;
+	key->origin = FL_ORIGIN_USER;
+	return s;
+}
+
+/*
  * Fills the stack fields of @key with the current user stack (see fl_key), stored in the
  * stacks map when new.
  */
 static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp, __u64 sp,
 				    struct fl_key *key, struct fl_stack_cache *c)
 {
-	__u32 zero = 0;
-	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
-	struct fl_walk_state w = { .bp = bp, .sp = sp };
-	__u64 h, word;
+	struct fl_walk_state w = {};
+	struct fl_scratch *s = fl_stack_take(ip, bp, sp, key, &w);
+	__u64 word;
 
-	key->stack = 0;
-	key->origin = FL_ORIGIN_STACK_LOST;
-	key->leaf_ret = 0;
 	if (!s)
 		return;
-	if (!ip) {
-		fl_drop(FL_DROP_STACK_FAILED);
-		return;
-	}
-	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
-	w.s = s;
-	w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
-	h = fl_fp_walk(&w, ip);
-	if (!bpf_map_lookup_elem(&stacks, &h)) {
-		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
-
-		if (err && err != -FL_EEXIST) {
-			fl_drop(FL_DROP_STACKS_FULL);
-			return;
-		}
-	}
-	key->stack = h;
-	key->origin = FL_ORIGIN_USER;
 	if (w.have_win)
 		word = s->win[0];
 	else if (bpf_probe_read_user(&word, sizeof(word), (void *)sp))
@@ -204,7 +223,8 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
  * fault, which always walks and fills the cache; other callers use the cache when it holds the
  * current fault.
  */
-static __noinline void fl_user_stack(void *ctx, struct fl_key *key, bool fault)
+static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
+							     bool fault)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,9 @@
 struct tracer {
 	struct faultline *skel;
 	bool rss_batched;
+	struct bpf_link **links; /* the allocator probes, attached per target */
+	size_t nlinks;
+	size_t cap;
 };
 
 /* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
@@ -111,6 +115,13 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
 	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
 	bpf_map__set_max_entries(t->skel->maps.threads, o->max_threads);
+	/* the allocator maps allocate per entry (BPF_F_NO_PREALLOC): sizes are only bounds */
+	bpf_map__set_max_entries(t->skel->maps.live, o->alloc ? o->max_live : 1);
+	bpf_map__set_max_entries(t->skel->maps.alloc_hists, o->alloc ? o->max_counts : 1);
+	t->skel->rodata->sample_mean = o->sample_bytes;
+	bpf_program__set_autoload(t->skel->progs.fl_alloc_enter, o->alloc);
+	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
+	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
 	err = faultline__load(t->skel);
 	if (err) {
 		explain_load_error(err);
@@ -178,10 +189,78 @@ int tracer__attach(struct tracer *t)
 	return err;
 }
 
+static int keep_link(struct tracer *t, struct bpf_link *link)
+{
+	if (t->nlinks == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		struct bpf_link **links = realloc(t->links, cap * sizeof(*links));
+
+		if (!links) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		t->links = links;
+		t->cap = cap;
+	}
+	t->links[t->nlinks++] = link;
+	return 0;
+}
+
+/* One uprobe of @pid on @path at file offset @off, named by @fn in its cookie. */
+static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, pid_t pid,
+			 const char *path, uint64_t off, enum fl_alloc_fn fn)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = fn, .retprobe = ret);
+	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, pid, path, off, &o);
+
+	if (!link)
+		return -errno;
+	return keep_link(t, link);
+}
+
+int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
+{
+	char path[PATH_MAX + 32];
+	int err = 0;
+
+	/* through the target's root, so a containerised target's own file is probed */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, plan->path);
+	for (size_t i = 0; i < plan->nprobes && !err; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+		uint64_t off = p->entry_off + p->site.offset;
+
+		if (p->state != ALLOC_PROBE_ATTACH)
+			continue;
+		if (alloc_fn__is_free(p->fn)) {
+			err = attach_uprobe(t, t->skel->progs.fl_free_enter, false, pid, path, off,
+					    p->fn);
+			continue;
+		}
+		/* The return probe goes first: an entry seen without its return would leave the
+		 * thread looking inside an allocator call. It shares the entry's site (the stack
+		 * pointer is unchanged there), so one breakpoint serves both. */
+		err = attach_uprobe(t, t->skel->progs.fl_alloc_exit, true, pid, path, off, p->fn);
+		if (!err)
+			err = attach_uprobe(t, t->skel->progs.fl_alloc_enter, false, pid, path, off,
+					    p->fn);
+	}
+	if (err)
+		fprintf(stderr, "faultline: attaching the allocator probes of pid %d in %s failed: "
+				"%s%s\n", pid, plan->path, strerror(-err),
+			/* the kernel refuses a second probe at one address whose USDT reference
+			 * counter differs ("ref_ctr_offset mismatch" in dmesg) */
+			err == -EINVAL ? " (is another tool probing the same functions? bcc tools "
+					 "such as memleak conflict)" : "");
+	return err;
+}
+
 void tracer__destroy(struct tracer *t)
 {
 	if (!t)
 		return;
+	for (size_t i = 0; i < t->nlinks; i++)
+		bpf_link__destroy(t->links[i]);
+	free(t->links);
 	faultline__destroy(t->skel);
 	free(t);
 }
@@ -194,6 +273,16 @@ int tracer__counts_fd(const struct tracer *t)
 int tracer__stacks_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.stacks);
+}
+
+int tracer__live_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.live);
+}
+
+int tracer__hists_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.alloc_hists);
 }
 
 int tracer__threads_fd(const struct tracer *t)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "faultline.h"
+#include "allocator.h"
 #include "procfs.h"
 
 struct tracer;
@@ -18,6 +19,9 @@ struct tracer_opts {
 	uint32_t stack_storage; /* entries of the stack map */
 	uint32_t max_counts;	/* entries of the counts map */
 	uint32_t max_threads;	/* entries of the threads map */
+	bool alloc;		/* load the allocator programs (--alloc) */
+	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
+	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
@@ -36,12 +40,18 @@ void tracer__remove_target(struct tracer *t, pid_t pid);
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);
 
+/* Attaches the allocator probes of @plan to @pid only (the uprobes trap in no other process).
+ * Returns 0 or -errno (reported). */
+int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan);
+
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
 
 int tracer__counts_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
 int tracer__threads_fd(const struct tracer *t);
+int tracer__live_fd(const struct tracer *t);
+int tracer__hists_fd(const struct tracer *t);
 /* The BPF side's global counters (live, memory-mapped). */
 const struct fl_stats *tracer__stats(const struct tracer *t);
 

@@ -34,24 +34,31 @@ static bool executable(const char *path)
 	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
 }
 
-int launch__check(const char *command)
+int launch__resolve(const char *command, char *out, size_t len)
 {
 	const char *path = getenv("PATH");
-	char buf[4096];
 
 	if (strchr(command, '/')) {
-		if (executable(command))
-			return 0;
-	} else {
-		for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-			size_t n = strcspn(p, ":");
-
-			snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", command);
-			if (executable(buf))
-				return 0;
-			p += n + (p[n] == ':');
-		}
+		snprintf(out, len, "%s", command);
+		return executable(command) ? 0 : -ENOENT;
 	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+
+		snprintf(out, len, "%.*s/%s", (int)n, n ? p : ".", command);
+		if (executable(out))
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	return -ENOENT;
+}
+
+int launch__check(const char *command)
+{
+	char buf[4096];
+
+	if (!launch__resolve(command, buf, sizeof(buf)))
+		return 0;
 	fprintf(stderr, "faultline: cannot run '%s': %s\n", command,
 		errno == EACCES || !strchr(command, '/') ? "not found or not executable"
 							 : strerror(errno ? errno : ENOENT));

@@ -17,6 +17,10 @@ struct launch {
  * loaded. Returns 0, or -errno reported on stderr. */
 int launch__check(const char *command);
 
+/* The file execvp() runs for @command (searched in PATH when it has no '/'), into @out.
+ * Returns 0, or -ENOENT when there is none. */
+int launch__resolve(const char *command, char *out, size_t len);
+
 /* Forks a child that blocks until launch__go(). Returns 0 or -errno. */
 int launch__fork(struct launch *l, char *const argv[]);
 

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * Allocator uprobes (--alloc): every malloc-family call of a target, charged to the stack it
+ * returned to, and every free, charged back to the row of the block it frees. The loader
+ * attaches these programs per target pid, each probe with a cookie naming the function
+ * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "faultline.h"
+#include "alloc_math.h"
+#include "maps.bpf.h"
+#include "stack.bpf.h"
+
+/* --sample-bytes: mean bytes between sample points; 0 records every allocation. */
+const volatile __u64 sample_mean = 0;
+
+/* Blocks allocated since attach and not freed yet (sampled ones only under sampling). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1048576);
+	__type(key, struct fl_live_key);
+	__type(value, struct fl_live);
+} live SEC(".maps");
+
+/* Size and latency histograms per allocation row (same keys as counts). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct fl_key);
+	__type(value, struct fl_alloc_hist);
+} alloc_hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fl_alloc_task);
+} alloc_task SEC(".maps");
+
+static const struct fl_alloc_hist zero_hist;
+
+/* A nested call cannot outlast this: an equal stack pointer older than it is a stale entry. */
+#define FL_TAIL_CALL_NS 1000000
+
+/*
+ * True when the thread is already inside an allocator call that will be counted, so this one
+ * is not: operator new calling malloc, reallocarray tail-calling realloc (the same stack
+ * pointer). A deeper call has a lower stack pointer. A higher one means the outer call's
+ * return was never seen (the probe was attached while it ran): the entry is stale.
+ */
+static __always_inline bool fl_nested(const struct fl_alloc_task *st, __u64 sp, __u64 now)
+{
+	if (!st->sp)
+		return false;
+	return sp < st->sp || (sp == st->sp && now - st->ts < FL_TAIL_CALL_NS);
+}
+
+/* a * b, or ~0 when it overflows (the call then fails and is not counted) */
+static __always_inline __u64 fl_mul(__u64 a, __u64 b)
+{
+	__u64 limit;
+
+	if (!((a | b) >> 32) || !b)
+		return a * b;
+	limit = ~0ull / b;
+	/* keeps clang from turning the check into a 128-bit multiply, which BPF lacks */
+	asm volatile("" : "+r"(limit));
+	return a > limit ? ~0ull : a * b;
+}
+
+/* Removes the live entry of @ptr into @out; false when there is none (or a racing free of the
+ * same block took it first). */
+static __always_inline bool fl_live_take(__u32 tgid, __u64 ptr, struct fl_live *out)
+{
+	struct fl_live_key k = { .tgid = tgid, .ptr = ptr };
+	struct fl_live *l = bpf_map_lookup_elem(&live, &k);
+
+	if (!l)
+		return false;
+	*out = *l;
+	return !bpf_map_delete_elem(&live, &k);
+}
+
+/* A freed block: its weights go back to the row that allocated it. */
+static __noinline void fl_free_charge(__u32 tgid, const struct fl_live *l)
+{
+	struct fl_key key = { .tgid = tgid, .tid = l->tid, .origin = l->origin,
+			      .alloc_fn = l->alloc_fn, .stack = l->stack };
+	struct fl_counts *c = fl_counts_get(&key);
+
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->frees, l->count);
+	__sync_fetch_and_add(&c->free_bytes, l->bytes);
+}
+
+static __always_inline void fl_hist_add(struct fl_key *key, __u64 size, __u64 ns)
+{
+	struct fl_alloc_hist *h = bpf_map_lookup_elem(&alloc_hists, key);
+
+	if (!h) {
+		/* EEXIST: another CPU created it; anything else: full, the counts keep the call */
+		bpf_map_update_elem(&alloc_hists, key, &zero_hist, BPF_NOEXIST);
+		h = bpf_map_lookup_elem(&alloc_hists, key);
+		if (!h) {
+			fl_drop(FL_DROP_HISTS_FULL);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&h->size[fl_hist_bucket(size) & (FL_HIST_BUCKETS - 1)], 1);
+	__sync_fetch_and_add(&h->latency[fl_hist_bucket(ns) & (FL_HIST_BUCKETS - 1)], 1);
+}
+
+/* The weights of an allocation of @size: bytes and count, both 0 when it is not sampled. */
+static __always_inline __u64 fl_weigh(struct fl_alloc_task *st, __u64 size, __u64 *count)
+{
+	__u64 bytes;
+
+	*count = 1;
+	if (!sample_mean)
+		return size;
+	if (!st->sample_left)
+		st->sample_left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
+	bytes = fl_sample_weight(&st->sample_left, size, sample_mean);
+	if (!bytes) {
+		*count = 0;
+		return 0;
+	}
+	st->sample_left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
+	*count = fl_sample_count(bytes, size, bpf_get_prandom_u32());
+	return bytes;
+}
+
+/* A successful allocation of @ptr, seen where it returned to its caller. */
+static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task *st,
+				       __u64 pid_tgid, __u64 ptr, __u64 now)
+{
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid,
+			      .alloc_fn = st->fn };
+	struct fl_live_key lk = { .tgid = key.tgid, .ptr = ptr };
+	struct fl_walk_state w = {};
+	struct fl_live l = {};
+	struct fl_counts *c;
+	__u64 size = st->size;
+
+	l.bytes = fl_weigh(st, size, &l.count);
+	if (!l.bytes && !l.count)
+		return;
+	/* the caller's frame is whole here: ip is the return address into it */
+	fl_stack_take(ctx->ip, ctx->bp, ctx->sp, &key, &w);
+	c = fl_counts_get(&key);
+	if (!c)
+		return;
+	__sync_fetch_and_add(&c->allocs, l.count);
+	__sync_fetch_and_add(&c->alloc_bytes, l.bytes);
+	fl_hist_add(&key, size, now - st->ts);
+	l.stack = key.stack;
+	l.tid = key.tid;
+	l.alloc_fn = key.alloc_fn;
+	l.origin = key.origin;
+	l.ts = now;
+	if (bpf_map_update_elem(&live, &lk, &l, BPF_ANY)) {
+		/* its free could never be matched: count it freed now, never as a leak */
+		fl_drop(FL_DROP_LIVE_FULL);
+		__sync_fetch_and_add(&c->frees, l.count);
+		__sync_fetch_and_add(&c->free_bytes, l.bytes);
+	}
+}
+
+SEC("uprobe")
+int fl_alloc_enter(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u64 now = bpf_ktime_get_ns();
+	struct fl_alloc_task *st;
+
+	if (!fl_target(pid_tgid >> 32))
+		return 0;
+	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		fl_drop(FL_DROP_ALLOC_STATE);
+		return 0;
+	}
+	if (fl_nested(st, ctx->sp, now))
+		return 0;
+	st->sp = ctx->sp;
+	st->ts = now;
+	st->fn = fn;
+	st->arg = 0;
+	st->have_old = 0;
+	switch (fn) {
+	case FL_FN_CALLOC:
+		st->size = fl_mul(ctx->di, ctx->si);
+		break;
+	case FL_FN_REALLOC:
+		st->arg = ctx->di;
+		st->size = ctx->si;
+		break;
+	case FL_FN_REALLOCARRAY:
+		st->arg = ctx->di;
+		st->size = fl_mul(ctx->si, ctx->dx);
+		break;
+	case FL_FN_POSIX_MEMALIGN:
+		st->arg = ctx->di;
+		st->size = ctx->dx;
+		break;
+	case FL_FN_ALIGNED_ALLOC:
+		st->size = ctx->si;
+		break;
+	default:
+		st->size = ctx->di;
+	}
+	/* realloc's old block leaves the live table now: once realloc has freed it, another
+	 * thread may be given the same address before this thread's return probe runs */
+	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
+		st->have_old = fl_live_take(pid_tgid >> 32, st->arg, &st->old);
+	return 0;
+}
+
+SEC("uretprobe")
+int fl_alloc_exit(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fl_alloc_task *st;
+	__u64 ptr = ctx->ax, now;
+
+	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
+	if (!st || !st->sp)
+		return 0;
+	/* the outermost call returns with its return address popped: sp = entry sp + 8 */
+	if (ctx->sp != st->sp + 8) {
+		if (ctx->sp > st->sp + 8)
+			st->sp = 0;
+		return 0;
+	}
+	st->sp = 0;
+	now = bpf_ktime_get_ns();
+	if (st->fn == FL_FN_POSIX_MEMALIGN) {
+		ptr = 0;
+		if (ctx->ax == 0 && bpf_probe_read_user(&ptr, sizeof(ptr), (void *)st->arg))
+			ptr = 0;
+	}
+	if (st->have_old) {
+		struct fl_live_key k = { .tgid = pid_tgid >> 32, .ptr = st->arg };
+
+		/* realloc frees the old block when it succeeds, or when asked for 0 bytes */
+		if (ptr || !st->size)
+			fl_free_charge(pid_tgid >> 32, &st->old);
+		else
+			bpf_map_update_elem(&live, &k, &st->old, BPF_ANY);
+		st->have_old = 0;
+	}
+	if (ptr)
+		fl_alloc_record(ctx, st, pid_tgid, ptr, now);
+	return 0;
+}
+
+SEC("uprobe")
+int fl_free_enter(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct fl_alloc_task *st;
+	struct fl_key key = { .tgid = tgid, .origin = FL_ORIGIN_UNMATCHED };
+	struct fl_counts *c;
+	struct fl_live l;
+	__u64 ptr = ctx->di;
+
+	if (!ptr || !fl_target(tgid))
+		return 0;
+	/* a free inside realloc (or any allocator call) is part of that call */
+	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
+	if (st && st->sp && ctx->sp < st->sp)
+		return 0;
+	if (fl_live_take(tgid, ptr, &l)) {
+		fl_free_charge(tgid, &l);
+		return 0;
+	}
+	/* under sampling most blocks were never recorded: a miss says nothing */
+	if (sample_mean)
+		return 0;
+	c = fl_counts_get(&key);
+	if (c)
+		__sync_fetch_and_add(&c->unmatched_frees, 1);
+	return 0;
+}
