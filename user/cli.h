@@ -24,6 +24,12 @@ struct fl_config {
 	enum fl_metric metric; /* --metric; default resident */
 	bool metric_given;     /* --metric was on the command line */
 	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */
+	bool alloc;		/* --alloc: allocator probes */
+	const char *alloc_lib;	/* --alloc-lib PATH, or NULL: found per target */
+	const char *alloc_prefix; /* --alloc-prefix PREFIX, or NULL */
+	uint32_t max_live;	/* --max-live N: live-allocation map entries */
+	bool max_live_given;
+	uint64_t sample_bytes;	/* --sample-bytes N: mean bytes between samples; 0 = all */
 };
 
 /* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */

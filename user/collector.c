@@ -10,12 +10,16 @@ struct collector {
 	int counts_fd;
 	int stacks_fd;
 	int threads_fd;
+	int live_fd; /* --alloc maps, or -1 */
+	int hists_fd;
 	uint32_t max_rows;
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
-	struct fl_key *keys;	     /* batch buffers */
-	struct fl_counts *values;
+	struct collector_hist *hists; /* sorted by key */
+	size_t nhists;
+	size_t hists_cap;
+	size_t nlive;
 };
 
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows)
@@ -27,11 +31,11 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->counts_fd = counts_fd;
 	c->stacks_fd = stacks_fd;
 	c->threads_fd = threads_fd;
+	c->live_fd = -1;
+	c->hists_fd = -1;
 	c->max_rows = max_rows;
 	c->rows = calloc(max_rows, sizeof(*c->rows));
-	c->keys = calloc(max_rows, sizeof(*c->keys));
-	c->values = calloc(max_rows, sizeof(*c->values));
-	if (!c->rows || !c->keys || !c->values) {
+	if (!c->rows) {
 		collector__free(c);
 		return NULL;
 	}
@@ -43,68 +47,162 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	free(c->rows);
-	free(c->keys);
-	free(c->values);
+	free(c->hists);
 	free(c);
 }
 
-static int read_batch(struct collector *c)
+/* Entries asked of the kernel per batch lookup. */
+#define CHUNK 1024
+
+/* Calls @fn on every entry of map @fd: bulk lookup, or key by key on kernels without batch
+ * lookup for hash maps (then *@no_batch is set for the next time). Stops early when @fn
+ * returns non-zero. */
+static int map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
+		    int (*fn)(const void *key, const void *value, void *ctx), void *ctx)
 {
 	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 count, total = 0, out_batch;
-	void *in = NULL;
-	int err;
+	char *keys = malloc(CHUNK * ksz), *values = malloc(CHUNK * vsz);
+	__u64 out_batch, prev_key[8];
+	void *in = NULL, *prev = NULL;
+	int err = 0;
 
-	for (;;) {
-		count = c->max_rows - total;
-		err = bpf_map_lookup_batch(c->counts_fd, in, &out_batch, c->keys + total,
-					   c->values + total, &count, &opts);
-		if (err && errno != ENOENT)
-			return -errno;
-		total += count;
-		if (err || total >= c->max_rows)
+	if (!keys || !values || ksz > sizeof(prev_key)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (!*no_batch) {
+		__u32 count = CHUNK;
+		int rc = bpf_map_lookup_batch(fd, in, &out_batch, keys, values, &count, &opts);
+
+		if (rc && errno != ENOENT) {
+			err = -errno;
+			if (in || (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP))
+				goto cleanup;
+			*no_batch = true; /* the first call failed: this kernel cannot */
+			err = 0;
 			break;
+		}
+		for (__u32 i = 0; i < count && !err; i++)
+			err = fn(keys + i * ksz, values + i * vsz, ctx);
+		if (rc || err)
+			goto cleanup;
 		in = &out_batch;
 	}
-	for (__u32 i = 0; i < total; i++) {
-		c->rows[i].key = c->keys[i];
-		c->rows[i].counts = c->values[i];
+	/* a key deleted between the two calls is simply skipped */
+	while (!err && bpf_map_get_next_key(fd, prev, keys) == 0) {
+		if (bpf_map_lookup_elem(fd, keys, values) == 0)
+			err = fn(keys, values, ctx);
+		memcpy(prev_key, keys, ksz);
+		prev = prev_key;
 	}
-	c->nrows = total;
+cleanup:
+	free(keys);
+	free(values);
+	return err < 0 ? err : 0;
+}
+
+static int add_row(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+
+	if (c->nrows >= c->max_rows)
+		return 1;
+	memcpy(&c->rows[c->nrows].key, key, sizeof(struct fl_key));
+	memcpy(&c->rows[c->nrows].counts, value, sizeof(struct fl_counts));
+	c->nrows++;
 	return 0;
 }
 
-static int read_key_by_key(struct collector *c)
+static int cmp_key(const void *a, const void *b)
 {
-	struct fl_key key, next;
-	void *prev = NULL;
+	int r = memcmp(a, b, sizeof(struct fl_key));
 
-	c->nrows = 0;
-	while (c->nrows < c->max_rows && bpf_map_get_next_key(c->counts_fd, prev, &next) == 0) {
-		struct fl_row *r = &c->rows[c->nrows];
+	return r < 0 ? -1 : r > 0;
+}
 
-		/* a row deleted between the two calls is simply skipped */
-		if (bpf_map_lookup_elem(c->counts_fd, &next, &r->counts) == 0) {
-			r->key = next;
-			c->nrows++;
-		}
-		key = next;
-		prev = &key;
+static int add_hist(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+
+	if (c->nhists == c->hists_cap) {
+		size_t cap = c->hists_cap ? c->hists_cap * 2 : 256;
+		struct collector_hist *h = realloc(c->hists, cap * sizeof(*h));
+
+		if (!h)
+			return -ENOMEM;
+		c->hists = h;
+		c->hists_cap = cap;
 	}
+	memcpy(&c->hists[c->nhists].key, key, sizeof(struct fl_key));
+	memcpy(&c->hists[c->nhists].hist, value, sizeof(struct fl_alloc_hist));
+	c->hists[c->nhists].oldest_ts = 0;
+	c->nhists++;
 	return 0;
+}
+
+/* The key of the counts row a live block was charged to. */
+static struct fl_key row_of(const struct fl_live_key *k, const struct fl_live *l)
+{
+	return (struct fl_key){ .tgid = k->tgid, .tid = l->tid, .origin = l->origin,
+				.alloc_fn = l->alloc_fn, .stack = l->stack };
+}
+
+/* Folds one live block into the oldest allocation time of its row (hists is sorted). */
+static int add_live(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	const struct fl_live *l = value;
+	struct fl_key row = row_of(key, value);
+	struct collector_hist *h = bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key);
+
+	c->nlive++;
+	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
+		h->oldest_ts = l->ts;
+	return 0;
+}
+
+/* The histograms of the allocation rows, and the oldest live block of each. */
+static int read_alloc(struct collector *c)
+{
+	int err;
+
+	c->nhists = 0;
+	c->nlive = 0;
+	err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
+		       &c->no_batch, add_hist, c);
+	if (err)
+		return err;
+	qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
+	return map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
+			&c->no_batch, add_live, c);
 }
 
 int collector__read(struct collector *c)
 {
 	int err;
 
-	if (!c->no_batch) {
-		err = read_batch(c);
-		if (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP)
-			return err;
-		c->no_batch = true;
-	}
-	return read_key_by_key(c);
+	c->nrows = 0;
+	err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
+		       &c->no_batch, add_row, c);
+	if (!err && c->live_fd >= 0)
+		err = read_alloc(c);
+	return err;
+}
+
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
+{
+	c->live_fd = live_fd;
+	c->hists_fd = hists_fd;
+}
+
+const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
+{
+	return c->nhists ? bsearch(key, c->hists, c->nhists, sizeof(*c->hists), cmp_key) : NULL;
+}
+
+size_t collector__nr_live(const struct collector *c)
+{
+	return c->nlive;
 }
 
 const struct fl_row *collector__rows(const struct collector *c, size_t *n)

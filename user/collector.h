@@ -12,17 +12,33 @@ struct fl_row {
 	struct fl_counts counts;
 };
 
+/* The histograms of one allocation row, and when its oldest live block was allocated. */
+struct collector_hist {
+	struct fl_key key;
+	struct fl_alloc_hist hist;
+	uint64_t oldest_ts; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) time; 0: nothing live */
+};
+
 struct collector;
 
 /* @max_rows: the counts map's max_entries. Returns NULL on -ENOMEM. */
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows);
 void collector__free(struct collector *c); /* accepts NULL */
 
-/* Snapshots the counts map (totals since attach): bulk lookup, or key by key on kernels without
- * batch lookup for hash maps. Returns 0 or -errno. */
+/* Also reads the allocator maps (--alloc) at each collector__read(). */
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
+
+/* Snapshots the counts map (totals since attach), and the allocator maps when set: bulk
+ * lookup, or key by key on kernels without batch lookup for hash maps. Returns 0 or -errno. */
 int collector__read(struct collector *c);
 /* The rows of the last collector__read(). */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
+
+/* The histograms and oldest live block of allocation row @key at the last read, or NULL. */
+const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key);
+
+/* Live blocks in the live map at the last read. */
+size_t collector__nr_live(const struct collector *c);
 
 /* The instruction pointers of stack @stack (a counts key's stack), leaf first. Returns how many
  * (0 when unknown). */

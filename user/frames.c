@@ -8,10 +8,14 @@
 #include "frames.h"
 #include "x86.h"
 
+/* A leaf_ret no code address has (the BPF side records none below 4096): stands for the
+ * stacks of allocation rows, whose leaf is a return address too. */
+#define ALL_RETURNS 1
+
 struct named_stack {
 	uint32_t tgid;
 	uint64_t stack;
-	uint64_t leaf_ret;
+	uint64_t leaf_ret; /* or ALL_RETURNS */
 	bool used;
 	bool retry; /* cut at a frame outside code: name it again next time */
 	size_t n;
@@ -136,8 +140,8 @@ static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 
 /* Names @ips (leaf first) into @names, root first, from the deepest frame that lies in a
  * mapping. Returns how many, and sets *@cut when frames were dropped. */
-static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, char **names,
-			 bool *cut)
+static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
+			 char **names, bool *cut)
 {
 	char buf[512];
 	size_t kept = n;
@@ -145,7 +149,7 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 	*cut = false;
 	for (size_t i = 0; i < n; i++) {
 		/* a return address points after the call: step back into it to name the caller */
-		uint64_t addr = i > 0 ? ips[i] - 1 : ips[i];
+		uint64_t addr = i > 0 || returns ? ips[i] - 1 : ips[i];
 		const char *name = buf;
 
 		if (sym)
@@ -173,13 +177,14 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 		   const struct fl_key *key, const char *const **out)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
+	uint64_t tag = key->alloc_fn ? ALL_RETURNS : key->leaf_ret;
 	struct named_stack *s;
 	size_t n;
 	bool cut;
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
-	s = &f->slots[slot_of(f, key->tgid, key->stack, key->leaf_ret)];
+	s = &f->slots[slot_of(f, key->tgid, key->stack, tag)];
 	if (s->used && !s->retry) {
 		*out = (const char *const *)s->names;
 		return s->n;
@@ -191,14 +196,14 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 		names_free(s->names, s->n);
 	else
 		f->used++;
-	*s = (struct named_stack){ .tgid = key->tgid, .stack = key->stack,
-				   .leaf_ret = key->leaf_ret, .used = true };
+	*s = (struct named_stack){ .tgid = key->tgid, .stack = key->stack, .leaf_ret = tag,
+				   .used = true };
 	s->names = calloc(n, sizeof(char *));
 	if (!s->names) {
 		s->retry = true;
 		return 0;
 	}
-	s->n = name_stack(sym, ips, n, s->names, &cut);
+	s->n = name_stack(sym, ips, n, tag == ALL_RETURNS, s->names, &cut);
 	s->retry = cut;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->names[i]) { /* out of memory: name it again next time */

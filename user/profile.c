@@ -16,6 +16,8 @@ static const char *const metric_names[FL_METRIC__COUNT] = {
 	[FL_METRIC_FILE] = "file",	   [FL_METRIC_SHMEM] = "shmem",
 	[FL_METRIC_SWAP] = "swap",	   [FL_METRIC_FAULTS] = "faults",
 	[FL_METRIC_RELEASED] = "released",
+	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes", [FL_METRIC_ALLOC_COUNT] = "alloc-count",
+	[FL_METRIC_LIVE_BYTES] = "live-bytes",	 [FL_METRIC_LIVE_COUNT] = "live-count",
 };
 
 int metric__parse(const char *name, enum fl_metric *out)
@@ -40,7 +42,18 @@ const char *metric__name(enum fl_metric m)
 
 bool metric__is_bytes(enum fl_metric m)
 {
-	return m != FL_METRIC_FAULTS;
+	return m != FL_METRIC_FAULTS && m != FL_METRIC_ALLOC_COUNT && m != FL_METRIC_LIVE_COUNT;
+}
+
+bool metric__needs_alloc(enum fl_metric m)
+{
+	return m >= FL_METRIC_ALLOC_BYTES && m <= FL_METRIC_LIVE_COUNT;
+}
+
+/* allocated - freed, never below 0: a free racing its allocation's read can pass it */
+static uint64_t live(uint64_t allocated, uint64_t freed)
+{
+	return allocated > freed ? allocated - freed : 0;
 }
 
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
@@ -60,6 +73,14 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 		return c->faults;
 	case FL_METRIC_RELEASED:
 		return c->release[FL_ANON] + c->release[FL_FILE] + c->release[FL_SHMEM];
+	case FL_METRIC_ALLOC_BYTES:
+		return c->alloc_bytes;
+	case FL_METRIC_ALLOC_COUNT:
+		return c->allocs;
+	case FL_METRIC_LIVE_BYTES:
+		return live(c->alloc_bytes, c->free_bytes);
+	case FL_METRIC_LIVE_COUNT:
+		return live(c->allocs, c->frees);
 	default:
 		return 0;
 	}
@@ -75,6 +96,11 @@ void counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	}
 	dst->faults += src->faults;
 	dst->write_faults += src->write_faults;
+	dst->allocs += src->allocs;
+	dst->alloc_bytes += src->alloc_bytes;
+	dst->frees += src->frees;
+	dst->free_bytes += src->free_bytes;
+	dst->unmatched_frees += src->unmatched_frees;
 }
 
 struct profile *profile__new(void)

@@ -21,6 +21,10 @@ enum fl_metric {
 	FL_METRIC_SWAP,
 	FL_METRIC_FAULTS,   /* count */
 	FL_METRIC_RELEASED, /* anon + file + shmem released, bytes */
+	FL_METRIC_ALLOC_BYTES, /* --alloc: bytes allocated since attach */
+	FL_METRIC_ALLOC_COUNT,
+	FL_METRIC_LIVE_BYTES,  /* --alloc: allocated since attach and not freed */
+	FL_METRIC_LIVE_COUNT,
 	FL_METRIC__COUNT,
 };
 
@@ -30,6 +34,8 @@ int metric__parse(const char *name, enum fl_metric *out);
 const char *metric__name(enum fl_metric m);
 /* True when @m counts bytes (false: a plain count). */
 bool metric__is_bytes(enum fl_metric m);
+/* True for the metrics only --alloc fills. */
+bool metric__needs_alloc(enum fl_metric m);
 /* The value of @m in @c. */
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
 /* @dst += @src, field by field. */

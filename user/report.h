@@ -25,6 +25,16 @@ struct fl_thread_summary {
 	struct fl_counts counts;
 };
 
+/* One allocation site (--alloc): a stack and allocator function, summed over threads. */
+struct fl_alloc_site {
+	pid_t pid;
+	const char *caller; /* the frame above the allocator (owned by the frames cache) */
+	const char *fn;	    /* "malloc", "operator new", ... */
+	struct fl_counts counts;
+	struct fl_alloc_hist hist;
+	uint64_t oldest_ts; /* CLOCK_MONOTONIC ns of its oldest live block; 0: none live */
+};
+
 struct fl_report {
 	double elapsed_s;
 	const struct fl_proc_summary *procs;
@@ -33,6 +43,11 @@ struct fl_report {
 	size_t nthreads;
 	uint64_t drops[FL_DROP__COUNT];
 	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
+	bool alloc;		/* --alloc: the allocator figures below mean something */
+	uint64_t sample_bytes;	/* --sample-bytes (0: every allocation recorded) */
+	uint64_t now_ns;	/* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
+	const struct fl_alloc_site *sites; /* sorted by the metric (live bytes by default) */
+	size_t nsites;
 	bool final;	  /* the end-of-session report */
 };
 

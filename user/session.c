@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "allocsetup.h"
 #include "attach.h"
 #include "collector.h"
 #include "folded.h"
@@ -112,6 +113,9 @@ static int setup(struct session *s)
 		.stack_storage = cfg->stack_storage,
 		.max_counts = cfg->stack_storage * 4,
 		.max_threads = MAX_THREADS,
+		.alloc = cfg->alloc,
+		.max_live = cfg->max_live,
+		.sample_bytes = cfg->sample_bytes,
 	};
 	int err;
 
@@ -143,9 +147,14 @@ static int setup(struct session *s)
 	s->frames = frames__new();
 	if (!s->col || !s->elf || !s->frames)
 		return -ENOMEM;
+	if (cfg->alloc)
+		collector__set_alloc(s->col, tracer__live_fd(s->tracer), tracer__hists_fd(s->tracer));
 	err = add_targets(s);
 	if (!err)
 		err = tracer__attach(s->tracer);
+	for (size_t i = 0; i < s->ntargets && !err && cfg->alloc; i++)
+		err = allocsetup__attach(s->tracer, cfg, s->targets[i].sum.pid,
+					 s->launched ? cfg->command[0] : NULL);
 	if (err)
 		return err;
 	s->start = now_s();
@@ -213,7 +222,8 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric };
+	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric,
+				    .alloc = cfg->alloc };
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
 				 .min_share = 0.005 };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
@@ -234,6 +244,9 @@ static int show(struct session *s, bool final)
 	snap.report.elapsed_s = now_s() - s->start;
 	snap.report.final = final;
 	snap.report.note = s->note;
+	snap.report.alloc = cfg->alloc;
+	snap.report.sample_bytes = cfg->sample_bytes;
+	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
 	if (final || !cfg->quiet)
 		render(out, &snap, &to, !final, rows);

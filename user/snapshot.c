@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "allocator.h"
 #include "folded.h"
 #include "snapshot.h"
 
@@ -19,6 +20,8 @@ const char *snapshot__origin_frame(enum fl_origin origin)
 		return "[stack lost]";
 	case FL_ORIGIN_OVERFLOW:
 		return "[counts map full]";
+	case FL_ORIGIN_UNMATCHED:
+		return "[freed, allocated before attach]";
 	default:
 		return "[unknown origin]";
 	}
@@ -68,6 +71,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
 								: snapshot__origin_frame(r->key.origin);
 	}
+	/* an allocation row's stack ends in its caller: the allocator is the leaf */
+	if (r->key.alloc_fn)
+		path[depth++] = alloc_fn__name(r->key.alloc_fn);
 	return profile__add(snap->profile, path, depth, &r->counts);
 }
 
@@ -124,6 +130,105 @@ static int build_threads(struct snapshot *snap, const struct snapshot_opts *o,
 	return 0;
 }
 
+/* A site before merging: the row's key says which rows are one site. */
+struct site_row {
+	struct fl_key key;
+	struct fl_alloc_site site;
+};
+
+static int cmp_site_key(const void *a, const void *b)
+{
+	const struct fl_key *x = &((const struct site_row *)a)->key;
+	const struct fl_key *y = &((const struct site_row *)b)->key;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if (x->alloc_fn != y->alloc_fn)
+		return x->alloc_fn < y->alloc_fn ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static int cmp_site_weight(const void *a, const void *b, void *metric)
+{
+	enum fl_metric m = *(const enum fl_metric *)metric;
+	uint64_t x = metric__value(&((const struct fl_alloc_site *)a)->counts, m);
+	uint64_t y = metric__value(&((const struct fl_alloc_site *)b)->counts, m);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return 0;
+}
+
+static void site_merge(struct fl_alloc_site *dst, const struct fl_alloc_site *src)
+{
+	counts__add(&dst->counts, &src->counts);
+	for (int i = 0; i < FL_HIST_BUCKETS; i++) {
+		dst->hist.size[i] += src->hist.size[i];
+		dst->hist.latency[i] += src->hist.latency[i];
+	}
+	if (src->oldest_ts && (!dst->oldest_ts || src->oldest_ts < dst->oldest_ts))
+		dst->oldest_ts = src->oldest_ts;
+}
+
+/* The allocation rows summed over threads into sites, heaviest by @o->metric first (live
+ * bytes unless it is an allocator metric). */
+static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
+		       const struct collector *col, struct frames *frames, struct target *targets,
+		       size_t ntargets)
+{
+	enum fl_metric m = metric__needs_alloc(o->metric) ? o->metric : FL_METRIC_LIVE_BYTES;
+	size_t nrows, n = 0, out = 0;
+	const struct fl_row *rows = collector__rows(col, &nrows);
+	struct site_row *sr = calloc(nrows ? nrows : 1, sizeof(*sr));
+
+	if (!sr)
+		return -ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct fl_row *r = &rows[i];
+		const struct collector_hist *h = collector__hist(col, &r->key);
+		struct target *t = target_of(targets, ntargets, r->key.tgid);
+		const char *const *names = NULL;
+		size_t depth = 0;
+
+		if (!r->key.alloc_fn || !t)
+			continue;
+		sr[n].key = r->key;
+		sr[n].key.tid = 0;
+		if (r->key.origin == FL_ORIGIN_USER)
+			depth = frames__get(frames, col, t->sym, &r->key, &names);
+		sr[n].site = (struct fl_alloc_site){
+			.pid = (pid_t)r->key.tgid,
+			.caller = depth ? names[depth - 1] : snapshot__origin_frame(r->key.origin),
+			.fn = alloc_fn__name(r->key.alloc_fn),
+			.counts = r->counts,
+		};
+		if (h) {
+			sr[n].site.hist = h->hist;
+			sr[n].site.oldest_ts = h->oldest_ts;
+		}
+		n++;
+	}
+	qsort(sr, n, sizeof(*sr), cmp_site_key);
+	snap->sites = calloc(n ? n : 1, sizeof(*snap->sites));
+	if (!snap->sites) {
+		free(sr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (out && !cmp_site_key(&sr[i - 1], &sr[i]))
+			site_merge(&snap->sites[out - 1], &sr[i].site);
+		else
+			snap->sites[out++] = sr[i].site;
+	}
+	free(sr);
+	qsort_r(snap->sites, out, sizeof(*snap->sites), cmp_site_weight, &m);
+	snap->report.sites = snap->sites;
+	snap->report.nsites = out;
+	return 0;
+}
+
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		    const struct collector *col, struct frames *frames, struct target *targets,
 		    size_t ntargets)
@@ -154,6 +259,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	}
 	if (!err)
 		err = build_threads(snap, o, col, rows, nrows);
+	if (!err && o->alloc)
+		err = build_sites(snap, o, col, frames, targets, ntargets);
 	if (!err)
 		profile__sort(snap->profile, o->metric);
 	return err;
@@ -182,5 +289,6 @@ void snapshot__fini(struct snapshot *snap)
 {
 	profile__free(snap->profile);
 	free(snap->threads);
+	free(snap->sites);
 	memset(snap, 0, sizeof(*snap));
 }

@@ -13,6 +13,7 @@
 struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */
 	enum fl_metric metric;
+	bool alloc; /* --alloc: build the allocation sites too */
 };
 
 struct snapshot {
@@ -20,6 +21,7 @@ struct snapshot {
 	struct fl_report report;
 	struct fl_proc_summary procs[FL_MAX_PIDS];
 	struct fl_thread_summary *threads;
+	struct fl_alloc_site *sites;
 };
 
 /* The frame that stands for a stack of @origin (the process's own stack for USER). */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "table.h"
+#include "alloctable.h"
 #include "flametree.h"
 #include "units.h"
 
@@ -23,6 +24,9 @@ static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_MM_FULL] = "mm map full",
 	[FL_DROP_THREADS_FULL] = "threads map full",
 	[FL_DROP_TASK_STORAGE] = "task storage",
+	[FL_DROP_LIVE_FULL] = "live table full",
+	[FL_DROP_ALLOC_STATE] = "allocator calls unseen",
+	[FL_DROP_HISTS_FULL] = "histograms map full",
 };
 
 /* @a - @b as a signed number of bytes, saturated. */
@@ -123,8 +127,11 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 	else
 		units__emit(out, width, "faultline: %.1f s elapsed, metric %s", r->elapsed_s,
 			    metric__name(o->metric));
-	for (i = 0; i < r->nprocs; i++)
+	for (i = 0; i < r->nprocs; i++) {
 		render_proc(out, width, &r->procs[i]);
+		if (r->alloc)
+			alloctable__render_heap(out, width, &r->procs[i], r);
+	}
 	render_drops(out, width, r);
 	if (r->note)
 		units__emit(out, width, "note: %s", r->note);
@@ -149,7 +156,8 @@ static void render_threads(FILE *out, const struct fl_report *r, const struct ta
 
 	units__emit(out, width, "threads by %s:", metric__name(o->metric));
 	units__emit(out, width, "%7s %-*s %9s %9s %9s %9s %9s %9s", "TID", nw, "NAME", "RESIDENT",
-		    "ANON", "FILE", "SHMEM", "RELEASED", "FAULTS");
+		    "ANON", "FILE", r->alloc ? "ALLOC-B" : "SHMEM", r->alloc ? "LIVE-B" : "RELEASED",
+		    r->alloc ? "ALLOCS" : "FAULTS");
 	for (i = 0; i < r->nthreads && i < MAX_THREAD_ROWS; i++) {
 		const struct fl_thread_summary *t = &r->threads[i];
 		const struct fl_counts *c = &t->counts;
@@ -158,10 +166,12 @@ static void render_threads(FILE *out, const struct fl_report *r, const struct ta
 		units__bytes(b[0], UNITS_BUF, metric__value(c, FL_METRIC_RESIDENT));
 		units__bytes(b[1], UNITS_BUF, c->grow[FL_ANON]);
 		units__bytes(b[2], UNITS_BUF, c->grow[FL_FILE]);
-		units__bytes(b[3], UNITS_BUF, c->grow[FL_SHMEM]);
-		units__bytes(b[4], UNITS_BUF, metric__value(c, FL_METRIC_RELEASED));
+		units__bytes(b[3], UNITS_BUF, r->alloc ? c->alloc_bytes : c->grow[FL_SHMEM]);
+		units__bytes(b[4], UNITS_BUF,
+			     metric__value(c, r->alloc ? FL_METRIC_LIVE_BYTES : FL_METRIC_RELEASED));
 		units__emit(out, width, "%7d %-*s %9s %9s %9s %9s %9s %9" PRIu64, (int)t->tid, nw,
-			    name, b[0], b[1], b[2], b[3], b[4], (uint64_t)c->faults);
+			    name, b[0], b[1], b[2], b[3], b[4],
+			    (uint64_t)(r->alloc ? c->allocs : c->faults));
 	}
 	if (r->nthreads > MAX_THREAD_ROWS)
 		units__emit(out, width, "[%zu more threads]", r->nthreads - MAX_THREAD_ROWS);
@@ -182,6 +192,12 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 	if (o->threads) {
 		units__emit(out, width, "%s", "");
 		render_threads(out, r, o, width);
+	}
+	if (r->alloc) {
+		units__emit(out, width, "%s", "");
+		alloctable__render_sites(out, width, r);
+		if (r->final)
+			alloctable__render_hists(out, width, r);
 	}
 	units__emit(out, width, "%s", "");
 	flametree__render(out, p, o, width);

@@ -240,10 +240,38 @@ Test(cli, folded_and_metric, .init = quiet)
 		cr_assert_eq(PARSE(&cfg, "-p", "1", "--metric", (char *)names[i]), 0);
 		cr_expect_eq(cfg.metric, (enum fl_metric)i, "%s", names[i]);
 	}
-	EXPECT_USAGE_ERROR("resident, anon, file, shmem, swap, faults or released", "-p", "1",
+	EXPECT_USAGE_ERROR("resident, anon, file, shmem, swap, faults, released", "-p", "1",
 			   "--metric", "rss");
 	EXPECT_USAGE_ERROR("empty file name", "-p", "1", "--folded", "");
 	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--folded");
+}
+
+Test(cli, alloc_options, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_not(cfg.alloc);
+	cr_expect_eq(cfg.max_live, 1048576);
+	cr_expect_eq(cfg.sample_bytes, 0);
+	cr_assert_eq(PARSE(&cfg, "--alloc", "--alloc-lib", "/x/libjemalloc.so.2", "--alloc-prefix",
+			   "je_", "--max-live", "4096", "--sample-bytes", "524288", "--metric",
+			   "live-bytes", "-p", "1"),
+		     0);
+	cr_expect(cfg.alloc);
+	cr_expect_str_eq(cfg.alloc_lib, "/x/libjemalloc.so.2");
+	cr_expect_str_eq(cfg.alloc_prefix, "je_");
+	cr_expect_eq(cfg.max_live, 4096);
+	cr_expect_eq(cfg.sample_bytes, 524288);
+	cr_expect_eq(cfg.metric, FL_METRIC_LIVE_BYTES);
+	EXPECT_USAGE_ERROR("need --alloc", "--sample-bytes", "4096", "-p", "1");
+	EXPECT_USAGE_ERROR("need --alloc", "--alloc-lib", "/lib/x.so", "-p", "1");
+	EXPECT_USAGE_ERROR("--metric alloc-count needs --alloc", "--metric", "alloc-count", "-p",
+			   "1");
+	EXPECT_USAGE_ERROR("out of range", "--alloc", "--max-live", "10", "-p", "1");
+	EXPECT_USAGE_ERROR("invalid number", "--alloc", "--sample-bytes", "-5", "-p", "1");
+	EXPECT_USAGE_ERROR("out of range", "--alloc", "--sample-bytes", "0", "-p", "1");
+	EXPECT_USAGE_ERROR("empty value", "--alloc", "--alloc-prefix", "", "-p", "1");
 }
 
 Test(cli, unknown_options, .init = quiet)

@@ -52,11 +52,31 @@ Test(profile, metrics)
 
 		cr_expect_eq(metric__parse(metric__name(m), &back), 0, "%s", metric__name(m));
 		cr_expect_eq(back, m);
-		cr_expect_eq(metric__is_bytes(m), m != FL_METRIC_FAULTS);
+		cr_expect_eq(metric__is_bytes(m), m != FL_METRIC_FAULTS &&
+							  m != FL_METRIC_ALLOC_COUNT &&
+							  m != FL_METRIC_LIVE_COUNT);
 	}
 	cr_expect_eq(metric__parse("Resident", &m), -EINVAL);
 	cr_expect_eq(metric__parse("", &m), -EINVAL);
 	cr_expect_eq(metric__parse(NULL, &m), -EINVAL);
+}
+
+/* Live = allocated - freed; a free read before its allocation never makes it negative. */
+Test(profile, alloc_metrics)
+{
+	struct fl_counts c = { .allocs = 10, .alloc_bytes = 1000, .frees = 4, .free_bytes = 400,
+			       .unmatched_frees = 99 };
+
+	cr_expect_eq(metric__value(&c, FL_METRIC_ALLOC_BYTES), 1000);
+	cr_expect_eq(metric__value(&c, FL_METRIC_ALLOC_COUNT), 10);
+	cr_expect_eq(metric__value(&c, FL_METRIC_LIVE_BYTES), 600);
+	cr_expect_eq(metric__value(&c, FL_METRIC_LIVE_COUNT), 6, "unmatched frees subtract nothing");
+	c.frees = 11;
+	c.free_bytes = 1100;
+	cr_expect_eq(metric__value(&c, FL_METRIC_LIVE_BYTES), 0);
+	cr_expect_eq(metric__value(&c, FL_METRIC_LIVE_COUNT), 0);
+	cr_expect(metric__needs_alloc(FL_METRIC_LIVE_COUNT));
+	cr_expect_not(metric__needs_alloc(FL_METRIC_RELEASED));
 }
 
 Test(profile, counts_add)
@@ -65,7 +85,12 @@ Test(profile, counts_add)
 			       .write_faults = 10 };
 	struct fl_counts b = a;
 
+	a.allocs = 3;
+	a.unmatched_frees = 5;
+	b = a;
 	counts__add(&a, &b);
+	cr_expect_eq(a.allocs, 6);
+	cr_expect_eq(a.unmatched_frees, 10);
 	cr_expect_eq(a.grow[0], 2);
 	cr_expect_eq(a.grow[3], 8);
 	cr_expect_eq(a.release[0], 10);
