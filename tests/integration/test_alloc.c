@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * --alloc on the allocs workload (tests/workloads/allocs.c), on glibc and, preloaded, on
+ * Debian's jemalloc and tcmalloc: every count and byte of the known call paths must be exact,
+ * the frame right above the allocator must be the function that called it, and sampled
+ * estimates must land within 10%.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "harness.h"
+
+#define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+#define TCMALLOC "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+
+/* The numbers of allocs.c. */
+#define LEAK_N 100
+#define LEAK_SIZE 1000
+#define CHURN_N 10000
+#define CHURN_SIZE 64
+#define DIRECT_SIZE 777
+#define NEW_BYTES (3 * 256)
+#define THREAD_BYTES (2 * 50 * 2000)
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(alloc, .init = setup, .fini = h_cleanup, .timeout = 120);
+
+/* An attach run of allocs on @lib ("-": glibc) with --alloc and @metric; folded in @r. */
+static void run_allocs(struct h_run *r, const char *lib, const char *metric, const char *extra)
+{
+	const char *wl[] = { lib, NULL };
+	const char *fl[] = { "--alloc", "--metric", metric, extra, NULL };
+
+	if (strcmp(lib, "-") && access(lib, R_OK))
+		cr_skip_test("%s is not installed (apt-get install libjemalloc2 "
+			     "libtcmalloc-minimal4)", lib);
+	h_attach_run_ok(r, "allocs", wl, fl);
+	h_folded_root_ok(&r->folded, "allocs");
+}
+
+static void expect_edge(const struct h_run *r, const char *caller, const char *callee,
+			uint64_t want)
+{
+	uint64_t got = h_folded_edge(&r->folded, caller, callee);
+
+	cr_expect_eq(got, want, "%s;%s: %" PRIu64 ", expected %" PRIu64, caller, callee, got,
+		     want);
+}
+
+/* Allocated bytes by path, exact; the caller of malloc is the frame above it. */
+static void check_alloc_bytes(const char *lib)
+{
+	struct h_run r;
+
+	run_allocs(&r, lib, "alloc-bytes", NULL);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
+	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
+	expect_edge(&r, "realloc_path", "malloc", 100);
+	expect_edge(&r, "realloc_path", "realloc", 200 + 300);
+	expect_edge(&r, "calloc_path", "calloc", 10 * 50);
+	expect_edge(&r, "memalign_path", "posix_memalign", 4096);
+	expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	/* once each, whether operator new is the allocator's or libstdc++'s calling malloc */
+	cr_expect_eq(h_folded_frame(&r.folded, "operator new") +
+			     h_folded_frame(&r.folded, "operator new(unsigned long)"),
+		     NEW_BYTES, "operator new counted once");
+	h_folded_free(&r.folded);
+}
+
+/* Live bytes: the leaks stay, the churn and the freed realloc steps are gone. */
+static void check_live_bytes(const char *lib)
+{
+	struct h_run r;
+
+	run_allocs(&r, lib, "live-bytes", NULL);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	expect_edge(&r, "churn_path", "malloc", 0);
+	expect_edge(&r, "realloc_path", "malloc", 0);
+	expect_edge(&r, "realloc_path", "realloc", 300);
+	expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	h_folded_free(&r.folded);
+}
+
+Test(alloc, glibc_alloc_bytes)
+{
+	check_alloc_bytes("-");
+}
+
+Test(alloc, glibc_live_bytes)
+{
+	check_live_bytes("-");
+}
+
+Test(alloc, jemalloc_alloc_bytes)
+{
+	check_alloc_bytes(JEMALLOC);
+}
+
+Test(alloc, jemalloc_live_bytes)
+{
+	check_live_bytes(JEMALLOC);
+}
+
+Test(alloc, tcmalloc_alloc_bytes)
+{
+	check_alloc_bytes(TCMALLOC);
+}
+
+Test(alloc, tcmalloc_live_bytes)
+{
+	check_live_bytes(TCMALLOC);
+}
+
+/* Counts, per thread too; the final report shows the frees of blocks from before attach. */
+Test(alloc, glibc_counts_threads_and_unmatched_frees)
+{
+	struct h_run r;
+	char *report;
+	unsigned long long unmatched = 0;
+	const char *at;
+
+	run_allocs(&r, "-", "alloc-count", "-T");
+	expect_edge(&r, "churn_path", "malloc", CHURN_N);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N);
+	cr_expect_geq(h_folded_thread(&r.folded, "leaker-0"), 50);
+	cr_expect_geq(h_folded_thread(&r.folded, "leaker-1"), 50);
+	report = h_read_file(r.fl.out_path);
+	at = strstr(report, "unmatched frees ");
+	cr_expect(at && sscanf(at, "unmatched frees %llu", &unmatched) == 1,
+		  "no unmatched frees in the report:\n%s", report);
+	/* the workload frees its 5 early blocks; libc may free a few of its own */
+	cr_expect_geq(unmatched, 5, "unmatched frees %llu", unmatched);
+	free(report);
+	h_folded_free(&r.folded);
+}
+
+/* Sampling: estimates of a large run within 10% of the truth. */
+Test(alloc, sampled_estimates)
+{
+	const char *wl[] = { "-", "100", NULL };
+	const char *fl[] = { "--alloc", "--sample-bytes", "4096", "--metric", "alloc-bytes", NULL };
+	struct h_run r;
+	uint64_t leak, churn;
+
+	h_attach_run_ok(&r, "allocs", wl, fl);
+	leak = h_folded_edge(&r.folded, "leak_path", "malloc");
+	churn = h_folded_edge(&r.folded, "churn_path", "malloc");
+	cr_expect(leak > 0.9 * 100 * LEAK_N * LEAK_SIZE && leak < 1.1 * 100 * LEAK_N * LEAK_SIZE,
+		  "leak_path estimate %" PRIu64 " bytes, truth %d", leak, 100 * LEAK_N * LEAK_SIZE);
+	cr_expect(churn > 0.9 * 100 * CHURN_N * CHURN_SIZE &&
+			  churn < 1.1 * 100 * CHURN_N * CHURN_SIZE,
+		  "churn_path estimate %" PRIu64 " bytes, truth %d", churn,
+		  100 * CHURN_N * CHURN_SIZE);
+	h_folded_free(&r.folded);
+}
+
+/* A launched command: probes placed before its exec catch its allocations from the start. */
+Test(alloc, launched_command)
+{
+	const char *fl[] = { "--alloc", "--metric", "alloc-bytes", NULL };
+	struct h_run r;
+
+	h_launch_run_ok(&r, "allocs", NULL, fl);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
+	h_folded_free(&r.folded);
+}
+
+/* The run count of program @name (kernel.bpf_stats_enabled must be on), -1 if not found. */
+static long long prog_run_cnt(const char *name)
+{
+	char cmd[256], line[512];
+	long long cnt = -1;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s prog show name %s 2>/dev/null",
+		 getenv("BPFTOOL") ?: "bpftool", name);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p)) {
+		const char *at = strstr(line, "run_cnt ");
+
+		if (at)
+			cnt = strtoll(at + 8, NULL, 10);
+	}
+	pclose(p);
+	return cnt;
+}
+
+static void write_sysctl(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+
+	cr_assert(f, "cannot open %s", path);
+	fputs(v, f);
+	fclose(f);
+}
+
+/*
+ * The probes trap in the target only: a second process running the same glibc malloc loops
+ * while faultline traces the first runs none of faultline's allocator programs.
+ */
+Test(alloc, other_processes_do_not_trap)
+{
+	static const char *const now[] = { "--now", NULL };
+	static const char stats[] = "/proc/sys/kernel/bpf_stats_enabled";
+	char *old = h_read_file(stats);
+	struct h_run r;
+	struct h_proc other;
+	long long before, after;
+
+	run_allocs(&r, "-", "alloc-count", NULL); /* warms up nothing: just proves it works */
+	h_folded_free(&r.folded);
+
+	write_sysctl(stats, "1");
+	h_attach_start_ok(&r, "allocs", NULL,
+			  (const char *const[]){ "--alloc", "--metric", "alloc-count", NULL });
+	before = prog_run_cnt("fl_alloc_enter");
+	h_spawn_workload_ok(&other, "allocs", now);
+	cr_assert_eq(h_wait_line(&other, "done", H_WORK_MS), 0, "the other allocs never finished");
+	after = prog_run_cnt("fl_alloc_enter");
+	h_attach_work_ok(&r);
+	h_attach_stop_ok(&r, SIGINT);
+	h_kill_ok(other.pid, SIGUSR2);
+	h_wait_exit(&other, H_EXIT_MS);
+	write_sysctl(stats, *old ? old : "0");
+	free(old);
+	cr_expect_geq(before, 0, "bpftool shows no fl_alloc_enter");
+	cr_expect_eq(after, before, "the untraced process ran the probe %lld times",
+		     after - before);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N);
+	h_folded_free(&r.folded);
+}
