@@ -70,9 +70,9 @@ static void check_alloc_bytes(const char *lib)
 	expect_edge(&r, "memalign_path", "posix_memalign", 4096);
 	expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
 	/* once each, whether operator new is the allocator's or libstdc++'s calling malloc */
-	cr_expect_eq(h_folded_frame(&r.folded, "operator new") +
-			     h_folded_frame(&r.folded, "operator new(unsigned long)"),
-		     NEW_BYTES, "operator new counted once");
+	/* "operator new" matches libstdc++'s "operator new(unsigned long)" too */
+	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_BYTES,
+		     "operator new counted once");
 	h_folded_free(&r.folded);
 }
 
@@ -175,7 +175,8 @@ Test(alloc, launched_command)
 	h_folded_free(&r.folded);
 }
 
-/* The run count of program @name (kernel.bpf_stats_enabled must be on), -1 if not found. */
+/* The run count of program @name (kernel.bpf_stats_enabled must be on), -1 if not found.
+ * bpftool prints no count for a program that has not run yet. */
 static long long prog_run_cnt(const char *name)
 {
 	char cmd[256], line[512];
@@ -190,6 +191,8 @@ static long long prog_run_cnt(const char *name)
 	while (fgets(line, sizeof(line), p)) {
 		const char *at = strstr(line, "run_cnt ");
 
+		if (strstr(line, name) && cnt < 0)
+			cnt = 0;
 		if (at)
 			cnt = strtoll(at + 8, NULL, 10);
 	}

@@ -99,9 +99,13 @@ void thread_leak(void)
 		sink = malloc(THREAD_SIZE);
 }
 
+/* Names itself before it allocates: a thread's name is captured when it is first charged. */
 static void *leaker_main(void *arg)
 {
-	(void)arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "leaker-%d", (int)(long)arg);
+	pthread_setname_np(pthread_self(), name);
 	thread_leak();
 	return NULL;
 }
@@ -109,14 +113,10 @@ static void *leaker_main(void *arg)
 static void run_threads(void)
 {
 	pthread_t t[THREADS];
-	char name[16];
 
-	for (int i = 0; i < THREADS; i++) {
-		if (pthread_create(&t[i], NULL, leaker_main, NULL))
+	for (int i = 0; i < THREADS; i++)
+		if (pthread_create(&t[i], NULL, leaker_main, (void *)(long)i))
 			wl_die("pthread_create");
-		snprintf(name, sizeof(name), "leaker-%d", i);
-		pthread_setname_np(t[i], name);
-	}
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
 }
