@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -19,9 +21,34 @@
 struct tracer {
 	struct faultline *skel;
 	bool rss_batched;
+	bool uprobe_multi; /* the allocator probes go through uprobe_multi links */
 	struct bpf_link **links; /* the allocator probes, attached per target */
 	size_t nlinks;
 	size_t cap;
+	int *link_fds; /* ... as uprobe_multi links */
+	size_t nfds;
+	size_t fds_cap;
+};
+
+/* enum bpf_attach_type and flags of Linux 6.6 (commit 89ae89f53d20, "bpf: Add multi uprobe
+ * link"), which the UAPI headers of older distributions lack. */
+#define FL_TRACE_UPROBE_MULTI 48
+#define FL_F_UPROBE_MULTI_RETURN 1
+
+/* union bpf_attr as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI. */
+struct fl_uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+	__u32 _pad;
 };
 
 /* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
@@ -34,6 +61,20 @@ static int ensure_tracefs(void)
 	fprintf(stderr, "faultline: tracefs is not mounted and mounting it failed (%s); run: "
 			"mount -t tracefs tracefs " TRACEFS "\n", strerror(errno));
 	return -ENOENT;
+}
+
+/* A uprobe_multi link registers many probes and, when closed, waits for one grace period for
+ * all of them: perf uprobes wait for one each, about 0.1 s here. */
+static bool kernel_has_uprobe_multi(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool has;
+
+	if (!btf)
+		return false;
+	has = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return has;
 }
 
 /* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter") each task
@@ -122,6 +163,14 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_enter, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
+	t->uprobe_multi = o->alloc && kernel_has_uprobe_multi();
+	if (t->uprobe_multi) {
+		enum bpf_attach_type multi = (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI;
+
+		bpf_program__set_expected_attach_type(t->skel->progs.fl_alloc_enter, multi);
+		bpf_program__set_expected_attach_type(t->skel->progs.fl_alloc_exit, multi);
+		bpf_program__set_expected_attach_type(t->skel->progs.fl_free_enter, multi);
+	}
 	err = faultline__load(t->skel);
 	if (err) {
 		explain_load_error(err);
@@ -218,6 +267,57 @@ static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, p
 	return keep_link(t, link);
 }
 
+static int keep_fd(struct tracer *t, int fd)
+{
+	if (t->nfds == t->fds_cap) {
+		size_t cap = t->fds_cap ? t->fds_cap * 2 : 16;
+		int *fds = realloc(t->link_fds, cap * sizeof(*fds));
+
+		if (!fds) {
+			close(fd);
+			return -ENOMEM;
+		}
+		t->link_fds = fds;
+		t->fds_cap = cap;
+	}
+	t->link_fds[t->nfds++] = fd;
+	return 0;
+}
+
+/* One uprobe_multi link of @prog on @path for @pid: the probes of @plan whose side (free or
+ * not) is @free, at their sites, each with its function as the cookie. */
+static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bool free_side,
+			pid_t pid, const char *path, const struct alloc_plan *plan)
+{
+	unsigned long offs[ALLOC_MAX_PROBES];
+	__u64 cookies[ALLOC_MAX_PROBES];
+	struct fl_uprobe_multi_attr a = {
+		.prog_fd = (__u32)bpf_program__fd(prog),
+		.attach_type = FL_TRACE_UPROBE_MULTI,
+		.path = (__u64)(unsigned long)path,
+		.offsets = (__u64)(unsigned long)offs,
+		.cookies = (__u64)(unsigned long)cookies,
+		.multi_flags = ret ? FL_F_UPROBE_MULTI_RETURN : 0,
+		.pid = (__u32)pid,
+	};
+	int fd;
+
+	for (size_t i = 0; i < plan->nprobes; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+
+		if (p->state != ALLOC_PROBE_ATTACH || alloc_fn__is_free(p->fn) != free_side)
+			continue;
+		offs[a.cnt] = p->entry_off + p->site.offset;
+		cookies[a.cnt++] = p->fn;
+	}
+	if (!a.cnt)
+		return 0;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	if (fd < 0)
+		return -errno;
+	return keep_fd(t, fd);
+}
+
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
 {
 	char path[PATH_MAX + 32];
@@ -225,7 +325,17 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 
 	/* through the target's root, so a containerised target's own file is probed */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, plan->path);
-	for (size_t i = 0; i < plan->nprobes && !err; i++) {
+	if (t->uprobe_multi) {
+		/* returns first: see below */
+		err = attach_multi(t, t->skel->progs.fl_alloc_exit, true, false, pid, path, plan);
+		if (!err)
+			err = attach_multi(t, t->skel->progs.fl_alloc_enter, false, false, pid, path,
+					   plan);
+		if (!err)
+			err = attach_multi(t, t->skel->progs.fl_free_enter, false, true, pid, path,
+					   plan);
+	}
+	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 		uint64_t off = p->entry_off + p->site.offset;
 
@@ -254,13 +364,51 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 	return err;
 }
 
+static void *destroy_link(void *link)
+{
+	bpf_link__destroy(link);
+	return NULL;
+}
+
+static void *close_fd(void *fd)
+{
+	close((int)(long)fd);
+	return NULL;
+}
+
+/*
+ * Each uprobe detach waits for a grace period in the kernel (about 0.1 s here): done one after
+ * another, 20 probes take two seconds. Detached from threads at once, the waits overlap.
+ */
+static void destroy_links(struct tracer *t)
+{
+	size_t n = t->nlinks + t->nfds;
+	pthread_t *th = calloc(n ? n : 1, sizeof(*th));
+	bool *started = calloc(n ? n : 1, sizeof(*started));
+
+	for (size_t i = 0; i < n; i++) {
+		bool fd = i >= t->nlinks;
+		void *arg = fd ? (void *)(long)t->link_fds[i - t->nlinks] : t->links[i];
+
+		if (th && started)
+			started[i] = !pthread_create(&th[i], NULL, fd ? close_fd : destroy_link, arg);
+		if (!started || !started[i])
+			(fd ? close_fd : destroy_link)(arg);
+	}
+	for (size_t i = 0; i < n && started; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	free(started);
+}
+
 void tracer__destroy(struct tracer *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nlinks; i++)
-		bpf_link__destroy(t->links[i]);
+	destroy_links(t);
 	free(t->links);
+	free(t->link_fds);
 	faultline__destroy(t->skel);
 	free(t);
 }
