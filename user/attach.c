@@ -66,32 +66,10 @@ static int ensure_tracefs(void)
 	return -ENOENT;
 }
 
-/* A uprobe_multi link registers many probes and, when closed, waits for one grace period for
- * all of them: perf uprobes wait for one each, about 0.1 s here. */
-static bool kernel_has_uprobe_multi(void)
+/* The kernel's BTF has a struct named @name: how faultline tells what a kernel can do. */
+static bool kernel_has_struct(const struct btf *btf, const char *name)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool has;
-
-	if (!btf)
-		return false;
-	has = btf__find_by_name_kind(btf, "bpf_uprobe_multi_link", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	return has;
-}
-
-/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter") each task
- * cached its RSS deltas and flushed them every 64 faults; that kernel has struct task_rss_stat. */
-static bool kernel_batches_rss(void)
-{
-	struct btf *btf = btf__load_vmlinux_btf();
-	bool batched;
-
-	if (!btf)
-		return false;
-	batched = btf__find_by_name_kind(btf, "task_rss_stat", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	return batched;
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
 }
 
 static int explain_load_error(int err)
@@ -130,6 +108,7 @@ static bool privileged(void)
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
+	struct btf *btf = NULL;
 	struct tracer *t;
 	int err;
 
@@ -150,6 +129,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	btf = btf__load_vmlinux_btf(); /* parsed once: a few megabytes */
 	t->skel = faultline__open();
 	if (!t->skel) {
 		err = -errno;
@@ -166,7 +146,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_enter, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
-	t->uprobe_multi = o->alloc && kernel_has_uprobe_multi();
+	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
+	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
+	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
 	if (t->uprobe_multi) {
 		enum bpf_attach_type multi = (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI;
 
@@ -179,10 +161,14 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		explain_load_error(err);
 		goto cleanup;
 	}
-	t->rss_batched = kernel_batches_rss();
+	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
+	 * each task cached its RSS deltas and flushed them every 64 faults */
+	t->rss_batched = kernel_has_struct(btf, "task_rss_stat");
+	btf__free(btf);
 	*out = t;
 	return 0;
 cleanup:
+	btf__free(btf);
 	tracer__destroy(t);
 	return err;
 }
