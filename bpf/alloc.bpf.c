@@ -42,20 +42,21 @@ struct {
 
 static const struct fl_alloc_hist zero_hist;
 
-/* A nested call cannot outlast this: an equal stack pointer older than it is a stale entry. */
-#define FL_TAIL_CALL_NS 1000000
+/*
+ * An allocator calls its inner functions right away: an outer entry older than this is
+ * stale (its return was never seen: a C++ exception out of operator new), not an outer call.
+ */
+#define FL_NESTED_NS 10000000
 
 /*
  * True when the thread is already inside an allocator call that will be counted, so this one
- * is not: operator new calling malloc, reallocarray tail-calling realloc (the same stack
- * pointer). A deeper call has a lower stack pointer. A higher one means the outer call's
- * return was never seen (the probe was attached while it ran): the entry is stale.
+ * (at @sp) is part of it: operator new calling malloc (a lower stack pointer), reallocarray
+ * tail-calling realloc (the same one), realloc calling free. A higher stack pointer means the
+ * outer call has returned unseen.
  */
 static __always_inline bool fl_nested(const struct fl_alloc_task *st, __u64 sp, __u64 now)
 {
-	if (!st->sp)
-		return false;
-	return sp < st->sp || (sp == st->sp && now - st->ts < FL_TAIL_CALL_NS);
+	return st->sp && sp <= st->sp && now - st->ts < FL_NESTED_NS;
 }
 
 /* a * b, or ~0 when it overflows (the call then fails and is not counted) */
@@ -275,7 +276,7 @@ int fl_free_enter(struct pt_regs *ctx)
 		return 0;
 	/* a free inside realloc (or any allocator call) is part of that call */
 	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
-	if (st && st->sp && ctx->sp < st->sp)
+	if (st && fl_nested(st, ctx->sp, bpf_ktime_get_ns()))
 		return 0;
 	if (fl_live_take(tgid, ptr, &l)) {
 		fl_free_charge(tgid, &l);
