@@ -153,11 +153,15 @@ static int cmp_site_key(const void *a, const void *b)
 static int cmp_site_weight(const void *a, const void *b, void *metric)
 {
 	enum fl_metric m = *(const enum fl_metric *)metric;
-	uint64_t x = metric__value(&((const struct fl_alloc_site *)a)->counts, m);
-	uint64_t y = metric__value(&((const struct fl_alloc_site *)b)->counts, m);
+	const struct fl_counts *cx = &((const struct fl_alloc_site *)a)->counts;
+	const struct fl_counts *cy = &((const struct fl_alloc_site *)b)->counts;
+	uint64_t x = metric__value(cx, m), y = metric__value(cy, m);
 
 	if (x != y)
 		return x > y ? -1 : 1;
+	/* then the busiest: with nothing live, churn still ranks */
+	if (cx->alloc_bytes != cy->alloc_bytes)
+		return cx->alloc_bytes > cy->alloc_bytes ? -1 : 1;
 	return 0;
 }
 
