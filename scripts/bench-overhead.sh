@@ -22,173 +22,36 @@
 # a comparison whose tool is missing is skipped, and the output says so. Run as root, after
 # `make all workloads`. Default run: about 4 minutes on a 2-CPU machine; --quick: about 1.
 set -euo pipefail
+# shellcheck source=scripts/bench-lib.sh
+source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-OUT=build
-INSTALL=0
-QUICK=0
-PAIRS=""
-ONLY=""
-TMP=""
-BG_PIDS=()
+SECTIONS=(faults redis startup session)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
-declare -A FIG=()	# figure name -> value, for the summary
-
-usage()
-{
-	sed -n '4,23s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-parse_args()
-{
-	while (($#)); do
-		case $1 in
-		--install) INSTALL=1 ;;
-		--quick) QUICK=1 ;;
-		--pairs)
-			[[ ${2:-} =~ ^[0-9]+$ && $2 -ge 1 && $2 -le 50 ]] || usage
-			PAIRS=$2
-			shift
-			;;
-		--only)
-			[[ ${2:-} =~ ^(faults|redis|startup|session)$ ]] || usage
-			ONLY=$2
-			shift
-			;;
-		--build)
-			[[ -n ${2:-} ]] || usage
-			OUT=$2
-			shift
-			;;
-		-h | --help) usage ;;
-		*) usage ;;
-		esac
-		shift
-	done
-}
 
 # Sizes: the default meets issue 2's bar (>= 1 GiB touched, >= 5 pairs); --quick does not.
 set_sizes()
 {
 	if ((QUICK)); then
 		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5
-		PAIRS=${PAIRS:-3}
+		PAIRS=${COUNT:-3}
 	else
 		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7
-		PAIRS=${PAIRS:-10}
+		PAIRS=${COUNT:-10}
 	fi
 	FB_CHUNK_MIB=256
 	FL=$OUT/faultline
-	FB=$OUT/workloads/faultbench
+	WL_BIN=$OUT/workloads/faultbench
 }
 
-log() { printf '%s\n' "$*" >&2; }
-die() { log "bench-overhead: $*"; exit 1; }
-have() { command -v "$1" >/dev/null 2>&1; }
-
-cleanup()
+# What the exit trap undoes besides the background processes and TMP (see cleanup).
+cleanup_more()
 {
-	local pid
-
-	for pid in "${BG_PIDS[@]}"; do
-		kill -KILL "$pid" 2>/dev/null || true
-	done
 	stop_redis
 	[[ -n $BPF_STATS_OLD ]] && sysctl -q kernel.bpf_stats_enabled="$BPF_STATS_OLD" || true
-	[[ -n $TMP ]] && rm -rf "$TMP"
-	return 0
 }
-
-# ---------------------------------------------------------------- small helpers
-
-now() { printf '%s' "$EPOCHREALTIME"; }
-
-# True while @1 runs (a zombie that was not reaped yet counts as gone).
-alive()
-{
-	local st
-
-	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 1
-	[[ -n $st && $st != Z ]]
-}
-
-# Waits up to @3 seconds for a line of file @1 matching the ERE @2; prints it.
-wait_line()
-{
-	local file=$1 re=$2 end
-
-	end=$(awk -v t="$(now)" -v d="$3" 'BEGIN { printf "%.6f", t + d }')
-	while :; do
-		if [[ -f $file ]] && grep -E -m1 -- "$re" "$file"; then
-			return 0
-		fi
-		awk -v a="$(now)" -v b="$end" 'BEGIN { exit !(a > b) }' && return 1
-		sleep 0.01
-	done
-}
-
-# Waits up to @2 seconds for child @1 to end, then kills it; reaps it either way.
-reap()
-{
-	local pid=$1 i
-
-	for ((i = 0; i < $2 * 100; i++)); do
-		alive "$pid" || break
-		sleep 0.01
-	done
-	alive "$pid" && { log "  (pid $pid did not end in $2 s: killed)"; kill -KILL "$pid"; }
-	wait "$pid" 2>/dev/null || true
-	forget "$pid"
-}
-
-# Drops @1 from the pids the exit trap kills.
-forget()
-{
-	local keep=() p
-
-	for p in "${BG_PIDS[@]}"; do
-		[[ $p == "$1" ]] || keep+=("$p")
-	done
-	BG_PIDS=("${keep[@]}")
-}
-
-# Lines of stdin, each prefixed with the time it arrived; "[eof]" when the writer is gone.
-stamp()
-{
-	local l
-
-	while IFS= read -r l; do
-		printf '%s %s\n' "$EPOCHREALTIME" "$l"
-	done
-	printf '%s [eof]\n' "$EPOCHREALTIME"
-}
-
-median()
-{
-	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 }
-		END { if (!NR) print "nan"; else if (NR % 2) print a[(NR + 1) / 2];
-		      else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
-}
-
-# "p25..p75" of the arguments (nearest rank).
-quartiles()
-{
-	printf '%s\n' "$@" | sort -g | awk '{ a[NR] = $1 } END {
-		printf "%.3f..%.3f", a[int((NR + 3) / 4)], a[int((3 * NR + 3) / 4)] }'
-}
-
-minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
-calc() { awk "BEGIN { printf \"$1\", $2 }"; }
 
 # ---------------------------------------------------------------- tools
-
-need_root_and_build()
-{
-	((EUID == 0)) || die "run as root (BPF, perf and tracepoints need it)"
-	[[ -x $FL ]] || die "$FL missing: run 'make' first"
-	[[ -x $FB ]] || die "$FB missing: run 'make workloads' first"
-}
 
 install_tools()
 {
@@ -198,44 +61,30 @@ install_tools()
 	have perf || missing+=(linux-perf)
 	have redis-server || missing+=(redis-server)
 	have redis-benchmark && have redis-cli || missing+=(redis-tools)
-	((${#missing[@]})) || return 0
-	if ((!INSTALL)); then
-		log "missing: ${missing[*]} (--install installs them); their comparisons are skipped"
-		return 0
-	fi
-	log "installing: ${missing[*]}"
-	apt-get update -qq >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	install_missing comparisons "${missing[@]}"
 }
 
 # ---------------------------------------------------------------- 1. faults
 
-# Starts faultbench waiting for its go signal: sets WL_PID, WL_OUT.
-wl_start()
-{
-	WL_OUT=$TMP/wl.$RANDOM.out
-	"$FB" "$@" >"$WL_OUT" &
-	WL_PID=$!
-	BG_PIDS+=("$WL_PID")
-	wait_line "$WL_OUT" '^ready' 10 >/dev/null || die "faultbench did not get ready"
-}
-
-# Starts profiler @1 on WL_PID and returns once its probes are live: sets PROF_PID.
+# Starts profiler @1 on WL_PID and returns once its probes are live: sets PROF_PID, PROF_TOOL,
+# PROF_LOG (its output; faultline's stderr, stamped), START_AT and LIVE_AT (for faultline).
 prof_start()
 {
-	local log=$TMP/prof.$1.log
-
-	rm -f "$log"
+	PROF_TOOL=$1 PROF_LOG=$TMP/prof.$1.log
+	rm -f "$PROF_LOG"
+	START_AT=$(now)
 	case $1 in
 	none) PROF_PID="" ; return 0 ;;
 	faultline)
-		"$FL" -q -p "$WL_PID" >/dev/null 2> >(stamp >"$log") &
+		"$FL" -q -p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
 		PROF_PID=$!
-		wait_line "$log" 'faultline: tracing' 10 >/dev/null || die "faultline did not start"
+		wait_line "$PROF_LOG" 'faultline: tracing' 10 >/dev/null ||
+			die "faultline did not start"
+		LIVE_AT=$(stamp_of "$PROF_LOG" 'faultline: tracing')
 		;;
 	perf)
 		perf record -q -B -e page-faults -c 1 -g -p "$WL_PID" -o "$TMP/perf.data" \
-			>"$log" 2>&1 &
+			>"$PROF_LOG" 2>&1 &
 		PROF_PID=$!
 		# -B: no build-id pass at exit (outside the timed window; it only saves time).
 		# perf says nothing when its events are enabled; they are well before this.
@@ -243,20 +92,26 @@ prof_start()
 		;;
 	bpftrace)
 		bpftrace -e "tracepoint:kmem:rss_stat /pid == $WL_PID/ { @[ustack] = count(); }" \
-			>"$log" 2>&1 &
+			>"$PROF_LOG" 2>&1 &
 		PROF_PID=$!
-		wait_line "$log" '^Attaching' 30 >/dev/null || die "bpftrace did not start"
+		wait_line "$PROF_LOG" '^Attaching' 30 >/dev/null || die "bpftrace did not start"
 		sleep 0.5	# it prints that line just before attaching
 		;;
 	esac
 	BG_PIDS+=("$PROF_PID")
 }
 
+# SIGINT, then waits for the exit: sets EXIT_S for faultline (see stop_timed).
 prof_stop()
 {
+	EXIT_S=""
 	[[ -n $PROF_PID ]] || return 0
-	kill -INT "$PROF_PID" 2>/dev/null || true
-	reap "$PROF_PID" 60
+	if [[ $PROF_TOOL == faultline ]]; then
+		stop_timed "$PROF_PID" "$PROF_LOG" || true
+	else
+		kill -INT "$PROF_PID" 2>/dev/null || true
+		reap "$PROF_PID" 60
+	fi
 	rm -f "$TMP/perf.data" "$TMP/perf.data.old"
 }
 
@@ -270,13 +125,11 @@ fault_run()
 	kill -USR1 "$WL_PID"
 	line=$(wait_line "$WL_OUT" '^result' 300) || die "faultbench gave no result under $1"
 	prof_stop
-	kill -USR2 "$WL_PID"
-	reap "$WL_PID" 10
+	wl_stop
 	ns=${line#*ns=} ns=${ns%% *}
 	faults=${line#*faults=} faults=${faults%% *}
 	RUN_NS=$ns
 	RUN_US=$(calc %.4f "$ns / $faults / 1000")
-	rm -f "$WL_OUT"
 }
 
 # Pairs of (no profiler, profiler @1), the order flipping each pair; figures into FIG.
@@ -401,44 +254,21 @@ bench_redis()
 	stop_redis
 	FIG[redis]=$(median "${ratios[@]}")
 	printf '  throughput with faultline: median %.3fx; pair ratios: middle half %s, all %s\n' \
-		"${FIG[redis]}" "$(quartiles "${ratios[@]}")" "$(minmax "${ratios[@]}")"
+		"${FIG[redis]}" "$(quartiles %.3f "${ratios[@]}")" "$(minmax "${ratios[@]}")"
 	printf '  runs without it: %s req/s (drift over the run is what the pairs cancel)\n' \
 		"$(minmax "${bases[@]}")"
 }
 
 # ---------------------------------------------------------------- 3. faultline itself
 
-# First stamp of a line matching @2 in stamped log @1.
-stamp_of() { awk -v re="$2" '$0 ~ re { print $1; exit }' "$1"; }
-
 bench_startup()
 {
-	local i log=$TMP/start.log t0 t1 starts=() exits=()
-
 	echo "== 3a. start-up (command start to 'faultline: tracing') and exit (SIGINT to exit)," \
 		"$STARTS runs on an idle target"
 	wl_start
-	for ((i = 0; i < STARTS; i++)); do
-		rm -f "$log"
-		t0=$(now)
-		"$FL" -q -p "$WL_PID" >/dev/null 2> >(stamp >"$log") &
-		PROF_PID=$!
-		BG_PIDS+=("$PROF_PID")
-		wait_line "$log" 'faultline: tracing' 10 >/dev/null || die "faultline did not start"
-		sleep 0.3
-		t1=$(now)
-		kill -INT "$PROF_PID"
-		wait_line "$log" '\[eof\]' 30 >/dev/null || die "faultline did not exit"
-		reap "$PROF_PID" 5
-		starts+=("$(calc %.4f "$(stamp_of "$log" 'faultline: tracing') - $t0")")
-		exits+=("$(calc %.4f "$(stamp_of "$log" '\[eof\]') - $t1")")
-	done
-	kill -TERM "$WL_PID"	# still waiting for its go signal: exits at once
-	reap "$WL_PID" 10
-	FIG[start]=$(median "${starts[@]}")
-	FIG[exit]=$(median "${exits[@]}")
-	printf '  start-up: median %.3f s (%s); exit: median %.3f s (%s)\n' "${FIG[start]}" \
-		"$(minmax "${starts[@]}")" "${FIG[exit]}" "$(minmax "${exits[@]}")"
+	startup_cycles faultline
+	wl_stop TERM	# still waiting for its go signal: exits at once
+	startup_figures faultline
 }
 
 # The child of @1 whose command is @2 (the stamper of a process substitution is a child too).
@@ -450,19 +280,6 @@ child_named()
 		[[ $(cat "/proc/$c/comm" 2>/dev/null) == "$2" ]] && { echo "$c"; return 0; }
 	done
 	return 1
-}
-
-# CPU seconds of process @1: the scheduler's exact sum over its threads when /proc/PID/sched
-# has it, else utime + stime from /proc/PID/stat (whole clock ticks: 10 ms steps).
-cpu_of()
-{
-	local f=("/proc/$1/task/"*/sched)
-
-	if grep -qs se.sum_exec_runtime "${f[0]}"; then
-		awk '/^se.sum_exec_runtime/ { ms += $3 } END { printf "%.6f", ms / 1000 }' "${f[@]}"
-	else
-		awk -v hz="$(getconf CLK_TCK)" '{ printf "%.3f", ($14 + $15) / hz }' "/proc/$1/stat"
-	fi
 }
 
 prog_ids() { bpftool prog show --json 2>/dev/null | jq -c '[.[].id]'; }
@@ -484,7 +301,7 @@ bpf_prog_costs()
 
 bench_session()
 {
-	local log=$TMP/sess.log tfile=$TMP/time.out tpid fpid c0 c1 t0 t1 t2 hwm ids=""
+	local log=$TMP/sess.log tfile=$TMP/time.out tpid fpid c0 c1 t0 t1 hwm ids=""
 
 	echo "== 3b. a ${CPU_SECS} s session at the default 1 s refresh (live table to a file)," \
 		"attached to a busy faultbench"
@@ -505,17 +322,14 @@ bench_session()
 	c0=$(cpu_of "$fpid") t0=$(now)
 	sleep "$CPU_SECS"
 	c1=$(cpu_of "$fpid") t1=$(now)
-	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$fpid/status")
+	hwm=$(hwm_kib "$fpid")
 	[[ -n $ids ]] && { bpf_prog_costs "$ids" || log "  (bpftool/jq failed: no BPF run times)"; }
-	t2=$(now)
-	kill -INT "$fpid"
-	wait_line "$log" '\[eof\]' 60 >/dev/null || die "faultline did not exit"
-	FIG[exit_busy]=$(calc %.4f "$(stamp_of "$log" '\[eof\]') - $t2")
+	stop_timed "$fpid" "$log" || die "faultline did not exit"
+	FIG[exit_busy]=$EXIT_S
 	reap "$tpid" 10
 	[[ -n $BPF_STATS_OLD ]] && sysctl -q kernel.bpf_stats_enabled="$BPF_STATS_OLD"
 	BPF_STATS_OLD=""
-	kill -USR2 "$WL_PID" 2>/dev/null || true
-	reap "$WL_PID" 30
+	wl_stop USR2 30
 	session_figures "$c0" "$c1" "$t0" "$t1" "$hwm" "$tfile"
 }
 
@@ -538,49 +352,29 @@ session_figures()
 
 # ---------------------------------------------------------------- summary
 
-# One row: name, figure key, printf format, unit, comparison (le/ge), target.
-row()
-{
-	local v=${FIG[$2]:-} verdict
-
-	if [[ -z $v ]]; then
-		printf '  %-38s %12s   %-10s %s\n' "$1" skipped "$5 $6" -
-		return 0
-	fi
-	verdict=$(awk -v v="$v" -v t="$6" -v op="$5" 'BEGIN {
-		ok = (op == "<=") ? v <= t : v >= t; print ok ? "PASS" : "MISS" }')
-	[[ $5 == - ]] && verdict=-
-	printf "  %-38s %12s   %-10s %s\n" "$1" "$(printf "$3" "$v")$4" "$5 $6" "$verdict"
-}
-
 summary()
 {
-	echo "== summary ($(uname -r), $(nproc) CPUs, $("$FL" --version 2>&1 | head -1))"
-	printf '  %-38s %12s   %-10s %s\n' figure measured target verdict
+	summary_head 38
 	row "added per fault, faultline -p" add_faultline %.3f " us" "<=" 0.8
 	row "added per fault, perf record -c 1 -g" add_perf %.3f " us" - ""
 	row "added per fault, bpftrace rss_stat" add_bpftrace %.3f " us" - ""
 	row "faultbench time with faultline" ratio_faultline %.2f x - ""
 	row "redis-benchmark throughput kept" redis %.3f x ">=" 0.97
-	row "start-up to probes live (median)" start %.3f " s" "<=" 0.1
+	row "start-up to probes live (median)" start_faultline %.3f " s" "<=" 0.1
 	row "faultline CPU at 1 s refresh" cpu %.3f "%" "<=" 2
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32
-	row "exit after SIGINT (idle, median)" exit %.3f " s" "<=" 0.5
+	row "exit after SIGINT (idle, median)" exit_faultline %.3f " s" "<=" 0.5
 	row "exit after SIGINT (busy session)" exit_busy %.3f " s" "<=" 0.5
 }
 
 main()
 {
-	parse_args "$@"
+	parse_args --pairs "$@"
 	set_sizes
-	need_root_and_build
-	trap cleanup EXIT
-	trap 'exit 130' INT TERM
-	TMP=$(mktemp -d /tmp/faultline-bench.XXXXXX)
+	need_root_and_build "BPF, perf and tracepoints need it"
+	bench_init
 	install_tools
-	for section in faults redis startup session; do
-		[[ -z $ONLY || $ONLY == "$section" ]] && "bench_$section"
-	done
+	run_sections
 	summary
 }
 
