@@ -4,8 +4,8 @@
 set -euo pipefail
 out=${1:-build}
 folded=$out/demo.folded
-echo "== faultline -T --folded $folded -- $out/workloads/demo 6"
-"$out/faultline" -T --top 12 --folded "$folded" -- "$out/workloads/demo" 6
+echo "== faultline -T --alloc --folded $folded -- $out/workloads/demo 6"
+"$out/faultline" -T --alloc --top 12 --folded "$folded" -- "$out/workloads/demo" 6
 echo
 echo "== $folded (the heaviest stacks; feed the file to flamegraph.pl or speedscope)"
 sort -t' ' -k2 -nr "$folded" | head -8 | cut -c1-160

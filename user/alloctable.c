@@ -73,8 +73,10 @@ static void nanos(char *buf, size_t len, uint64_t ns)
 {
 	if (ns < 1000)
 		snprintf(buf, len, "%" PRIu64 "ns", ns);
-	else if (ns < 1000000)
+	else if (ns < 10000)
 		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.0fus", ns / 1e3);
 	else
 		snprintf(buf, len, "%.1fms", ns / 1e6);
 }
@@ -85,8 +87,9 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 
 	units__emit(out, width, "allocation sites%s (latency: >= bucket floor):",
 		    r->sample_bytes ? " (estimated from samples)" : "");
-	units__emit(out, width, "%9s %7s %7s %9s %7s %7s %8s %7s %7s  %s", "LIVE-B", "LIVE", "OLDEST",
-		    "ALLOC-B", "ALLOCS", "FREES", "SIZE~", "LAT50", "LAT99", "CALLER > ALLOCATOR");
+	/* frees are ALLOCS - LIVE: the column goes to the site's name */
+	units__emit(out, width, "%9s %6s %6s %9s %7s %9s %6s %6s  %s", "LIVE-B", "LIVE", "OLDEST",
+		    "ALLOC-B", "ALLOCS", "SIZE~", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
 	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
 		const struct fl_alloc_site *s = &r->sites[i];
 		const struct fl_counts *c = &s->counts;
@@ -97,10 +100,9 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 		age(old, sizeof(old), s->oldest_ts, r->now_ns);
 		nanos(p50, sizeof(p50), quantile(s->hist.latency, 0.5));
 		nanos(p99, sizeof(p99), quantile(s->hist.latency, 0.99));
-		units__emit(out, width, "%9s %7" PRIu64 " %7s %9s %7" PRIu64 " %7" PRIu64
-				       " %8s %7s %7s  %s > %s",
-			    b[0], live_of(c, false), old, b[1], (uint64_t)c->allocs,
-			    (uint64_t)c->frees, b[2], p50, p99, s->caller, s->fn);
+		units__emit(out, width, "%9s %6" PRIu64 " %6s %9s %7" PRIu64 " %9s %6s %6s  %s > %s",
+			    b[0], live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
+			    s->caller, s->fn);
 	}
 	if (r->nsites > MAX_SITE_ROWS)
 		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);

@@ -13,7 +13,7 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 			     const struct fl_report *r);
 
 /* The heaviest allocation sites of @r: live bytes and blocks, the age of the oldest live
- * block, allocated bytes and calls, frees, median size, median and 99th percentile latency. */
+ * block, allocated bytes and calls, median size, median and 99th percentile latency. */
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r);
 
 /* The size and latency histograms of the three heaviest sites. */

@@ -28,7 +28,7 @@ struct fl_thread_summary {
 /* One allocation site (--alloc): a stack and allocator function, summed over threads. */
 struct fl_alloc_site {
 	pid_t pid;
-	const char *caller; /* the frame above the allocator (owned by the frames cache) */
+	char caller[128];   /* the two frames above the allocator: "parent > caller" */
 	const char *fn;	    /* "malloc", "operator new", ... */
 	struct fl_counts counts;
 	struct fl_alloc_hist hist;

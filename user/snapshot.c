@@ -204,10 +204,13 @@ static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
 			depth = frames__get(frames, col, t->sym, &r->key, &names);
 		sr[n].site = (struct fl_alloc_site){
 			.pid = (pid_t)r->key.tgid,
-			.caller = depth ? names[depth - 1] : snapshot__origin_frame(r->key.origin),
 			.fn = alloc_fn__name(r->key.alloc_fn),
 			.counts = r->counts,
 		};
+		/* two frames: a wrapper such as xmalloc alone would name every site alike */
+		snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s%s%s",
+			 depth > 1 ? names[depth - 2] : "", depth > 1 ? " > " : "",
+			 depth ? names[depth - 1] : snapshot__origin_frame(r->key.origin));
 		if (h) {
 			sr[n].site.hist = h->hist;
 			sr[n].site.oldest_ts = h->oldest_ts;
