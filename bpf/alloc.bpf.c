@@ -179,8 +179,8 @@ int fl_alloc_enter(struct pt_regs *ctx)
 	__u64 now = bpf_ktime_get_ns();
 	struct fl_alloc_task *st;
 
-	if (!fl_target(pid_tgid >> 32))
-		return 0;
+	/* No target check: the probes are attached to the targets' pids only, and a launched
+	 * child calls no allocator between the attach and its exec (the exec flips AWAIT_EXEC). */
 	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
@@ -272,11 +272,7 @@ int fl_free_enter(struct pt_regs *ctx)
 	struct fl_live l;
 	__u64 ptr = ctx->di;
 
-	if (!ptr || !fl_target(tgid))
-		return 0;
-	/* a free inside realloc (or any allocator call) is part of that call */
-	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
-	if (st && fl_nested(st, ctx->sp, bpf_ktime_get_ns()))
+	if (!ptr)
 		return 0;
 	if (fl_live_take(tgid, ptr, &l)) {
 		fl_free_charge(tgid, &l);
@@ -284,6 +280,11 @@ int fl_free_enter(struct pt_regs *ctx)
 	}
 	/* under sampling most blocks were never recorded: a miss says nothing */
 	if (sample_mean)
+		return 0;
+	/* A free inside realloc (glibc's realloc(p, 0) calls free) is part of that call, which
+	 * took the block out at its entry: only a miss needs the check. */
+	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
+	if (st && fl_nested(st, ctx->sp, bpf_ktime_get_ns()))
 		return 0;
 	c = fl_counts_get(&key);
 	if (c)

@@ -74,6 +74,19 @@ struct {
 	__type(value, struct fl_scratch);
 } stack_scratch SEC(".maps") __weak;
 
+/*
+ * Stacks this CPU stored or found lately, by the low bits of their hash: a hot stack skips the
+ * stacks map lookup. Entries never leave the stacks map, so a remembered hash stays true.
+ */
+#define FL_SEEN_SLOTS 256
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64[FL_SEEN_SLOTS]);
+} stack_seen SEC(".maps") __weak;
+
 /* FNV-1a over whole words; fl_hash_end() avalanches and never gives 0 (0: "no stack"). */
 #define FL_HASH_INIT 0xcbf29ce484222325ull
 
@@ -159,7 +172,7 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 {
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
-	__u64 h;
+	__u64 h, (*seen)[FL_SEEN_SLOTS];
 
 	key->stack = 0;
 	key->origin = FL_ORIGIN_STACK_LOST;
@@ -176,13 +189,18 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 	w->sp = sp;
 	w->have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
 	h = fl_fp_walk(w, ip);
-	if (!bpf_map_lookup_elem(&stacks, &h)) {
-		long err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
+	seen = bpf_map_lookup_elem(&stack_seen, &zero);
+	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
+		long err = 0;
 
+		if (!bpf_map_lookup_elem(&stacks, &h))
+			err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
 		if (err && err != -FL_EEXIST) {
 			fl_drop(FL_DROP_STACKS_FULL);
 			return NULL;
 		}
+		if (seen)
+			(*seen)[h & (FL_SEEN_SLOTS - 1)] = h;
 	}
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
