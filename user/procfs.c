@@ -21,6 +21,15 @@ static const struct status_field status_fields[] = {
 	{ "RssFile:", offsetof(struct proc_status, rss_file) },
 	{ "RssShmem:", offsetof(struct proc_status, rss_shmem) },
 	{ "VmSwap:", offsetof(struct proc_status, vm_swap) },
+	{ "VmPTE:", offsetof(struct proc_status, vm_pte) },
+	{ "HugetlbPages:", offsetof(struct proc_status, hugetlb) },
+};
+
+static const struct status_field rollup_fields[] = {
+	{ "Pss:", offsetof(struct proc_status, pss) },
+	{ "Pss_Anon:", offsetof(struct proc_status, pss_anon) },
+	{ "Pss_File:", offsetof(struct proc_status, pss_file) },
+	{ "Pss_Shmem:", offsetof(struct proc_status, pss_shmem) },
 };
 
 /* Parses "   1234 kB" into bytes. */
@@ -43,31 +52,54 @@ static int parse_kb(const char *s, uint64_t *out)
 	return 0;
 }
 
-int procfs__parse_status(FILE *f, struct proc_status *out)
+/*
+ * Fills the fields of @fields found in the "Key:   123 kB" lines of @f. Returns a bit mask of
+ * the fields found (bit i: @fields[i]), or -EINVAL on a malformed number. A "Tgid:" line fills
+ * out->tgid.
+ */
+static int parse_kb_fields(FILE *f, const struct status_field *fields, size_t n,
+			   struct proc_status *out)
 {
-	bool have_rss = false;
 	char line[256];
-	size_t i;
+	int found = 0;
 
-	memset(out, 0, sizeof(*out));
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "Tgid: %d", &out->tgid) == 1)
 			continue;
-		for (i = 0; i < sizeof(status_fields) / sizeof(status_fields[0]); i++) {
-			const struct status_field *sf = &status_fields[i];
-			size_t klen = strlen(sf->key);
-			uint64_t *dst = (uint64_t *)((char *)out + sf->off);
+		for (size_t i = 0; i < n; i++) {
+			size_t klen = strlen(fields[i].key);
 
-			if (strncmp(line, sf->key, klen) != 0)
+			if (strncmp(line, fields[i].key, klen) != 0)
 				continue;
-			if (parse_kb(line + klen, dst))
+			if (parse_kb(line + klen, (uint64_t *)((char *)out + fields[i].off)))
 				return -EINVAL;
-			if (sf->off == offsetof(struct proc_status, vm_rss))
-				have_rss = true;
+			found |= 1 << i;
 			break;
 		}
 	}
-	return have_rss ? 0 : -EINVAL;
+	return found;
+}
+
+int procfs__parse_status(FILE *f, struct proc_status *out)
+{
+	int found;
+
+	memset(out, 0, sizeof(*out));
+	found = parse_kb_fields(f, status_fields, sizeof(status_fields) / sizeof(status_fields[0]),
+				out);
+	/* VmRSS (field 0) is what every user process has, and kernel threads and zombies lack */
+	return found < 0 || !(found & 1) ? -EINVAL : 0;
+}
+
+int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out)
+{
+	int err = parse_kb_fields(f, rollup_fields,
+				  sizeof(rollup_fields) / sizeof(rollup_fields[0]), out);
+
+	if (err <= 0)
+		return -EINVAL;
+	out->have_pss = true;
+	return 0;
 }
 
 /* Opens /proc/@pid/@name; a missing /proc/PID directory means the process is gone. */
@@ -99,7 +131,17 @@ int procfs__read_status(pid_t pid, struct proc_status *out)
 	}
 	err = procfs__parse_status(f, out);
 	fclose(f);
-	return err;
+	if (err)
+		return err;
+	/* the kernel walks every mapping for this file: worth it once a refresh */
+	fd = open_pid_file(pid, "smaps_rollup", O_RDONLY);
+	if (fd >= 0 && !(f = fdopen(fd, "r")))
+		close(fd);
+	else if (fd >= 0) {
+		procfs__parse_smaps_rollup(f, out);
+		fclose(f);
+	}
+	return 0;
 }
 
 int procfs__read_comm(pid_t pid, char *buf, size_t len)

@@ -4,6 +4,7 @@
 #define FAULTLINE_PROCFS_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -15,6 +16,14 @@ struct proc_status {
 	uint64_t rss_file;
 	uint64_t rss_shmem;
 	uint64_t vm_swap;
+	uint64_t vm_pte;	/* page tables: part of a process's private cost, not of RSS */
+	uint64_t hugetlb;	/* HugetlbPages: hugetlbfs pages, never in RSS */
+	/* /proc/PID/smaps_rollup: shared pages split among the processes that map them */
+	bool have_pss;		/* the kernel has smaps_rollup (4.14) and it was readable */
+	uint64_t pss;
+	uint64_t pss_anon;	/* Pss_Anon, Pss_File, Pss_Shmem: Linux 5.1 and later */
+	uint64_t pss_file;
+	uint64_t pss_shmem;
 	int tgid; /* Tgid: the process a thread id belongs to (0 when the file has none) */
 };
 
@@ -22,7 +31,11 @@ struct proc_status {
  * (a kernel thread, or a zombie). Fields the kernel does not print (RssAnon before 4.5) are 0. */
 int procfs__parse_status(FILE *f, struct proc_status *out);
 
-/* Reads /proc/@pid/status into @out. Returns 0, -ESRCH when the process is gone, -EINVAL as
+/* Parses /proc/PID/smaps_rollup from @f into the Pss fields of @out (the others stay).
+ * Returns 0 with have_pss set, or -EINVAL when there is no Pss line. */
+int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);
+
+/* Reads /proc/@pid/status, then smaps_rollup (have_pss stays false when it cannot), into @out. Returns 0, -ESRCH when the process is gone, -EINVAL as
  * procfs__parse_status, or another -errno from open. */
 int procfs__read_status(pid_t pid, struct proc_status *out);
 

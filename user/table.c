@@ -72,6 +72,51 @@ static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *
 		    "shmem", "total");
 }
 
+/* Two rows of four kernel figures: their values now and their change since attach. */
+static void kernel_rows(FILE *out, unsigned width, const char *label, const char *const names[4],
+			const uint64_t now[4], const uint64_t then[4])
+{
+	char v[4][UNITS_BUF], d[4][UNITS_BUF], l[2][LABEL_COLS + 1];
+
+	for (int i = 0; i < 4; i++) {
+		units__bytes(v[i], UNITS_BUF, now[i]);
+		units__sbytes(d[i], UNITS_BUF, sdiff(now[i], then[i]));
+	}
+	snprintf(l[0], sizeof(l[0]), "%s now", label);
+	snprintf(l[1], sizeof(l[1]), "%s change", label);
+	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, "", names[0], names[1],
+		    names[2], names[3]);
+	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, l[0], v[0], v[1], v[2],
+		    v[3]);
+	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, l[1], d[0], d[1], d[2],
+		    d[3]);
+}
+
+/*
+ * What RSS does not tell: swap, page tables and hugetlb pages beside it, and from smaps_rollup
+ * the proportional set (shared pages split among the processes that map them). A process's
+ * private cost is what would go away with it: Pss_Anon + VmPTE.
+ */
+static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_summary *s)
+{
+	static const char *const status[4] = { "VmRSS", "VmSwap", "VmPTE", "Hugetlb" };
+	static const char *const rollup[4] = { "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem" };
+	const struct proc_status *n = &s->now, *t = &s->at_attach;
+	uint64_t now[4] = { n->vm_rss, n->vm_swap, n->vm_pte, n->hugetlb };
+	uint64_t then[4] = { t->vm_rss, t->vm_swap, t->vm_pte, t->hugetlb };
+	char v[UNITS_BUF], d[UNITS_BUF];
+
+	kernel_rows(out, width, "status", status, now, then);
+	if (!n->have_pss || !t->have_pss)
+		return;
+	kernel_rows(out, width, "smaps_rollup", rollup,
+		    (const uint64_t[4]){ n->pss, n->pss_anon, n->pss_file, n->pss_shmem },
+		    (const uint64_t[4]){ t->pss, t->pss_anon, t->pss_file, t->pss_shmem });
+	units__bytes(v, sizeof(v), n->pss_anon + n->vm_pte);
+	units__sbytes(d, sizeof(d), sdiff(n->pss_anon + n->vm_pte, t->pss_anon + t->vm_pte));
+	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since attach", v, d);
+}
+
 /*
  * The kernel's view next to faultline's: the gap is what the kernel's counters moved that
  * faultline did not attribute, kernel change - (growth - released), per kind.
@@ -97,6 +142,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
 	proc_row(out, width, "gap (kernel - faultline)", gap, true);
+	render_kernel_view(out, width, s);
 }
 
 static void render_drops(FILE *out, unsigned width, const struct fl_report *r)

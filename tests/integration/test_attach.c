@@ -7,6 +7,8 @@
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "harness.h"
 
 static void setup(void)
@@ -63,6 +65,49 @@ Test(attach, threads_anon_matches_status)
 		    r.after.anon - r.before.anon, &r.folded);
 	h_within_ok("anon growth under touch_c", h_folded_frame(&r.folded, "touch_c"),
 		    (int64_t)(24 * H_MIB), &r.folded);
+	h_folded_free(&r.folded);
+}
+
+/* "+48.0 MiB" as bytes; 0 when @s is not such a figure. */
+static double parse_figure(const char *s)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
+	char unit[8] = "";
+	double v = 0;
+
+	if (sscanf(s, "%lf %7s", &v, unit) != 2)
+		return 0;
+	for (int i = 0; i < 4; i++, v *= 1024)
+		if (!strcmp(unit, units[i]))
+			return v;
+	return 0;
+}
+
+/*
+ * The reconciliation block: smaps_rollup's Pss_Anon moved as RssAnon did (the threads'
+ * pages are private, so PSS and RSS agree), and the private cost is shown.
+ */
+Test(attach, report_reconciles_with_smaps_rollup)
+{
+	struct h_run r;
+	char *report, *line;
+	char cols[4][16];
+	double pss_anon;
+
+	h_attach_run_ok(&r, "threads", NULL, NULL);
+	report = h_read_file(r.fl.out_path);
+	line = strstr(report, "smaps_rollup change");
+	cr_assert(line, "no smaps_rollup block in the report:\n%s", report);
+	/* columns: Pss, Pss_Anon, Pss_File, Pss_Shmem, each "+N.N UNIT" */
+	cr_assert_eq(sscanf(line, "smaps_rollup change %15s %*s %15s %*s %15s %*s %15s", cols[0],
+			    cols[1], cols[2], cols[3]),
+		     4, "%s", line);
+	pss_anon = parse_figure(strstr(line, cols[1]));
+	cr_expect(h_within(pss_anon, (double)(r.after.anon - r.before.anon)),
+		  "Pss_Anon change %.0f B, RssAnon change %lld B", pss_anon,
+		  (long long)(r.after.anon - r.before.anon));
+	cr_expect(strstr(report, "private cost (Pss_Anon + VmPTE)"), "no private cost line");
+	free(report);
 	h_folded_free(&r.folded);
 }
 

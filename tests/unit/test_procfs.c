@@ -35,6 +35,32 @@ Test(procfs, status_kb_to_bytes)
 	cr_expect_eq(st.rss_file, 1536ULL * 1024);
 	cr_expect_eq(st.rss_shmem, 128ULL * 1024);
 	cr_expect_eq(st.vm_swap, 12ULL * 1024);
+	cr_expect_eq(st.vm_pte, 48ULL * 1024);
+	cr_expect_eq(st.hugetlb, 4096ULL * 1024);
+	cr_expect_not(st.have_pss, "status alone has no Pss");
+}
+
+/* Pss_Dirty must not be taken for Pss, nor SwapPss for anything. */
+Test(procfs, smaps_rollup)
+{
+	struct proc_status st = { .vm_rss = 77 };
+	FILE *f = fopen("fixtures/smaps_rollup.txt", "r");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(procfs__parse_smaps_rollup(f, &st), 0);
+	fclose(f);
+	cr_expect(st.have_pss);
+	cr_expect_eq(st.pss, 700ULL * 1024);
+	cr_expect_eq(st.pss_anon, 100ULL * 1024);
+	cr_expect_eq(st.pss_file, 560ULL * 1024);
+	cr_expect_eq(st.pss_shmem, 40ULL * 1024);
+	cr_expect_eq(st.vm_rss, 77, "the status fields stay");
+	f = fopen("fixtures/status_normal.txt", "r");
+	cr_assert_not_null(f);
+	st.have_pss = false;
+	cr_expect_eq(procfs__parse_smaps_rollup(f, &st), -EINVAL, "no Pss line");
+	cr_expect_not(st.have_pss);
+	fclose(f);
 }
 
 Test(procfs, status_kernel_thread_has_no_rss)
@@ -76,6 +102,8 @@ Test(procfs, read_status_self)
 	struct proc_status st;
 
 	cr_assert_eq(procfs__read_status(getpid(), &st), 0);
+	cr_expect(st.have_pss, "this kernel has smaps_rollup");
+	cr_expect_gt(st.pss, 0);
 	cr_expect_gt(st.vm_rss, 0);
 	cr_expect_eq(st.vm_rss % 1024, 0);
 }
