@@ -100,8 +100,13 @@ struct fl_counts {
 	__u64 frees;		/* of those allocations, freed since */
 	__u64 free_bytes;
 	__u64 unmatched_frees;	/* frees of blocks allocated before attach: no size known */
+	/* Peak attribution (rss_math.h fl_at_peak): the row's net resident bytes when its mm
+	 * last reached a new peak, valid while peak_seq equals the mm's. Userspace turns it into
+	 * the net at the peak. */
+	__s64 at_peak;
+	__u64 peak_seq;
 };
-_Static_assert(sizeof(struct fl_counts) == 120, "fl_counts layout");
+_Static_assert(sizeof(struct fl_counts) == 136, "fl_counts layout");
 
 /* Value of the threads map (key: tid): the thread's name when it was last seen or renamed. */
 struct fl_thread {
@@ -132,8 +137,10 @@ struct fl_mm {
 	__u32 tgid;
 	__u32 _pad;
 	__s64 last[FL_MEMBERS]; /* bytes, or FL_SIZE_UNKNOWN until the first event */
+	__s64 peak;		/* the highest anon + file + shmem seen */
+	__u64 peak_seq;		/* bumped each time peak rises */
 };
-_Static_assert(sizeof(struct fl_mm) == 40, "fl_mm layout");
+_Static_assert(sizeof(struct fl_mm) == 56, "fl_mm layout");
 
 /*
  * Value of the stacks map: user return addresses, leaf first, zero after the last. The key is

@@ -20,19 +20,25 @@
 
 struct fl_stats stats;
 
-static __always_inline void fl_charge(struct fl_key *key, int member, __s64 delta)
+/* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
+static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member,
+				      __s64 delta)
 {
 	struct fl_counts *c = fl_counts_get(key);
 	__u64 grow, release;
 
 	if (!c)
 		return;
+	fl_peak_before_change(c, mm->peak_seq);
 	fl_split_delta(delta, &grow, &release);
 	member &= FL_MEMBERS - 1;
 	if (grow)
 		__sync_fetch_and_add(&c->grow[member], grow);
 	else
 		__sync_fetch_and_add(&c->release[member], release);
+	/* racing CPUs can each see a new high: the peak is as exact as the moment allows */
+	if (grow && member != FL_SWAP && fl_peak_after_change(&mm->peak, mm->last))
+		__sync_fetch_and_add(&mm->peak_seq, 1);
 }
 
 /* The state of a target's mm seen for the first time, with its baseline (rss_math.h). */
@@ -89,7 +95,7 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	if (!delta)
 		return;
 	fl_user_stack(ctx, &key, false);
-	fl_charge(&key, member, delta);
+	fl_charge(mm, &key, member, delta);
 }
 
 /* A change made by a task that does not own the mm: exit teardown, reclaim, another process. */
@@ -115,7 +121,7 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 	} else {
 		key.origin = FL_ORIGIN_REMOTE;
 	}
-	fl_charge(&key, member, delta);
+	fl_charge(mm, &key, member, delta);
 }
 
 SEC("tracepoint/kmem/rss_stat")

@@ -58,4 +58,40 @@ static inline void fl_split_delta(__s64 delta, __u64 *grow, __u64 *release)
 	*release = delta < 0 ? (__u64)-delta : 0;
 }
 
+/* Net resident bytes a row holds: growth - release of anon, file and shmem (not swap). */
+static inline __s64 fl_resident_net(const struct fl_counts *c)
+{
+	return (__s64)(c->grow[FL_ANON] + c->grow[FL_FILE] + c->grow[FL_SHMEM]) -
+	       (__s64)(c->release[FL_ANON] + c->release[FL_FILE] + c->release[FL_SHMEM]);
+}
+
+/*
+ * Before a row changes: when its mm has reached a new peak since the row last changed, the
+ * row's net then was its net now; keep it. So no row needs touching when the peak moves.
+ */
+static inline void fl_peak_before_change(struct fl_counts *c, __u64 mm_peak_seq)
+{
+	if (c->peak_seq != mm_peak_seq) {
+		c->at_peak = fl_resident_net(c);
+		c->peak_seq = mm_peak_seq;
+	}
+}
+
+/* After a change: true (and the peak raised) when anon + file + shmem is a new high. */
+static inline bool fl_peak_after_change(__s64 *peak, const __s64 last[FL_MEMBERS])
+{
+	__s64 total = last[FL_ANON] + last[FL_FILE] + last[FL_SHMEM];
+
+	if (total <= *peak)
+		return false;
+	*peak = total;
+	return true;
+}
+
+/* A row's net resident bytes at its mm's highest point (@mm_peak_seq: the mm's peak_seq). */
+static inline __s64 fl_at_peak(const struct fl_counts *c, __u64 mm_peak_seq)
+{
+	return c->peak_seq == mm_peak_seq ? c->at_peak : fl_resident_net(c);
+}
+
 #endif /* FAULTLINE_RSS_MATH_H */

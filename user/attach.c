@@ -392,6 +392,11 @@ int tracer__stacks_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.stacks);
 }
 
+int tracer__mm_state_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.mm_state);
+}
+
 int tracer__live_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.live);

@@ -50,6 +50,7 @@ void tracer__destroy(struct tracer *t);
 int tracer__counts_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
 int tracer__threads_fd(const struct tracer *t);
+int tracer__mm_state_fd(const struct tracer *t);
 int tracer__live_fd(const struct tracer *t);
 int tracer__hists_fd(const struct tracer *t);
 /* The BPF side's global counters (live, memory-mapped). */

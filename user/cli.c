@@ -65,7 +65,8 @@ static const char doc[] =
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"\v"
 	"Metrics: resident (anon + file + shmem growth; the default), anon, file,\n"
-	"shmem, swap, faults (a count), released (anon + file + shmem released);\n"
+	"shmem, swap, faults (a count), released (anon + file + shmem released),\n"
+	"peak (net bytes each stack held when the process's RSS was highest);\n"
 	"with --alloc: alloc-bytes, alloc-count (allocations since attach), live-bytes,\n"
 	"live-count (allocated since attach and not freed).\n"
 	"\n"
@@ -215,7 +216,7 @@ static int parse_metric(struct fl_config *cfg, const char *arg)
 	if (metric__parse(arg, &cfg->metric) == 0)
 		return 0;
 	usage_error("unknown metric '%s': expected resident, anon, file, shmem, swap, faults, "
-		    "released, alloc-bytes, alloc-count, live-bytes or live-count",
+		    "released, peak, alloc-bytes, alloc-count, live-bytes or live-count",
 		    arg);
 	return -EINVAL;
 }

@@ -10,6 +10,10 @@ struct collector {
 	int counts_fd;
 	int stacks_fd;
 	int threads_fd;
+	int mm_fd;   /* mm_state, for the peaks; or -1 */
+	struct fl_mm *mms;
+	size_t nmms;
+	size_t mms_cap;
 	int live_fd; /* --alloc maps, or -1 */
 	int hists_fd;
 	uint32_t max_rows;
@@ -31,6 +35,7 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->counts_fd = counts_fd;
 	c->stacks_fd = stacks_fd;
 	c->threads_fd = threads_fd;
+	c->mm_fd = -1;
 	c->live_fd = -1;
 	c->hists_fd = -1;
 	c->max_rows = max_rows;
@@ -48,6 +53,7 @@ void collector__free(struct collector *c)
 		return;
 	free(c->rows);
 	free(c->hists);
+	free(c->mms);
 	free(c);
 }
 
@@ -177,16 +183,55 @@ static int read_alloc(struct collector *c)
 			&c->no_batch, add_live, c);
 }
 
+static int add_mm(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+
+	(void)key;
+	if (c->nmms == c->mms_cap) {
+		size_t cap = c->mms_cap ? c->mms_cap * 2 : 16;
+		struct fl_mm *m = realloc(c->mms, cap * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		c->mms = m;
+		c->mms_cap = cap;
+	}
+	c->mms[c->nmms++] = *(const struct fl_mm *)value;
+	return 0;
+}
+
 int collector__read(struct collector *c)
 {
 	int err;
 
 	c->nrows = 0;
-	err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
-		       &c->no_batch, add_row, c);
+	c->nmms = 0;
+	/* the mms first: a row read after its mm's peak moved is still resolved right */
+	err = c->mm_fd < 0 ? 0 : map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm),
+					  &c->no_batch, add_mm, c);
+	if (!err)
+		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
+			       &c->no_batch, add_row, c);
 	if (!err && c->live_fd >= 0)
 		err = read_alloc(c);
 	return err;
+}
+
+void collector__set_mm_state(struct collector *c, int mm_fd)
+{
+	c->mm_fd = mm_fd;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+{
+	const struct fl_mm *best = NULL;
+
+	/* an exec leaves the old mm's entry behind for a while: the higher peak is the process's */
+	for (size_t i = 0; i < c->nmms; i++)
+		if (c->mms[i].tgid == tgid && (!best || c->mms[i].peak > best->peak))
+			best = &c->mms[i];
+	return best;
 }
 
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)

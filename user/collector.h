@@ -25,6 +25,12 @@ struct collector;
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows);
 void collector__free(struct collector *c); /* accepts NULL */
 
+/* Also reads the mm_state map (RSS peaks) at each collector__read(). */
+void collector__set_mm_state(struct collector *c, int mm_fd);
+
+/* The state of process @tgid's mm at the last read (its peak and peak_seq), or NULL. */
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
+
 /* Also reads the allocator maps (--alloc) at each collector__read(). */
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
 

@@ -32,7 +32,8 @@ struct tree {
 	const struct pnode **vis;    /* nodes shown: the above and their ancestors, sorted */
 	size_t nvis;
 	uint64_t shown_value;	     /* the ends shown so far */
-	uint64_t shown_faults;	     /* ... their faults */
+	uint64_t shown_faults;	     /* ... their second column (faults, or bytes at the peak) */
+	enum fl_metric second;	     /* the second column */
 };
 
 struct end {
@@ -191,7 +192,7 @@ cleanup:
 static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t v,
 		      uint64_t faults)
 {
-	char val[UNITS_BUF], bar[BAR_MAX + 1];
+	char val[UNITS_BUF], sec[UNITS_BUF], bar[BAR_MAX + 1];
 	double share = t->total ? (double)v / (double)t->total : 0;
 	unsigned nbar = (unsigned)(share * t->barw + 0.5);
 	int indent = 2 * (int)depth;
@@ -203,8 +204,9 @@ static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t
 	memset(bar, '#', nbar);
 	bar[nbar] = '\0';
 	units__value(val, sizeof(val), v, metric__is_bytes(t->metric));
-	units__emit(t->out, t->width, "%10s %5.1f%% %9" PRIu64 " %-*s %*s%s", val, share * 100.0,
-		    faults, (int)t->barw, bar, indent, "", name);
+	units__value(sec, sizeof(sec), faults, metric__is_bytes(t->second));
+	units__emit(t->out, t->width, "%10s %5.1f%% %9s %-*s %*s%s", val, share * 100.0, sec,
+		    (int)t->barw, bar, indent, "", name);
 }
 
 static int node_cmp(const void *a, const void *b, void *arg)
@@ -233,7 +235,7 @@ static void render_group(struct tree *t, const struct pnode *n, unsigned depth)
 		if (is_light(t, n->children[i])) {
 			count++;
 			v += node_value(t, n->children[i]);
-			faults += n->children[i]->total.faults;
+			faults += metric__value(&n->children[i]->total, t->second);
 		}
 	}
 	snprintf(label, sizeof(label), "[%zu more]", count);
@@ -269,7 +271,7 @@ static int render_children(struct tree *t, const struct pnode *n, unsigned depth
 
 static int render_node(struct tree *t, const struct pnode *n, unsigned depth)
 {
-	tree_line(t, depth, n->name, node_value(t, n), n->total.faults);
+	tree_line(t, depth, n->name, node_value(t, n), metric__value(&n->total, t->second));
 	if (in_set(t->sel, t->nsel, n)) {
 		t->shown_value += metric__value(&n->self, t->metric);
 		t->shown_faults += n->self.faults;
@@ -285,8 +287,8 @@ static void render_titles(struct tree *t)
 	snprintf(metric, sizeof(metric), "%s", metric__name(t->metric));
 	for (i = 0; metric[i]; i++)
 		metric[i] = (char)toupper((unsigned char)metric[i]);
-	units__emit(t->out, t->width, "%10s %6s %9s %-*s %s", metric, "%", "FAULTS", (int)t->barw,
-		    "", "STACK");
+	units__emit(t->out, t->width, "%10s %6s %9s %-*s %s", metric, "%",
+		    t->second == FL_METRIC_PEAK ? "AT-PEAK" : "FAULTS", (int)t->barw, "", "STACK");
 }
 
 void flametree__render(FILE *out, const struct profile *p, const struct table_opts *o,
@@ -299,6 +301,7 @@ void flametree__render(FILE *out, const struct profile *p, const struct table_op
 		.width = width,
 		.barw = flametree__bar_width(width),
 		.total = metric__value(&root->total, o->metric),
+		.second = o->peak_column ? FL_METRIC_PEAK : FL_METRIC_FAULTS,
 	};
 
 	t.light = o->min_share > 0 ? o->min_share * (double)t.total : 0;
@@ -311,9 +314,13 @@ void flametree__render(FILE *out, const struct profile *p, const struct table_op
 		units__emit(out, width, "(out of memory: the tree is not shown)");
 		goto cleanup;
 	}
-	if (t.total > t.shown_value)
+	if (t.total > t.shown_value) {
+		uint64_t second = metric__value(&root->total, t.second);
+
+		/* at-peak values are clamped at 0 per node: the shown ones can sum past the root */
 		tree_line(&t, 0, "[other stacks]", t.total - t.shown_value,
-			  root->total.faults - t.shown_faults);
+			  second > t.shown_faults ? second - t.shown_faults : 0);
+	}
 cleanup:
 	free(t.sel);
 	free(t.groups);

@@ -18,6 +18,7 @@ static const char *const metric_names[FL_METRIC__COUNT] = {
 	[FL_METRIC_RELEASED] = "released",
 	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes", [FL_METRIC_ALLOC_COUNT] = "alloc-count",
 	[FL_METRIC_LIVE_BYTES] = "live-bytes",	 [FL_METRIC_LIVE_COUNT] = "live-count",
+	[FL_METRIC_PEAK] = "peak",
 };
 
 int metric__parse(const char *name, enum fl_metric *out)
@@ -81,6 +82,8 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 		return live(c->alloc_bytes, c->free_bytes);
 	case FL_METRIC_LIVE_COUNT:
 		return live(c->allocs, c->frees);
+	case FL_METRIC_PEAK: /* resolved by the snapshot: the net at the peak */
+		return c->at_peak > 0 ? (uint64_t)c->at_peak : 0;
 	default:
 		return 0;
 	}
@@ -101,6 +104,7 @@ void counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	dst->frees += src->frees;
 	dst->free_bytes += src->free_bytes;
 	dst->unmatched_frees += src->unmatched_frees;
+	dst->at_peak += src->at_peak;
 }
 
 struct profile *profile__new(void)

@@ -25,6 +25,7 @@ enum fl_metric {
 	FL_METRIC_ALLOC_COUNT,
 	FL_METRIC_LIVE_BYTES,  /* --alloc: allocated since attach and not freed */
 	FL_METRIC_LIVE_COUNT,
+	FL_METRIC_PEAK, /* net resident bytes held when the process's RSS was highest */
 	FL_METRIC__COUNT,
 };
 

@@ -16,6 +16,7 @@ struct fl_proc_summary {
 	struct proc_status at_attach;	/* /proc/PID/status when the session began */
 	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
 	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */
+	int64_t peak;			/* highest anon + file + shmem seen since attach */
 };
 
 struct fl_thread_summary {

@@ -147,6 +147,7 @@ static int setup(struct session *s)
 	s->frames = frames__new();
 	if (!s->col || !s->elf || !s->frames)
 		return -ENOMEM;
+	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	if (cfg->alloc)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer), tracer__hists_fd(s->tracer));
 	err = add_targets(s);
@@ -225,7 +226,7 @@ static int show(struct session *s, bool final)
 	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric,
 				    .alloc = cfg->alloc };
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
-				 .min_share = 0.005 };
+				 .min_share = 0.005, .peak_column = final };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;

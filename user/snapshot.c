@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "allocator.h"
+#include "rss_math.h"
 #include "folded.h"
 #include "snapshot.h"
 
@@ -256,13 +257,19 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	snap->report.nprocs = ntargets;
 	for (size_t i = 0; i < nrows && !err; i++) {
 		struct target *t = target_of(targets, ntargets, rows[i].key.tgid);
+		const struct fl_mm *mm = collector__mm(col, rows[i].key.tgid);
+		struct fl_row r = rows[i];
 
 		if (!t)
 			continue; /* a process dropped from the targets */
+		/* what the row held at its process's highest RSS (rss_math.h) */
+		r.counts.at_peak = mm ? fl_at_peak(&r.counts, mm->peak_seq) : 0;
+		if (mm)
+			snap->procs[t - targets].peak = mm->peak;
 		/* the kernel's figures stop at exit, so reconcile them with what came before */
-		if (rows[i].key.origin != FL_ORIGIN_EXIT)
-			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
-		err = add_row(snap, o, col, frames, t, &rows[i]);
+		if (r.key.origin != FL_ORIGIN_EXIT)
+			counts__add(&snap->procs[t - targets].attributed, &r.counts);
+		err = add_row(snap, o, col, frames, t, &r);
 	}
 	if (!err)
 		err = build_threads(snap, o, col, rows, nrows);

@@ -142,6 +142,12 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
 	proc_row(out, width, "gap (kernel - faultline)", gap, true);
+	if (s->peak > 0) {
+		char b[UNITS_BUF];
+
+		units__bytes(b, sizeof(b), (uint64_t)s->peak);
+		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2, "peak rss since attach", b);
+	}
 	render_kernel_view(out, width, s);
 }
 

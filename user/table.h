@@ -13,6 +13,7 @@ struct table_opts {
 				* one "[other stacks]" line */
 	enum fl_metric metric; /* sort key and the bytes/percent/bar column */
 	bool threads;	       /* -T: add the per-thread table */
+	bool peak_column;      /* the second column shows bytes held at the RSS peak, not faults */
 	double min_share;      /* children below this share of the total collapse into one
 				* "[N more]" line (e.g. 0.01; 0: never) */
 };

@@ -111,6 +111,22 @@ Test(attach, report_reconciles_with_smaps_rollup)
 	h_folded_free(&r.folded);
 }
 
+/*
+ * Peak attribution: phase_a makes 64 MiB resident and unmaps it, phase_b then 32 MiB. At the
+ * process's highest RSS phase_a held 64 MiB and phase_b nothing.
+ */
+Test(attach, peak_attribution)
+{
+	static const char *const fl[] = { "--metric", "peak", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "peak", NULL, fl);
+	h_within_ok("phase_a at the peak", h_folded_frame(&r.folded, "phase_a"),
+		    (int64_t)(64 * H_MIB), &r.folded);
+	cr_expect_eq(h_folded_frame(&r.folded, "phase_b"), 0, "phase_b held nothing at the peak");
+	h_folded_free(&r.folded);
+}
+
 /* A lone default run: the folded file parses (h_folded_load_ok is strict) and sums up. */
 Test(attach, folded_sums_to_status_delta)
 {

@@ -140,3 +140,48 @@ Test(rss_math, sequence_reconciles)
 	cr_expect_eq(grow, 4096 + 4096 + 2097152 + 8192);
 	cr_expect_eq(release, 5096 + 2101248);
 }
+
+/*
+ * Peak attribution without touching every row at a peak: a row keeps its net from before
+ * its first change after a new peak. Scenario: A grows 64, the process peaks; B grows 16
+ * after A released 64 (no new peak); then C grows 100 (a new peak with A at 0, B at 16).
+ */
+Test(rss_math, peak_attribution)
+{
+	struct fl_counts a = { 0 }, b = { 0 }, c = { 0 };
+	__s64 peak = 0, last[FL_MEMBERS] = { 0, 0, 0, 0 };
+	__u64 seq = 0;
+
+	/* A +64: total 64, a new peak */
+	fl_peak_before_change(&a, seq);
+	a.grow[FL_ANON] += 64;
+	last[FL_ANON] = 64;
+	if (fl_peak_after_change(&peak, last))
+		seq++;
+	cr_expect_eq(peak, 64);
+	cr_expect_eq(fl_at_peak(&a, seq), 64, "A holds 64 at the peak");
+	/* A -64, then B +16: total 16, no new peak */
+	fl_peak_before_change(&a, seq);
+	a.release[FL_ANON] += 64;
+	last[FL_ANON] = 0;
+	cr_expect_not(fl_peak_after_change(&peak, last));
+	fl_peak_before_change(&b, seq);
+	b.grow[FL_ANON] += 16;
+	last[FL_ANON] = 16;
+	cr_expect_not(fl_peak_after_change(&peak, last));
+	cr_expect_eq(fl_at_peak(&a, seq), 64, "A still held 64 at the peak");
+	cr_expect_eq(fl_at_peak(&b, seq), 0, "B held nothing then");
+	/* C +100 in file pages: total 116, a new peak where A holds 0 and B 16 */
+	fl_peak_before_change(&c, seq);
+	c.grow[FL_FILE] += 100;
+	last[FL_FILE] = 100;
+	cr_expect(fl_peak_after_change(&peak, last));
+	seq++;
+	cr_expect_eq(peak, 116);
+	cr_expect_eq(fl_at_peak(&a, seq), 0);
+	cr_expect_eq(fl_at_peak(&b, seq), 16);
+	cr_expect_eq(fl_at_peak(&c, seq), 100);
+	/* swap is not resident */
+	c.grow[FL_SWAP] += 1000;
+	cr_expect_eq(fl_resident_net(&c), 100);
+}
