@@ -126,19 +126,28 @@ static int cmp_key(const void *a, const void *b)
 	return r < 0 ? -1 : r > 0;
 }
 
+/* Room for one more element in the array *@arr of @n elements of @size (*@cap of them
+ * allocated), doubling it when full. Returns 0 or -ENOMEM. */
+static int reserve(void **arr, size_t *cap, size_t n, size_t size)
+{
+	void *bigger;
+
+	if (n < *cap)
+		return 0;
+	bigger = realloc(*arr, (*cap ? *cap * 2 : 16) * size);
+	if (!bigger)
+		return -ENOMEM;
+	*arr = bigger;
+	*cap = *cap ? *cap * 2 : 16;
+	return 0;
+}
+
 static int add_hist(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
 
-	if (c->nhists == c->hists_cap) {
-		size_t cap = c->hists_cap ? c->hists_cap * 2 : 256;
-		struct collector_hist *h = realloc(c->hists, cap * sizeof(*h));
-
-		if (!h)
-			return -ENOMEM;
-		c->hists = h;
-		c->hists_cap = cap;
-	}
+	if (reserve((void **)&c->hists, &c->hists_cap, c->nhists, sizeof(*c->hists)))
+		return -ENOMEM;
 	memcpy(&c->hists[c->nhists].key, key, sizeof(struct fl_key));
 	memcpy(&c->hists[c->nhists].hist, value, sizeof(struct fl_alloc_hist));
 	c->hists[c->nhists].oldest_ts = 0;
@@ -188,15 +197,8 @@ static int add_mm(const void *key, const void *value, void *ctx)
 	struct collector *c = ctx;
 
 	(void)key;
-	if (c->nmms == c->mms_cap) {
-		size_t cap = c->mms_cap ? c->mms_cap * 2 : 16;
-		struct fl_mm *m = realloc(c->mms, cap * sizeof(*m));
-
-		if (!m)
-			return -ENOMEM;
-		c->mms = m;
-		c->mms_cap = cap;
-	}
+	if (reserve((void **)&c->mms, &c->mms_cap, c->nmms, sizeof(*c->mms)))
+		return -ENOMEM;
 	c->mms[c->nmms++] = *(const struct fl_mm *)value;
 	return 0;
 }

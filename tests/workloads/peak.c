@@ -13,10 +13,7 @@
 
 __attribute__((noinline)) char *phase_a(size_t len)
 {
-	char *p = wl_map_anon(len);
-
-	wl_write_pages(p, len);
-	return p;
+	return wl_grow_anon(len);
 }
 
 __attribute__((noinline)) void release_a(char *p, size_t len)
@@ -27,10 +24,7 @@ __attribute__((noinline)) void release_a(char *p, size_t len)
 
 __attribute__((noinline)) char *phase_b(size_t len)
 {
-	char *p = wl_map_anon(len);
-
-	wl_write_pages(p, len);
-	return p;
+	return wl_grow_anon(len);
 }
 
 int main(int argc, char **argv)

@@ -23,10 +23,7 @@
 
 __attribute__((noinline)) char *grow_memory(size_t len)
 {
-	char *p = wl_map_anon(len);
-
-	wl_write_pages(p, len);
-	return p;
+	return wl_grow_anon(len);
 }
 
 __attribute__((noinline)) void unmap_memory(char *p, size_t len)

@@ -210,6 +210,15 @@ static inline __attribute__((always_inline)) void wl_write_pages(char *p, size_t
 		v[off] = 1;
 }
 
+/* Maps @len bytes of anonymous memory and makes every page resident, in the caller's frame. */
+static inline __attribute__((always_inline)) char *wl_grow_anon(size_t len)
+{
+	char *p = wl_map_anon(len);
+
+	wl_write_pages(p, len);
+	return p;
+}
+
 /* Reads one byte per page; returns their sum so the loads have a use. */
 static inline __attribute__((always_inline)) unsigned long wl_read_pages(const char *p,
 									  size_t len)
