@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 #include "attach.h"
 #include "faultline.skel.h"
+#include "grow.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
@@ -241,17 +242,13 @@ static void *detach(void *arg)
 /* Keeps @l to detach at the end; detaches it at once when out of memory. */
 static int keep_link(struct tracer *t, struct probe_link l)
 {
-	if (t->nlinks == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct probe_link *links = realloc(t->links, cap * sizeof(*links));
+	struct probe_link *links = grow__reserve(t->links, &t->cap, t->nlinks, sizeof(*links));
 
-		if (!links) {
-			detach(&l);
-			return -ENOMEM;
-		}
-		t->links = links;
-		t->cap = cap;
+	if (!links) {
+		detach(&l);
+		return -ENOMEM;
 	}
+	t->links = links;
 	t->links[t->nlinks++] = l;
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include "collector.h"
+#include "grow.h"
 
 struct collector {
 	int counts_fd;
@@ -126,28 +127,15 @@ static int cmp_key(const void *a, const void *b)
 	return r < 0 ? -1 : r > 0;
 }
 
-/* Room for one more element in the array *@arr of @n elements of @size (*@cap of them
- * allocated), doubling it when full. Returns 0 or -ENOMEM. */
-static int reserve(void **arr, size_t *cap, size_t n, size_t size)
-{
-	void *bigger;
-
-	if (n < *cap)
-		return 0;
-	bigger = realloc(*arr, (*cap ? *cap * 2 : 16) * size);
-	if (!bigger)
-		return -ENOMEM;
-	*arr = bigger;
-	*cap = *cap ? *cap * 2 : 16;
-	return 0;
-}
-
 static int add_hist(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
 
-	if (reserve((void **)&c->hists, &c->hists_cap, c->nhists, sizeof(*c->hists)))
+	struct collector_hist *h = grow__reserve(c->hists, &c->hists_cap, c->nhists, sizeof(*h));
+
+	if (!h)
 		return -ENOMEM;
+	c->hists = h;
 	memcpy(&c->hists[c->nhists].key, key, sizeof(struct fl_key));
 	memcpy(&c->hists[c->nhists].hist, value, sizeof(struct fl_alloc_hist));
 	c->hists[c->nhists].oldest_ts = 0;
@@ -196,9 +184,12 @@ static int add_mm(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
 
+	struct fl_mm *m = grow__reserve(c->mms, &c->mms_cap, c->nmms, sizeof(*m));
+
 	(void)key;
-	if (reserve((void **)&c->mms, &c->mms_cap, c->nmms, sizeof(*c->mms)))
+	if (!m)
 		return -ENOMEM;
+	c->mms = m;
 	c->mms[c->nmms++] = *(const struct fl_mm *)value;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "grow.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -62,17 +63,11 @@ int elfsyms__open_in_root(int rootfd, const char *path)
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 {
-	struct elfsyms_sym *s;
+	struct elfsyms_sym *s = grow__reserve(e->syms, &e->cap_syms, e->nr_syms, sizeof(*s));
 
-	if (e->nr_syms == e->cap_syms) {
-		size_t cap = e->cap_syms ? e->cap_syms * 2 : 256;
-
-		s = realloc(e->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		e->syms = s;
-		e->cap_syms = cap;
-	}
+	if (!s)
+		return -ENOMEM;
+	e->syms = s;
 	s = &e->syms[e->nr_syms];
 	s->name = strdup(name);
 	if (!s->name)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "flametree.h"
+#include "grow.h"
 #include "units.h"
 
 #define NAME_MIN_COLS 16 /* what deep indentation always leaves to a frame name */
@@ -68,17 +69,11 @@ static bool is_light(const struct tree *t, const struct pnode *n)
 
 static int ends_push(struct ends *e, const struct pnode *n, uint64_t v, bool group)
 {
-	struct end *tmp;
-	size_t cap;
+	struct end *ends = grow__reserve(e->v, &e->cap, e->n, sizeof(*ends));
 
-	if (e->n == e->cap) {
-		cap = e->cap ? e->cap * 2 : 64;
-		tmp = realloc(e->v, cap * sizeof(*tmp));
-		if (!tmp)
-			return -1;
-		e->v = tmp;
-		e->cap = cap;
-	}
+	if (!ends)
+		return -1;
+	e->v = ends;
 	e->v[e->n] = (struct end){ .node = n, .value = v, .order = e->n, .group = group };
 	e->n++;
 	return 0;
@@ -139,16 +134,13 @@ static size_t set_finish(const struct pnode **set, size_t n)
 /* Adds @n and its ancestors below @root to t->vis (room for @cap). */
 static int vis_add(struct tree *t, size_t *cap, const struct pnode *n, const struct pnode *root)
 {
-	const struct pnode **tmp;
+	const struct pnode **vis;
 
 	for (; n && n != root; n = n->parent) {
-		if (t->nvis == *cap) {
-			tmp = realloc(t->vis, *cap * 2 * sizeof(*tmp));
-			if (!tmp)
-				return -1;
-			t->vis = tmp;
-			*cap *= 2;
-		}
+		vis = grow__reserve(t->vis, cap, t->nvis, sizeof(*vis));
+		if (!vis)
+			return -1;
+		t->vis = vis;
 		t->vis[t->nvis++] = n;
 	}
 	return 0;

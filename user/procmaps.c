@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "procmaps.h"
 
 static const char deleted_suffix[] = " (deleted)";
@@ -77,15 +78,11 @@ static int cmp_entry(const void *a, const void *b)
 
 static int push_entry(struct procmaps *m, const struct procmap_entry *e)
 {
-	if (m->nr == m->cap) {
-		size_t cap = m->cap ? m->cap * 2 : 64;
-		struct procmap_entry *n = realloc(m->entries, cap * sizeof(*n));
+	struct procmap_entry *n = grow__reserve(m->entries, &m->cap, m->nr, sizeof(*n));
 
-		if (!n)
-			return -ENOMEM;
-		m->entries = n;
-		m->cap = cap;
-	}
+	if (!n)
+		return -ENOMEM;
+	m->entries = n;
 	m->entries[m->nr++] = *e;
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "grow.h"
 #include "profile.h"
 
 static const char *const metric_names[FL_METRIC__COUNT] = {
@@ -188,17 +189,12 @@ static int slots_reserve(struct profile *p)
 
 static int child_append(struct pnode *parent, struct pnode *child)
 {
-	struct pnode **tmp;
-	size_t cap;
+	struct pnode **children = grow__reserve(parent->children, &parent->cap, parent->nchildren,
+						sizeof(*children));
 
-	if (parent->nchildren == parent->cap) {
-		cap = parent->cap ? parent->cap * 2 : 4;
-		tmp = realloc(parent->children, cap * sizeof(*tmp));
-		if (!tmp)
-			return -ENOMEM;
-		parent->children = tmp;
-		parent->cap = cap;
-	}
+	if (!children)
+		return -ENOMEM;
+	parent->children = children;
 	parent->children[parent->nchildren++] = child;
 	return 0;
 }

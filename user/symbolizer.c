@@ -15,6 +15,7 @@
 
 #include "demangle.h"
 #include "elfsyms.h"
+#include "grow.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -123,15 +124,10 @@ static int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *p
 			return 0;
 		}
 	}
-	if (c->nr == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-
-		ce = realloc(c->entries, cap * sizeof(*ce));
-		if (!ce)
-			return -ENOMEM;
-		c->entries = ce;
-		c->cap = cap;
-	}
+	ce = grow__reserve(c->entries, &c->cap, c->nr, sizeof(*ce));
+	if (!ce)
+		return -ENOMEM;
+	c->entries = ce;
 	err = elfsyms__load_fd(fd, rootfd, path, c->debug_dir, &elf);
 	if (err == -ENOMEM)
 		return err;
