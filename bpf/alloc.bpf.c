@@ -85,17 +85,20 @@ static __always_inline bool fl_live_take(__u32 tgid, __u64 ptr, struct fl_live *
 	return !bpf_map_delete_elem(&live, &k);
 }
 
+static __always_inline void fl_add_frees(struct fl_counts *c, const struct fl_live *l)
+{
+	__sync_fetch_and_add(&c->frees, l->count);
+	__sync_fetch_and_add(&c->free_bytes, l->bytes);
+}
+
 /* A freed block: its weights go back to the row that allocated it. */
 static __noinline void fl_free_charge(__u32 tgid, const struct fl_live *l)
 {
-	struct fl_key key = { .tgid = tgid, .tid = l->tid, .origin = l->origin,
-			      .alloc_fn = l->alloc_fn, .stack = l->stack };
+	struct fl_key key = fl_live_row(tgid, l);
 	struct fl_counts *c = fl_counts_get(&key);
 
-	if (!c)
-		return;
-	__sync_fetch_and_add(&c->frees, l->count);
-	__sync_fetch_and_add(&c->free_bytes, l->bytes);
+	if (c)
+		fl_add_frees(c, l);
 }
 
 static __always_inline void fl_hist_add(struct fl_key *key, __u64 size, __u64 ns)
@@ -166,8 +169,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	if (bpf_map_update_elem(&live, &lk, &l, BPF_ANY)) {
 		/* its free could never be matched: count it freed now, never as a leak */
 		fl_drop(FL_DROP_LIVE_FULL);
-		__sync_fetch_and_add(&c->frees, l.count);
-		__sync_fetch_and_add(&c->free_bytes, l.bytes);
+		fl_add_frees(c, &l);
 	}
 }
 

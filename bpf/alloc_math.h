@@ -126,4 +126,14 @@ static inline __u64 fl_sample_count(__u64 weight, __u64 size, __u32 rand)
 	return whole + ((__u64)rand * (size >> shift) < (frac >> shift) << 32 ? 1 : 0);
 }
 
+/* The key of the counts row a live block of process @tgid was charged to: where its free
+ * goes back (BPF) and whose oldest live block it may be (userspace). */
+static inline struct fl_key fl_live_row(__u32 tgid, const struct fl_live *l)
+{
+	struct fl_key key = { .tgid = tgid, .tid = l->tid, .origin = l->origin,
+			      .alloc_fn = l->alloc_fn, .stack = l->stack };
+
+	return key;
+}
+
 #endif /* FAULTLINE_ALLOC_MATH_H */

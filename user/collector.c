@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include "alloc_math.h"
 #include "collector.h"
 #include "grow.h"
 
@@ -143,19 +144,12 @@ static int add_hist(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-/* The key of the counts row a live block was charged to. */
-static struct fl_key row_of(const struct fl_live_key *k, const struct fl_live *l)
-{
-	return (struct fl_key){ .tgid = k->tgid, .tid = l->tid, .origin = l->origin,
-				.alloc_fn = l->alloc_fn, .stack = l->stack };
-}
-
 /* Folds one live block into the oldest allocation time of its row (hists is sorted). */
 static int add_live(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
 	const struct fl_live *l = value;
-	struct fl_key row = row_of(key, value);
+	struct fl_key row = fl_live_row(((const struct fl_live_key *)key)->tgid, l);
 	struct collector_hist *h = bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key);
 
 	c->nlive++;
