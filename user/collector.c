@@ -7,6 +7,7 @@
 #include "alloc_math.h"
 #include "collector.h"
 #include "grow.h"
+#include "rss_math.h"
 
 struct collector {
 	int counts_fd;
@@ -112,11 +113,16 @@ cleanup:
 static int add_row(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
+	struct fl_row *r = &c->rows[c->nrows];
+	const struct fl_mm *mm;
 
 	if (c->nrows >= c->max_rows)
 		return 1;
-	memcpy(&c->rows[c->nrows].key, key, sizeof(struct fl_key));
-	memcpy(&c->rows[c->nrows].counts, value, sizeof(struct fl_counts));
+	memcpy(&r->key, key, sizeof(r->key));
+	memcpy(&r->counts, value, sizeof(r->counts));
+	/* what the row held at its process's highest RSS (rss_math.h), for every view */
+	mm = collector__mm(c, r->key.tgid);
+	r->counts.at_peak = mm ? fl_at_peak(&r->counts, mm->peak_seq) : 0;
 	c->nrows++;
 	return 0;
 }
@@ -188,6 +194,34 @@ static int add_mm(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
+/* By process, and within one the higher peak first: an exec leaves the old mm's entry behind
+ * for a while, and the higher peak is the process's. */
+static int cmp_mm(const void *a, const void *b)
+{
+	const struct fl_mm *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->peak != y->peak)
+		return x->peak > y->peak ? -1 : 1;
+	return 0;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+{
+	size_t lo = 0, hi = c->nmms;
+
+	while (lo < hi) { /* the first entry of @tgid */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->mms[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nmms && c->mms[lo].tgid == tgid ? &c->mms[lo] : NULL;
+}
+
 int collector__read(struct collector *c)
 {
 	int err;
@@ -197,6 +231,8 @@ int collector__read(struct collector *c)
 	/* the mms first: a row read after its mm's peak moved is still resolved right */
 	err = c->mm_fd < 0 ? 0 : map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm),
 					  &c->no_batch, add_mm, c);
+	if (c->nmms)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
 	if (!err)
 		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
 			       &c->no_batch, add_row, c);
@@ -208,17 +244,6 @@ int collector__read(struct collector *c)
 void collector__set_mm_state(struct collector *c, int mm_fd)
 {
 	c->mm_fd = mm_fd;
-}
-
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
-{
-	const struct fl_mm *best = NULL;
-
-	/* an exec leaves the old mm's entry behind for a while: the higher peak is the process's */
-	for (size_t i = 0; i < c->nmms; i++)
-		if (c->mms[i].tgid == tgid && (!best || c->mms[i].peak > best->peak))
-			best = &c->mms[i];
-	return best;
 }
 
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)

@@ -28,7 +28,8 @@ void collector__free(struct collector *c); /* accepts NULL */
 /* Also reads the mm_state map (RSS peaks) at each collector__read(). */
 void collector__set_mm_state(struct collector *c, int mm_fd);
 
-/* The state of process @tgid's mm at the last read (its peak and peak_seq), or NULL. */
+/* The state of process @tgid's mm at the last read (its peak and peak_seq), or NULL. The rows
+ * of collector__rows() already carry their net at that peak in counts.at_peak. */
 const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
 
 /* Also reads the allocator maps (--alloc) at each collector__read(). */

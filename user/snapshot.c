@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "allocator.h"
-#include "rss_math.h"
 #include "folded.h"
 #include "snapshot.h"
 
@@ -250,26 +249,23 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	if (!snap->profile)
 		return -ENOMEM;
 	for (size_t i = 0; i < ntargets && i < FL_MAX_PIDS; i++) {
+		const struct fl_mm *mm = collector__mm(col, (uint32_t)targets[i].sum.pid);
+
 		snap->procs[i] = targets[i].sum;
 		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
+		snap->procs[i].peak = mm ? mm->peak : 0;
 	}
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
 	for (size_t i = 0; i < nrows && !err; i++) {
 		struct target *t = target_of(targets, ntargets, rows[i].key.tgid);
-		const struct fl_mm *mm = collector__mm(col, rows[i].key.tgid);
-		struct fl_row r = rows[i];
 
 		if (!t)
 			continue; /* a process dropped from the targets */
-		/* what the row held at its process's highest RSS (rss_math.h) */
-		r.counts.at_peak = mm ? fl_at_peak(&r.counts, mm->peak_seq) : 0;
-		if (mm)
-			snap->procs[t - targets].peak = mm->peak;
 		/* the kernel's figures stop at exit, so reconcile them with what came before */
-		if (r.key.origin != FL_ORIGIN_EXIT)
-			counts__add(&snap->procs[t - targets].attributed, &r.counts);
-		err = add_row(snap, o, col, frames, t, &r);
+		if (rows[i].key.origin != FL_ORIGIN_EXIT)
+			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
 	if (!err)
 		err = build_threads(snap, o, col, rows, nrows);
