@@ -17,7 +17,7 @@
 #define NAME_MIN_COLS 16 /* what deep indentation always leaves to a frame name */
 #define BAR_MIN 5
 #define BAR_MAX 20
-#define VALUE_COLS (10 + 1 + 6 + 1 + 9 + 1) /* value, percent, faults and their spaces */
+#define VALUE_COLS (10 + 1 + 6 + 1 + 9 + 1) /* value, percent, second column, spaces */
 
 struct tree {
 	FILE *out;
@@ -33,7 +33,7 @@ struct tree {
 	const struct pnode **vis;    /* nodes shown: the above and their ancestors, sorted */
 	size_t nvis;
 	uint64_t shown_value;	     /* the ends shown so far */
-	uint64_t shown_faults;	     /* ... their second column (faults, or bytes at the peak) */
+	uint64_t shown_second;	     /* ... their second column (faults, or bytes at the peak) */
 	enum fl_metric second;	     /* the second column */
 };
 
@@ -180,9 +180,9 @@ cleanup:
 	return err;
 }
 
-/* value, percent, faults, bar, then the name indented by depth. */
+/* value, percent, the second column, bar, then the name indented by depth. */
 static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t v,
-		      uint64_t faults)
+		      uint64_t second)
 {
 	char val[UNITS_BUF], sec[UNITS_BUF], bar[BAR_MAX + 1];
 	double share = t->total ? (double)v / (double)t->total : 0;
@@ -196,7 +196,7 @@ static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t
 	memset(bar, '#', nbar);
 	bar[nbar] = '\0';
 	units__value(val, sizeof(val), v, metric__is_bytes(t->metric));
-	units__value(sec, sizeof(sec), faults, metric__is_bytes(t->second));
+	units__value(sec, sizeof(sec), second, metric__is_bytes(t->second));
 	units__emit(t->out, t->width, "%10s %5.1f%% %9s %-*s %*s%s", val, share * 100.0, sec,
 		    (int)t->barw, bar, indent, "", name);
 }
@@ -217,7 +217,7 @@ static int node_cmp(const void *a, const void *b, void *arg)
 /* The "[N more]" line of @n's light children, when that group was selected. */
 static void render_group(struct tree *t, const struct pnode *n, unsigned depth)
 {
-	uint64_t v = 0, faults = 0;
+	uint64_t v = 0, second = 0;
 	size_t i, count = 0;
 	char label[48];
 
@@ -227,13 +227,13 @@ static void render_group(struct tree *t, const struct pnode *n, unsigned depth)
 		if (is_light(t, n->children[i])) {
 			count++;
 			v += node_value(t, n->children[i]);
-			faults += metric__value(&n->children[i]->total, t->second);
+			second += metric__value(&n->children[i]->total, t->second);
 		}
 	}
 	snprintf(label, sizeof(label), "[%zu more]", count);
-	tree_line(t, depth, label, v, faults);
+	tree_line(t, depth, label, v, second);
 	t->shown_value += v;
-	t->shown_faults += faults;
+	t->shown_second += second;
 }
 
 static int render_node(struct tree *t, const struct pnode *n, unsigned depth);
@@ -266,7 +266,7 @@ static int render_node(struct tree *t, const struct pnode *n, unsigned depth)
 	tree_line(t, depth, n->name, node_value(t, n), metric__value(&n->total, t->second));
 	if (in_set(t->sel, t->nsel, n)) {
 		t->shown_value += metric__value(&n->self, t->metric);
-		t->shown_faults += n->self.faults;
+		t->shown_second += metric__value(&n->self, t->second);
 	}
 	return render_children(t, n, depth + 1);
 }
@@ -311,7 +311,7 @@ void flametree__render(FILE *out, const struct profile *p, const struct table_op
 
 		/* at-peak values are clamped at 0 per node: the shown ones can sum past the root */
 		tree_line(&t, 0, "[other stacks]", t.total - t.shown_value,
-			  second > t.shown_faults ? second - t.shown_faults : 0);
+			  second > t.shown_second ? second - t.shown_second : 0);
 	}
 cleanup:
 	free(t.sel);
