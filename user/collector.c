@@ -26,7 +26,6 @@ struct collector {
 	struct collector_hist *hists; /* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
-	size_t nlive;
 };
 
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows)
@@ -158,7 +157,6 @@ static int add_live(const void *key, const void *value, void *ctx)
 	struct fl_key row = fl_live_row(((const struct fl_live_key *)key)->tgid, l);
 	struct collector_hist *h = bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key);
 
-	c->nlive++;
 	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
 		h->oldest_ts = l->ts;
 	return 0;
@@ -170,7 +168,6 @@ static int read_alloc(struct collector *c)
 	int err;
 
 	c->nhists = 0;
-	c->nlive = 0;
 	err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
 		       &c->no_batch, add_hist, c);
 	if (err)
@@ -255,11 +252,6 @@ void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
 {
 	return c->nhists ? bsearch(key, c->hists, c->nhists, sizeof(*c->hists), cmp_key) : NULL;
-}
-
-size_t collector__nr_live(const struct collector *c)
-{
-	return c->nlive;
 }
 
 const struct fl_row *collector__rows(const struct collector *c, size_t *n)

@@ -44,9 +44,6 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 /* The histograms and oldest live block of allocation row @key at the last read, or NULL. */
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key);
 
-/* Live blocks in the live map at the last read. */
-size_t collector__nr_live(const struct collector *c);
-
 /* The instruction pointers of stack @stack (a counts key's stack), leaf first. Returns how many
  * (0 when unknown). */
 size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH]);

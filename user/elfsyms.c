@@ -446,11 +446,6 @@ struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr)
 	return vaddr - s->addr < s->size ? s : NULL;
 }
 
-size_t elfsyms__nr_syms(const struct elfsyms *e)
-{
-	return e->nr_syms;
-}
-
 int elfsyms__type(const struct elfsyms *e)
 {
 	return e->type;

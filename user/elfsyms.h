@@ -52,8 +52,6 @@ void elfsyms__free(struct elfsyms *e); /* accepts NULL */
  * aliases at one address one is kept (global over weak over local, then the plainer name). */
 struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr);
 
-size_t elfsyms__nr_syms(const struct elfsyms *e);
-
 /* ET_EXEC, ET_DYN (PIE executables and shared libraries), ... */
 int elfsyms__type(const struct elfsyms *e);
 
