@@ -8,14 +8,16 @@
 #include "frames.h"
 #include "x86.h"
 
-/* A leaf_ret no code address has (the BPF side records none below 4096): stands for the
- * stacks of allocation rows, whose leaf is a return address too. */
-#define ALL_RETURNS 1
+/* What names a stack: the counts key's stack fields, and how its leaf is read. */
+struct stack_id {
+	uint32_t tgid;
+	bool returns; /* an allocation row's: the leaf is a return address too */
+	uint64_t stack;
+	uint64_t leaf_ret;
+};
 
 struct named_stack {
-	uint32_t tgid;
-	uint64_t stack;
-	uint64_t leaf_ret; /* or ALL_RETURNS */
+	struct stack_id id;
 	bool used;
 	bool retry; /* cut at a frame outside code: name it again next time */
 	size_t n;
@@ -62,17 +64,18 @@ void frames__free(struct frames *f)
 	free(f);
 }
 
-static bool same(const struct named_stack *s, uint32_t tgid, uint64_t stack, uint64_t leaf_ret)
+static bool same(const struct stack_id *a, const struct stack_id *b)
 {
-	return s->tgid == tgid && s->stack == stack && s->leaf_ret == leaf_ret;
+	return a->tgid == b->tgid && a->returns == b->returns && a->stack == b->stack &&
+	       a->leaf_ret == b->leaf_ret;
 }
 
-static size_t slot_of(const struct frames *f, uint32_t tgid, uint64_t stack, uint64_t leaf_ret)
+static size_t slot_of(const struct frames *f, const struct stack_id *id)
 {
-	uint64_t h = (stack ^ leaf_ret ^ tgid) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (id->stack ^ id->leaf_ret ^ id->tgid ^ id->returns) * 0x9e3779b97f4a7c15ull;
 	size_t i = (h >> 32) & (f->cap - 1);
 
-	while (f->slots[i].used && !same(&f->slots[i], tgid, stack, leaf_ret))
+	while (f->slots[i].used && !same(&f->slots[i].id, id))
 		i = (i + 1) & (f->cap - 1);
 	return i;
 }
@@ -88,7 +91,7 @@ static int grow(struct frames *f)
 		const struct named_stack *s = &f->slots[i];
 
 		if (s->used)
-			bigger.slots[slot_of(&bigger, s->tgid, s->stack, s->leaf_ret)] = *s;
+			bigger.slots[slot_of(&bigger, &s->id)] = *s;
 	}
 	free(f->slots);
 	*f = bigger;
@@ -177,14 +180,15 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 		   const struct fl_key *key, const char *const **out)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
-	uint64_t tag = key->alloc_fn ? ALL_RETURNS : key->leaf_ret;
+	struct stack_id id = { .tgid = key->tgid, .returns = key->alloc_fn != FL_FN_NONE,
+			       .stack = key->stack, .leaf_ret = key->leaf_ret };
 	struct named_stack *s;
 	size_t n;
 	bool cut;
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
-	s = &f->slots[slot_of(f, key->tgid, key->stack, tag)];
+	s = &f->slots[slot_of(f, &id)];
 	if (s->used && !s->retry) {
 		*out = (const char *const *)s->names;
 		return s->n;
@@ -196,14 +200,13 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 		names_free(s->names, s->n);
 	else
 		f->used++;
-	*s = (struct named_stack){ .tgid = key->tgid, .stack = key->stack, .leaf_ret = tag,
-				   .used = true };
+	*s = (struct named_stack){ .id = id, .used = true };
 	s->names = calloc(n, sizeof(char *));
 	if (!s->names) {
 		s->retry = true;
 		return 0;
 	}
-	s->n = name_stack(sym, ips, n, tag == ALL_RETURNS, s->names, &cut);
+	s->n = name_stack(sym, ips, n, id.returns, s->names, &cut);
 	s->retry = cut;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->names[i]) { /* out of memory: name it again next time */
