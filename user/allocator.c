@@ -81,7 +81,9 @@ const char *alloc_fn__name(enum fl_alloc_fn fn)
 	return (unsigned)fn < FL_FN__COUNT ? names[fn] : "[allocator]";
 }
 
-/* An open ELF file: its symbol tables are searched by name. */
+/* An open ELF file: its symbol tables are searched by name. Not elfsyms: that keeps one name
+ * per address for the symbolizer (glibc's calloc could be __libc_calloc there), and loads
+ * debug files this lookup does not need. */
 struct elf_file {
 	int fd;
 	Elf *elf;
