@@ -46,7 +46,8 @@ const struct collector_hist *collector__hist(const struct collector *c, const st
 
 /* The instruction pointers of stack @stack (a counts key's stack), leaf first. Returns how many
  * (0 when unknown). */
-size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH]);
+size_t collector__stack(const struct collector *c, uint64_t stack,
+			uint64_t ips[FL_MAX_STACK_DEPTH]);
 
 /* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);

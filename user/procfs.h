@@ -35,8 +35,9 @@ int procfs__parse_status(FILE *f, struct proc_status *out);
  * Returns 0 with have_pss set, or -EINVAL when there is no Pss line. */
 int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);
 
-/* Reads /proc/@pid/status, then smaps_rollup (have_pss stays false when it cannot), into @out. Returns 0, -ESRCH when the process is gone, -EINVAL as
- * procfs__parse_status, or another -errno from open. */
+/* Reads /proc/@pid/status, then smaps_rollup (have_pss stays false when it cannot), into
+ * @out. Returns 0, -ESRCH when the process is gone, -EINVAL as procfs__parse_status, or
+ * another -errno from open. */
 int procfs__read_status(pid_t pid, struct proc_status *out);
 
 /* Copies /proc/@pid/comm, newline stripped, into @buf (NUL-terminated, truncated to @len - 1).

@@ -40,6 +40,8 @@ struct session {
 };
 
 #define MAX_THREADS 16384
+/* counts rows per stored stack: one stack is charged from several threads and origins */
+#define ROWS_PER_STACK 4
 
 static double now_s(void)
 {
@@ -102,8 +104,9 @@ static void announce(const struct session *s)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
 	if (s->cfg->verbose)
 		fprintf(stderr, "faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
-				"updates %s\n", s->cfg->stack_storage, s->cfg->stack_storage * 4,
-			MAX_THREADS, tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
+				"updates %s\n", s->cfg->stack_storage,
+			s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
+			tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
 }
 
 static int setup(struct session *s)
@@ -111,7 +114,7 @@ static int setup(struct session *s)
 	const struct fl_config *cfg = s->cfg;
 	struct tracer_opts to = {
 		.stack_storage = cfg->stack_storage,
-		.max_counts = cfg->stack_storage * 4,
+		.max_counts = cfg->stack_storage * ROWS_PER_STACK,
 		.max_threads = MAX_THREADS,
 		.alloc = cfg->alloc,
 		.max_live = cfg->max_live,

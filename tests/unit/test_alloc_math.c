@@ -108,7 +108,8 @@ Test(alloc_math, estimates_are_unbiased)
 	double est_bytes = 0, est_count = 0;
 	__s64 left;
 
-#define NEXT_RAND() ((__u32)((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 32))
+#define NEXT_RAND()                                                                       \
+	((__u32)((state = state * 6364136223846793005ull + 1442695040888963407ull) >> 32))
 	left = (__s64)fl_sample_interval(mean, NEXT_RAND());
 	for (int i = 0; i < 4000000; i++) {
 		__u64 size = sizes[i % 8 == 7 ? (i / 8) % 8 : i % 7];
