@@ -181,8 +181,8 @@ int fl_alloc_enter(struct pt_regs *ctx)
 	__u64 now = bpf_ktime_get_ns();
 	struct fl_alloc_task *st;
 
-	/* No target check: the probes are attached to the targets' pids only, and a launched
-	 * child calls no allocator between the attach and its exec (the exec flips AWAIT_EXEC). */
+	/* No target lookup: the probes are attached to the targets' pids only, and a launched
+	 * child calls no allocator between the attach and its exec (read(), then execvp()). */
 	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
