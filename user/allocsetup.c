@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "allocsetup.h"
 #include "launch.h"
+#include "procfs.h"
 #include "procmaps.h"
 
 #define MAX_CANDIDATES 256
@@ -40,15 +41,15 @@ static void candidates__free(struct candidates *c)
 	c->n = 0;
 }
 
-/* Every file with an executable mapping in @maps_path, after @first (the main executable). */
-static int add_mapped(struct candidates *c, const char *maps_path, const char *first)
+/* Every file with an executable mapping of @pid, after @first (the main executable). */
+static int add_mapped(struct candidates *c, pid_t pid, const char *first)
 {
 	struct procmaps maps;
-	FILE *f = fopen(maps_path, "re");
-	int err;
+	FILE *f;
+	int err = procfs__fopen(pid, "maps", &f);
 
-	if (!f)
-		return -errno;
+	if (err)
+		return err;
 	err = procmaps__parse(f, &maps);
 	fclose(f);
 	if (err)
@@ -79,7 +80,7 @@ static int add_launch(struct candidates *c, const char *command)
 	}
 	if (!launch__resolve(command, exe, sizeof(exe)))
 		candidates__add(c, exe);
-	return add_mapped(c, "/proc/self/maps", NULL);
+	return add_mapped(c, getpid(), NULL);
 }
 
 static void report_plan(const struct fl_config *cfg, pid_t pid, const struct alloc_plan *plan)
@@ -130,8 +131,7 @@ static int find_allocator(const struct fl_config *cfg, pid_t pid, const char *la
 			  int rootfd, struct alloc_plan *plan)
 {
 	struct candidates c = { 0 };
-	char exe_link[64], maps[64], exe[PATH_MAX];
-	ssize_t n;
+	char exe[PATH_MAX];
 	int err, i;
 
 	if (cfg->alloc_lib) {
@@ -144,11 +144,9 @@ static int find_allocator(const struct fl_config *cfg, pid_t pid, const char *la
 	if (launched) {
 		err = add_launch(&c, launched);
 	} else {
-		snprintf(exe_link, sizeof(exe_link), "/proc/%d/exe", pid);
-		snprintf(maps, sizeof(maps), "/proc/%d/maps", pid);
-		n = readlink(exe_link, exe, sizeof(exe) - 1);
-		exe[n > 0 ? n : 0] = '\0';
-		err = add_mapped(&c, maps, exe);
+		err = procfs__readlink(pid, "exe", exe, sizeof(exe));
+		if (err != -ESRCH)
+			err = add_mapped(&c, pid, err ? NULL : exe);
 	}
 	i = err ? err : allocator__choose(rootfd, (const char *const *)c.paths, c.n,
 					  cfg->alloc_prefix ?: "");
@@ -165,18 +163,16 @@ int allocsetup__attach(struct tracer *t, const struct fl_config *cfg, pid_t pid,
 		       const char *launched)
 {
 	struct alloc_plan *plan = malloc(sizeof(*plan));
-	char root[64];
 	int rootfd, err;
 
 	if (!plan)
 		return -ENOMEM;
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	rootfd = launched ? AT_FDCWD : open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	rootfd = launched ? AT_FDCWD : procfs__open(pid, "root", O_PATH | O_DIRECTORY);
 	if (rootfd < 0 && rootfd != AT_FDCWD) {
-		err = -errno;
-		fprintf(stderr, "faultline: --alloc: cannot open %s: %s\n", root, strerror(errno));
+		fprintf(stderr, "faultline: --alloc: cannot open /proc/%d/root: %s\n", pid,
+			strerror(-rootfd));
 		free(plan);
-		return err;
+		return rootfd;
 	}
 	err = find_allocator(cfg, pid, launched, rootfd, plan);
 	if (!err) {

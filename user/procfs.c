@@ -102,8 +102,7 @@ int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out)
 	return 0;
 }
 
-/* Opens /proc/@pid/@name; a missing /proc/PID directory means the process is gone. */
-static int open_pid_file(pid_t pid, const char *name, int flags)
+int procfs__open(pid_t pid, const char *name, int flags)
 {
 	char path[64];
 	int fd;
@@ -115,29 +114,48 @@ static int open_pid_file(pid_t pid, const char *name, int flags)
 	return fd;
 }
 
+int procfs__fopen(pid_t pid, const char *name, FILE **out)
+{
+	int fd = procfs__open(pid, name, O_RDONLY), err;
+
+	if (fd < 0)
+		return fd;
+	*out = fdopen(fd, "r");
+	if (*out)
+		return 0;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int procfs__readlink(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	if (!len)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
 int procfs__read_status(pid_t pid, struct proc_status *out)
 {
 	FILE *f;
-	int fd, err;
+	int err = procfs__fopen(pid, "status", &f);
 
-	fd = open_pid_file(pid, "status", O_RDONLY);
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		err = -errno;
-		close(fd);
+	if (err)
 		return err;
-	}
 	err = procfs__parse_status(f, out);
 	fclose(f);
 	if (err)
 		return err;
 	/* the kernel walks every mapping for this file: worth it once a refresh */
-	fd = open_pid_file(pid, "smaps_rollup", O_RDONLY);
-	if (fd >= 0 && !(f = fdopen(fd, "r")))
-		close(fd);
-	else if (fd >= 0) {
+	if (!procfs__fopen(pid, "smaps_rollup", &f)) {
 		procfs__parse_smaps_rollup(f, out);
 		fclose(f);
 	}
@@ -153,7 +171,7 @@ int procfs__read_comm(pid_t pid, char *buf, size_t len)
 	if (!len)
 		return -EINVAL;
 	buf[0] = '\0';
-	fd = open_pid_file(pid, "comm", O_RDONLY);
+	fd = procfs__open(pid, "comm", O_RDONLY);
 	if (fd < 0)
 		return fd;
 	n = read(fd, tmp, sizeof(tmp) - 1);

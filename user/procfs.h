@@ -31,6 +31,17 @@ struct proc_status {
  * (a kernel thread, or a zombie). Fields the kernel does not print (RssAnon before 4.5) are 0. */
 int procfs__parse_status(FILE *f, struct proc_status *out);
 
+/* Opens /proc/@pid/@name with @flags (O_CLOEXEC added). Returns the fd, -ESRCH when the
+ * process is gone, or another -errno. */
+int procfs__open(pid_t pid, const char *name, int flags);
+
+/* procfs__open() for reading, as a stdio stream in *@out. Returns 0 or -errno as above. */
+int procfs__fopen(pid_t pid, const char *name, FILE **out);
+
+/* The target of the link /proc/@pid/@name ("exe", "cwd") into @buf, NUL-terminated. Returns
+ * 0, -ESRCH when the process is gone, -EINVAL when @len is 0, or another -errno. */
+int procfs__readlink(pid_t pid, const char *name, char *buf, size_t len);
+
 /* Parses /proc/PID/smaps_rollup from @f into the Pss fields of @out (the others stay).
  * Returns 0 with have_pss set, or -EINVAL when there is no Pss line. */
 int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);

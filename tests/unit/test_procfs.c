@@ -161,3 +161,16 @@ Test(procfs, status_tgid)
 	cr_expect_eq(st.tgid, 4242);
 	cr_expect_eq(st.vm_rss, 8192);
 }
+
+Test(procfs, readlink_exe)
+{
+	char self[4096], buf[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	cr_assert_gt(n, 0);
+	self[n] = '\0';
+	cr_assert_eq(procfs__readlink(getpid(), "exe", buf, sizeof(buf)), 0);
+	cr_expect_str_eq(buf, self);
+	cr_expect_eq(procfs__readlink(NO_SUCH_PID, "exe", buf, sizeof(buf)), -ESRCH);
+	cr_expect_eq(procfs__readlink(getpid(), "exe", buf, 0), -EINVAL);
+}
