@@ -222,14 +222,28 @@ static size_t read_code(struct elf_file *f, const struct alloc_probe *p, uint8_t
 static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 {
 	static uint8_t code[CODE_MAX];
+	uint64_t lo = UINT64_MAX, hi = 0;
 
-	for (size_t j = 0; j < plan->nprobes; j++) {
+	/* one sweep of each function against the span of all later sites; a hit is looked at
+	 * site by site */
+	for (size_t i = 0; i < plan->nprobes; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+		uint64_t site = p->vaddr + p->site.offset;
+
+		if (p->state == ALLOC_PROBE_ATTACH && p->site.offset) {
+			lo = site < lo ? site : lo;
+			hi = site + 1 > hi ? site + 1 : hi;
+		}
+	}
+	for (size_t j = 0; j < plan->nprobes && lo < hi; j++) {
 		struct alloc_probe *other = &plan->probes[j];
 		size_t len;
 
 		if (other->state != ALLOC_PROBE_ATTACH)
 			continue;
 		len = read_code(f, other, code);
+		if (!placement__branches_into(code, len, other->vaddr, lo, hi))
+			continue;
 		for (size_t i = 0; i < plan->nprobes; i++) {
 			struct alloc_probe *p = &plan->probes[i];
 
