@@ -49,7 +49,9 @@ enum fl_drop {
 	FL_DROP_LIVE_FULL = 6,	     /* live table full: an allocation's free cannot be matched */
 	FL_DROP_ALLOC_STATE = 7,     /* no task storage: an allocator call was not seen */
 	FL_DROP_HISTS_FULL = 8,	     /* alloc_hists map full: a call is missing from histograms */
-	FL_DROP__COUNT = 9,
+	FL_DROP_PROCS_FULL = 9,	     /* procs map full: a forked child is not followed */
+	FL_DROP_VM_STATE = 10,	     /* no task storage: a memory syscall was not seen */
+	FL_DROP__COUNT = 11,
 };
 
 /*

@@ -27,6 +27,8 @@ static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_LIVE_FULL] = "live table full",
 	[FL_DROP_ALLOC_STATE] = "allocator calls unseen",
 	[FL_DROP_HISTS_FULL] = "histograms map full",
+	[FL_DROP_PROCS_FULL] = "procs map full (children not followed)",
+	[FL_DROP_VM_STATE] = "memory syscalls unseen",
 };
 
 /* @a - @b as a signed number of bytes, saturated. */
