@@ -143,7 +143,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 				       __u64 pid_tgid, __u64 ptr, __u64 now)
 {
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid,
-			      .alloc_fn = st->fn };
+			      .call = st->fn };
 	struct fl_live_key lk = { .tgid = key.tgid, .ptr = ptr };
 	struct fl_walk_state w = {};
 	struct fl_live l = {};
@@ -163,7 +163,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	fl_hist_add(&key, size, now - st->ts);
 	l.stack = key.stack;
 	l.tid = key.tid;
-	l.alloc_fn = key.alloc_fn;
+	l.alloc_fn = key.call;
 	l.origin = key.origin;
 	l.ts = now;
 	if (bpf_map_update_elem(&live, &lk, &l, BPF_ANY)) {

@@ -131,7 +131,7 @@ static inline __u64 fl_sample_count(__u64 weight, __u64 size, __u32 rand)
 static inline struct fl_key fl_live_row(__u32 tgid, const struct fl_live *l)
 {
 	struct fl_key key = { .tgid = tgid, .tid = l->tid, .origin = l->origin,
-			      .alloc_fn = l->alloc_fn, .stack = l->stack };
+			      .call = l->alloc_fn, .stack = l->stack };
 
 	return key;
 }

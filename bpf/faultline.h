@@ -73,13 +73,49 @@ enum fl_alloc_fn {
 	FL_FN__COUNT,
 };
 
+/*
+ * The memory syscalls --vm traces, by what they do. Their values follow the allocator
+ * functions' so that one key field (fl_key.call) names either.
+ */
+enum fl_vm_call {
+	FL_VM_MMAP_ANON = 16, /* private anonymous mmap */
+	FL_VM_MMAP_SHARED,    /* shared anonymous mmap: shmem */
+	FL_VM_MMAP_FILE,      /* file-backed mmap, private or shared */
+	FL_VM_MUNMAP,
+	FL_VM_MREMAP,
+	FL_VM_BRK_GROW,
+	FL_VM_BRK_SHRINK,
+	FL_VM_MADV_DONTNEED,
+	FL_VM_MADV_FREE,
+	FL_VM_MADV_REMOVE,
+	FL_VM_MADV_PAGEOUT,
+	FL_VM_MADV_COLD,
+	FL_VM_MADV_OTHER, /* every other advice */
+	FL_VM__END,
+};
+
+/* fl_key.call names an allocator function (its stack was taken where it returned). */
+static inline int fl_call_is_alloc(__u32 call)
+{
+	return call > FL_FN_NONE && call < FL_FN__COUNT;
+}
+
+static inline int fl_call_is_vm(__u32 call)
+{
+	return call >= FL_VM_MMAP_ANON && call < FL_VM__END;
+}
+
 /* Key of the counts map: one row per (process, thread, stack, origin). */
 struct fl_key {
 	__u32 tgid;
 	__u32 tid;
 	__u32 origin;	/* enum fl_origin */
-	__u32 alloc_fn; /* enum fl_alloc_fn: an allocation row, whose stack is taken where the
-			 * allocator returned (all frames are return addresses); 0 otherwise */
+	/*
+	 * 0, or the call the row counts: an allocator function (enum fl_alloc_fn; the stack was
+	 * taken where it returned, so all frames are return addresses), or a memory syscall
+	 * (enum fl_vm_call, --vm) and the RSS changes made inside it.
+	 */
+	__u32 call;
 	__u64 stack;	/* key of the stacks map (a hash of the frames); 0 for origins but USER */
 	/*
 	 * The code address found at the user stack pointer, 0 when it points to no executable
@@ -107,8 +143,14 @@ struct fl_counts {
 	 * the net at the peak. */
 	__s64 at_peak;
 	__u64 peak_seq;
+	/* --vm rows: virtual bytes, page-aligned, of the calls that succeeded */
+	__u64 reserved;	 /* mapped by mmap, mremap growth, brk growth */
+	__u64 unmapped;	 /* given back by munmap, mremap shrink, brk shrink */
+	__u64 advised;	 /* covered by madvise */
+	__u64 vm_calls;	 /* calls made, failed ones included */
+	__u64 vm_failed; /* ... of which failed */
 };
-_Static_assert(sizeof(struct fl_counts) == 136, "fl_counts layout");
+_Static_assert(sizeof(struct fl_counts) == 176, "fl_counts layout");
 
 /* Value of the threads map (key: tid): the thread's name when it was last seen or renamed. */
 struct fl_thread {
@@ -174,6 +216,16 @@ _Static_assert(sizeof(struct fl_stack_cache) == 56, "fl_stack_cache layout");
 struct fl_stats {
 	__u64 drops[FL_DROP__COUNT];
 };
+
+/* Per-thread state of a memory syscall between its entry and its exit (--vm). */
+struct fl_vm_task {
+	__u32 call; /* enum fl_vm_call; 0: in none */
+	__u32 _pad;
+	__u64 len;     /* mmap, munmap, madvise: the length; mremap: the old length */
+	__u64 arg;     /* mremap: the new length; brk: the break asked for */
+	__u64 old_brk; /* brk: the break before the call */
+};
+_Static_assert(sizeof(struct fl_vm_task) == 32, "fl_vm_task layout");
 
 /* Key of the live map: one allocated block of a target. */
 struct fl_live_key {

@@ -12,13 +12,14 @@
 #include "maps.bpf.h"
 
 /*
- * The stack of each thread's last page fault with the user registers it was taken at. A fault
- * is seen twice (page_fault_user, then rss_stat while the fault is handled) with the same user
- * registers: the second event reuses the walk instead of repeating it. Only faults fill the
- * cache and each fault walks afresh, so a hit is never stale: a syscall's user registers point
- * after its syscall instruction, which no fault has as its ip. Two calls of a frameless libc
- * wrapper from different callers can share ip, sp and bp, which is why syscall walks are never
- * cached.
+ * The stack of each thread's last page fault (or traced memory syscall, --vm) with the user
+ * registers it was taken at. A fault is seen twice (page_fault_user, then rss_stat while the
+ * fault is handled) with the same user registers: the second event reuses the walk instead of
+ * repeating it. Only faults and traced syscall entries fill the cache, each walking afresh, so
+ * a hit is never stale: a syscall's user registers point after its syscall instruction, which
+ * no fault has as its ip, and a traced syscall forgets its walk when it returns. Two calls of
+ * a frameless libc wrapper from different callers can share ip, sp and bp, which is why the
+ * walks of untraced syscalls are never cached.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -237,12 +238,12 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 
 /*
  * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
- * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @fault: called for a new page
- * fault, which always walks and fills the cache; other callers use the cache when it holds the
- * current fault.
+ * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @refill: called for a new page fault
+ * or a traced syscall entry, which always walks and fills the cache; other callers use the
+ * cache when it holds the current fault or call.
  */
 static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
-							     bool fault)
+							     bool refill)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -256,7 +257,7 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 		fl_walk(task, ip, bp, sp, key, NULL);
 		return;
 	}
-	if (!fault) {
+	if (!refill) {
 		if (c->ip == ip && c->sp == sp && c->bp == bp) {
 			key->stack = c->stack;
 			key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
@@ -272,6 +273,16 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	c->ip = ip;
 	c->sp = sp;
 	c->bp = bp;
+}
+
+/* The current thread's cached walk will not match its next event (see stack_cache). */
+static __always_inline __attribute__((unused)) void fl_stack_cache_forget(void)
+{
+	struct fl_stack_cache *c;
+
+	c = bpf_task_storage_get(&stack_cache, bpf_get_current_task_btf(), NULL, 0);
+	if (c)
+		c->ip = 0;
 }
 
 #endif /* FAULTLINE_STACK_BPF_H */

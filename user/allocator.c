@@ -62,25 +62,6 @@ bool alloc_fn__is_free(enum fl_alloc_fn fn)
 	return fn == FL_FN_FREE;
 }
 
-const char *alloc_fn__name(enum fl_alloc_fn fn)
-{
-	static const char *const names[FL_FN__COUNT] = {
-		[FL_FN_NONE] = "[none]",
-		[FL_FN_MALLOC] = "malloc",
-		[FL_FN_CALLOC] = "calloc",
-		[FL_FN_REALLOC] = "realloc",
-		[FL_FN_REALLOCARRAY] = "reallocarray",
-		[FL_FN_POSIX_MEMALIGN] = "posix_memalign",
-		[FL_FN_ALIGNED_ALLOC] = "aligned_alloc",
-		[FL_FN_VALLOC] = "valloc",
-		[FL_FN_NEW] = "operator new",
-		[FL_FN_NEW_ARRAY] = "operator new[]",
-		[FL_FN_FREE] = "free",
-	};
-
-	return (unsigned)fn < FL_FN__COUNT ? names[fn] : "[allocator]";
-}
-
 /* An open ELF file: its symbol tables are searched by name. Not elfsyms: that keeps one name
  * per address for the symbolizer (glibc's calloc could be __libc_calloc there), and loads
  * debug files this lookup does not need. */

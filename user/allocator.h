@@ -40,9 +40,6 @@ struct alloc_plan {
 /* True for the free side (free, operator delete): one entry probe, no return probe. */
 bool alloc_fn__is_free(enum fl_alloc_fn fn);
 
-/* The frame an allocation row shows for @fn ("malloc", "operator new", ...). */
-const char *alloc_fn__name(enum fl_alloc_fn fn);
-
 /*
  * The allocator among the objects @paths (under @rootfd): the first that defines
  * @prefix"malloc", except that any libc.so comes last (it always defines malloc, and an

@@ -73,6 +73,21 @@ static bool kernel_has_struct(const struct btf *btf, const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
 }
 
+/* The memory syscall programs (--vm) load only when asked for: each enables its tracepoint. */
+static void set_vm_autoload(struct faultline *skel, bool on)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.fl_mmap_enter,   skel->progs.fl_mmap_exit,
+		skel->progs.fl_munmap_enter, skel->progs.fl_munmap_exit,
+		skel->progs.fl_mremap_enter, skel->progs.fl_mremap_exit,
+		skel->progs.fl_brk_enter,    skel->progs.fl_brk_exit,
+		skel->progs.fl_madvise_enter, skel->progs.fl_madvise_exit,
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		bpf_program__set_autoload(progs[i], on);
+}
+
 static int explain_load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
@@ -147,6 +162,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_enter, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
+	set_vm_autoload(t->skel, o->vm);
+	t->skel->rodata->vm_calls = o->vm;
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
@@ -200,23 +217,27 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
 	return 0;
 }
 
-void tracer__remove_target(struct tracer *t, pid_t pid)
+size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max)
 {
 	int mm_fd = bpf_map__fd(t->skel->maps.mm_state);
 	__u32 tgid = pid, key, next, stale[64];
 	struct fl_mm mm;
-	size_t n = 0;
+	size_t n = 0, ngone = 0;
 	void *prev = NULL;
 
 	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.procs), &tgid);
 	while (n < sizeof(stale) / sizeof(stale[0]) && !bpf_map_get_next_key(mm_fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(mm_fd, &next, &mm) && mm.tgid == tgid)
+		if (!bpf_map_lookup_elem(mm_fd, &next, &mm) && mm.tgid == tgid) {
 			stale[n++] = next;
+			if (ngone < max)
+				gone[ngone++] = mm;
+		}
 		key = next;
 		prev = &key;
 	}
 	for (size_t i = 0; i < n; i++)
 		bpf_map_delete_elem(mm_fd, &stale[i]);
+	return ngone;
 }
 
 int tracer__attach(struct tracer *t)

@@ -22,6 +22,7 @@ struct tracer_opts {
 	bool alloc;		/* load the allocator programs (--alloc) */
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
+	bool vm;		/* load the memory syscall programs (--vm) */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
@@ -34,8 +35,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o);
 int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed);
 
 /* Drops @pid from the targets once it has exited, with the state of its mms, so a new mm that
- * reuses one of their ids is not taken for the target's. */
-void tracer__remove_target(struct tracer *t, pid_t pid);
+ * reuses one of their ids is not taken for the target's. Copies up to @max of those states to
+ * @gone (its rows still need their peaks) and returns how many. */
+size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max);
 
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);

@@ -43,6 +43,7 @@ enum {
 	OPT_ALLOC_PREFIX,
 	OPT_MAX_LIVE,
 	OPT_SAMPLE_BYTES,
+	OPT_VM,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -63,12 +64,15 @@ static const char doc[] =
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
+	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"\v"
 	"Metrics: resident (anon + file + shmem growth; the default), anon, file,\n"
 	"shmem, swap, faults (a count), released (anon + file + shmem released),\n"
 	"peak (net bytes each stack held when the process's RSS was highest);\n"
 	"with --alloc: alloc-bytes, alloc-count (allocations since attach), live-bytes,\n"
-	"live-count (allocated since attach and not freed).\n"
+	"live-count (allocated since attach and not freed); with --vm: reserved\n"
+	"(virtual bytes mapped by mmap, mremap and brk growth), unmapped (given back by\n"
+	"munmap, mremap and brk shrink).\n"
 	"\n"
 	"--alloc probes the target's allocator (the loaded object that defines malloc:\n"
 	"glibc, jemalloc, tcmalloc, mimalloc, or a static executable) in the target\n"
@@ -87,6 +91,9 @@ static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Session:", 2 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: when targets exit)", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1, >= 0.1)", 2 },
+	{ "vm", OPT_VM, NULL, 0,
+	  "Also trace mmap, munmap, mremap, brk and madvise by stack (the RSS changes inside "
+	  "them go to the call)", 2 },
 	{ NULL, 0, NULL, 0, "Allocator (--alloc):", 3 },
 	{ "alloc", OPT_ALLOC, NULL, 0, "Also trace malloc, free and operator new/delete", 3 },
 	{ "alloc-lib", OPT_ALLOC_LIB, "PATH", 0, "The allocator is PATH (default: found per target)",
@@ -216,7 +223,8 @@ static int parse_metric(struct fl_config *cfg, const char *arg)
 	if (metric__parse(arg, &cfg->metric) == 0)
 		return 0;
 	usage_error("unknown metric '%s': expected resident, anon, file, shmem, swap, faults, "
-		    "released, peak, alloc-bytes, alloc-count, live-bytes or live-count",
+		    "released, peak, alloc-bytes, alloc-count, live-bytes, live-count, reserved or "
+		    "unmapped",
 		    arg);
 	return -EINVAL;
 }
@@ -314,6 +322,15 @@ static int check_alloc(const struct fl_config *cfg)
 	return 0;
 }
 
+static int check_vm(const struct fl_config *cfg)
+{
+	if (!cfg->vm && metric__needs_vm(cfg->metric)) {
+		usage_error("--metric %s needs --vm", metric__name(cfg->metric));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_target(const struct fl_config *cfg)
 {
 	if (cfg->npids && cfg->command) {
@@ -345,7 +362,7 @@ static int parse_special(struct argp_state *state, struct cli_state *cs, int key
 		cs->done = true;
 		return STOP_DONE;
 	case ARGP_KEY_END:
-		return -(check_target(cs->cfg) ?: check_alloc(cs->cfg));
+		return -(check_target(cs->cfg) ?: check_alloc(cs->cfg) ?: check_vm(cs->cfg));
 	}
 	return ARGP_ERR_UNKNOWN;
 }
@@ -373,6 +390,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_ALLOC:
 		cfg->alloc = true;
+		return 0;
+	case OPT_VM:
+		cfg->vm = true;
 		return 0;
 	case OPT_ALLOC_LIB:
 		err = parse_string("--alloc-lib", arg, &cfg->alloc_lib);

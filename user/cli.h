@@ -30,6 +30,7 @@ struct fl_config {
 	uint32_t max_live;	/* --max-live N: live-allocation map entries */
 	bool max_live_given;
 	uint64_t sample_bytes;	/* --sample-bytes N: mean bytes between samples; 0 = all */
+	bool vm;		/* --vm: memory syscall tracepoints */
 };
 
 /* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */

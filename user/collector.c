@@ -177,18 +177,21 @@ static int read_alloc(struct collector *c)
 			&c->no_batch, add_live, c);
 }
 
-static int add_mm(const void *key, const void *value, void *ctx)
+static int push_mm(struct collector *c, const struct fl_mm *mm)
 {
-	struct collector *c = ctx;
-
 	struct fl_mm *m = grow__reserve(c->mms, &c->mms_cap, c->nmms, sizeof(*m));
 
-	(void)key;
 	if (!m)
 		return -ENOMEM;
 	c->mms = m;
-	c->mms[c->nmms++] = *(const struct fl_mm *)value;
+	c->mms[c->nmms++] = *mm;
 	return 0;
+}
+
+static int add_mm(const void *key, const void *value, void *ctx)
+{
+	(void)key;
+	return push_mm(ctx, value);
 }
 
 /* By process, and within one the higher peak first: an exec leaves the old mm's entry behind
@@ -204,19 +207,61 @@ static int cmp_mm(const void *a, const void *b)
 	return 0;
 }
 
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+/* The first (highest-peak) entry of @tgid among the @n sorted @mms, or NULL. */
+static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid)
 {
-	size_t lo = 0, hi = c->nmms;
+	size_t lo = 0, hi = n;
 
-	while (lo < hi) { /* the first entry of @tgid */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->mms[mid].tgid < tgid)
+		if (mms[mid].tgid < tgid)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < c->nmms && c->mms[lo].tgid == tgid ? &c->mms[lo] : NULL;
+	return lo < n && mms[lo].tgid == tgid ? &mms[lo] : NULL;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+{
+	return find_mm(c->mms, c->nmms, tgid);
+}
+
+/*
+ * Reads mm_state. The loader deletes an exited process's mms, but its rows still need its
+ * peak: the state last read or kept of a process that has none now stays.
+ */
+static int read_mms(struct collector *c)
+{
+	struct fl_mm *prev = c->mms;
+	size_t nprev = c->nmms, nread;
+	int err;
+
+	c->mms = NULL;
+	c->nmms = c->mms_cap = 0;
+	err = map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch, add_mm, c);
+	if (c->nmms)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	nread = c->nmms;
+	for (size_t i = 0; i < nprev && !err; i++) {
+		bool first = !i || prev[i - 1].tgid != prev[i].tgid;
+
+		if (first && !find_mm(c->mms, nread, prev[i].tgid))
+			err = push_mm(c, &prev[i]);
+	}
+	free(prev);
+	if (c->nmms > nread)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	return err;
+}
+
+int collector__keep_mm(struct collector *c, const struct fl_mm *mm)
+{
+	int err = push_mm(c, mm);
+
+	qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	return err;
 }
 
 int collector__read(struct collector *c)
@@ -224,12 +269,8 @@ int collector__read(struct collector *c)
 	int err;
 
 	c->nrows = 0;
-	c->nmms = 0;
 	/* the mms first: a row read after its mm's peak moved is still resolved right */
-	err = c->mm_fd < 0 ? 0 : map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm),
-					  &c->no_batch, add_mm, c);
-	if (c->nmms)
-		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	err = c->mm_fd < 0 ? 0 : read_mms(c);
 	if (!err)
 		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
 			       &c->no_batch, add_row, c);

@@ -180,7 +180,7 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 		   const struct fl_key *key, const char *const **out)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
-	struct stack_id id = { .tgid = key->tgid, .returns = key->alloc_fn != FL_FN_NONE,
+	struct stack_id id = { .tgid = key->tgid, .returns = fl_call_is_alloc(key->call),
 			       .stack = key->stack, .leaf_ret = key->leaf_ret };
 	struct named_stack *s;
 	size_t n;

@@ -19,7 +19,7 @@ void frames__free(struct frames *f); /* accepts NULL */
  * to go wrong: the caller of a frameless leaf (key->leaf_ret) is put back, repeats of one frame
  * are folded, and frames from the first return address outside executable code on are cut (a
  * walk gone astray through code without frame pointers). A stack cut that way is named again
- * next time, in case a library was mapped since. Allocation rows (key->alloc_fn) are named
+ * next time, in case a library was mapped since. Allocation rows (fl_call_is_alloc(key->call)) are named
  * with every frame read as a return address. Returns the count and sets *@out to an array
  * owned by @f; 0 when the stack is unknown or memory ran out.
  */

@@ -20,6 +20,7 @@ static const char *const metric_names[FL_METRIC__COUNT] = {
 	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes", [FL_METRIC_ALLOC_COUNT] = "alloc-count",
 	[FL_METRIC_LIVE_BYTES] = "live-bytes",	 [FL_METRIC_LIVE_COUNT] = "live-count",
 	[FL_METRIC_PEAK] = "peak",
+	[FL_METRIC_RESERVED] = "reserved",	 [FL_METRIC_UNMAPPED] = "unmapped",
 };
 
 int metric__parse(const char *name, enum fl_metric *out)
@@ -50,6 +51,11 @@ bool metric__is_bytes(enum fl_metric m)
 bool metric__needs_alloc(enum fl_metric m)
 {
 	return m >= FL_METRIC_ALLOC_BYTES && m <= FL_METRIC_LIVE_COUNT;
+}
+
+bool metric__needs_vm(enum fl_metric m)
+{
+	return m == FL_METRIC_RESERVED || m == FL_METRIC_UNMAPPED;
 }
 
 /* allocated - freed, never below 0: a free racing its allocation's read can pass it */
@@ -85,6 +91,10 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 		return live(c->allocs, c->frees);
 	case FL_METRIC_PEAK: /* resolved by the snapshot: the net at the peak */
 		return c->at_peak > 0 ? (uint64_t)c->at_peak : 0;
+	case FL_METRIC_RESERVED:
+		return c->reserved;
+	case FL_METRIC_UNMAPPED:
+		return c->unmapped;
 	default:
 		return 0;
 	}
@@ -106,6 +116,11 @@ void counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	dst->free_bytes += src->free_bytes;
 	dst->unmatched_frees += src->unmatched_frees;
 	dst->at_peak += src->at_peak;
+	dst->reserved += src->reserved;
+	dst->unmapped += src->unmapped;
+	dst->advised += src->advised;
+	dst->vm_calls += src->vm_calls;
+	dst->vm_failed += src->vm_failed;
 }
 
 struct profile *profile__new(void)

@@ -26,6 +26,8 @@ enum fl_metric {
 	FL_METRIC_LIVE_BYTES,  /* --alloc: allocated since attach and not freed */
 	FL_METRIC_LIVE_COUNT,
 	FL_METRIC_PEAK, /* net resident bytes held when the process's RSS was highest */
+	FL_METRIC_RESERVED, /* --vm: virtual bytes mapped by mmap, mremap and brk growth */
+	FL_METRIC_UNMAPPED, /* --vm: virtual bytes given back by munmap, mremap, brk shrink */
 	FL_METRIC__COUNT,
 };
 
@@ -37,6 +39,8 @@ const char *metric__name(enum fl_metric m);
 bool metric__is_bytes(enum fl_metric m);
 /* True for the metrics only --alloc fills. */
 bool metric__needs_alloc(enum fl_metric m);
+/* True for the metrics only --vm fills. */
+bool metric__needs_vm(enum fl_metric m);
 /* The value of @m in @c. */
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
 /* @dst += @src, field by field. */

@@ -119,6 +119,7 @@ static int setup(struct session *s)
 		.alloc = cfg->alloc,
 		.max_live = cfg->max_live,
 		.sample_bytes = cfg->sample_bytes,
+		.vm = cfg->vm,
 	};
 	int err;
 
@@ -268,6 +269,16 @@ cleanup:
 	return err;
 }
 
+/* Takes @pid out of the targets; its rows stay, and so do the peaks they are measured at. */
+static void retire(struct session *s, pid_t pid)
+{
+	struct fl_mm gone[8];
+	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
+
+	for (size_t i = 0; i < n; i++)
+		collector__keep_mm(s->col, &gone[i]);
+}
+
 /* A launched command that exits ends the session; so does the last attached process. */
 static void reap(struct session *s)
 {
@@ -287,7 +298,7 @@ static void reap(struct session *s)
 		case 2:
 			s->launched = false;
 			s->targets[0].sum.alive = false;
-			tracer__remove_target(s->tracer, s->launch.pid);
+			retire(s, s->launch.pid);
 			break;
 		}
 	}
@@ -297,7 +308,7 @@ static void reap(struct session *s)
 		if (!t->sum.alive || !target__exited(t))
 			continue;
 		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
-		tracer__remove_target(s->tracer, t->sum.pid);
+		retire(s, t->sum.pid);
 	}
 }
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "allocator.h"
+#include "calls.h"
 #include "folded.h"
 #include "snapshot.h"
 
@@ -71,9 +71,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
 								: snapshot__origin_frame(r->key.origin);
 	}
-	/* an allocation row's stack ends in its caller: the allocator is the leaf */
-	if (r->key.alloc_fn)
-		path[depth++] = alloc_fn__name(r->key.alloc_fn);
+	/* the stack of a call's row ends in its caller: the call is the leaf */
+	if (r->key.call)
+		path[depth++] = call__name(r->key.call);
 	return profile__add(snap->profile, path, depth, &r->counts);
 }
 
@@ -145,8 +145,8 @@ static int cmp_site_key(const void *a, const void *b)
 		return x->tgid < y->tgid ? -1 : 1;
 	if (x->stack != y->stack)
 		return x->stack < y->stack ? -1 : 1;
-	if (x->alloc_fn != y->alloc_fn)
-		return x->alloc_fn < y->alloc_fn ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
 	return x->origin < y->origin ? -1 : x->origin > y->origin;
 }
 
@@ -196,7 +196,7 @@ static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
 		const char *const *names = NULL;
 		size_t depth = 0;
 
-		if (!r->key.alloc_fn || !t)
+		if (!fl_call_is_alloc(r->key.call) || !t)
 			continue;
 		sr[n].key = r->key;
 		sr[n].key.tid = 0;
@@ -204,7 +204,7 @@ static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
 			depth = frames__get(frames, col, t->sym, &r->key, &names);
 		sr[n].site = (struct fl_alloc_site){
 			.pid = (pid_t)r->key.tgid,
-			.fn = alloc_fn__name(r->key.alloc_fn),
+			.fn = call__name(r->key.call),
 			.counts = r->counts,
 		};
 		/* two frames: a wrapper such as xmalloc alone would name every site alike */

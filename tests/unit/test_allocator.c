@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "allocator.h"
+#include "calls.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
@@ -89,8 +90,8 @@ Test(allocator, not_an_allocator)
 
 Test(allocator, names)
 {
-	cr_expect_str_eq(alloc_fn__name(FL_FN_MALLOC), "malloc");
-	cr_expect_str_eq(alloc_fn__name(FL_FN_NEW_ARRAY), "operator new[]");
+	cr_expect_str_eq(call__name(FL_FN_MALLOC), "malloc");
+	cr_expect_str_eq(call__name(FL_FN_NEW_ARRAY), "operator new[]");
 	cr_expect(alloc_fn__is_free(FL_FN_FREE));
 	cr_expect_not(alloc_fn__is_free(FL_FN_REALLOC));
 }

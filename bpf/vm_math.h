@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * What a memory syscall did, from its arguments and its return value (--vm): used by the BPF
+ * programs and compiled by the unit tests too. Static inline functions only, no BPF helpers.
+ */
+#ifndef FAULTLINE_VM_MATH_H
+#define FAULTLINE_VM_MATH_H
+
+#include "faultline.h"
+
+/* include/uapi/linux/mman.h and asm-generic/mman-common.h */
+#define FL_MAP_TYPE 0x0f
+#define FL_MAP_SHARED 0x01
+#define FL_MAP_SHARED_VALIDATE 0x03
+#define FL_MAP_ANONYMOUS 0x20
+#define FL_MADV_DONTNEED 4
+#define FL_MADV_FREE 8
+#define FL_MADV_REMOVE 9
+#define FL_MADV_COLD 20
+#define FL_MADV_PAGEOUT 21
+
+#define FL_PAGE_SIZE 4096ULL
+#define FL_MAX_ERRNO 4095
+
+static inline __u64 fl_page_align(__u64 len)
+{
+	return (len + FL_PAGE_SIZE - 1) & ~(FL_PAGE_SIZE - 1);
+}
+
+/* The kind of an mmap with @flags. */
+static inline __u32 fl_mmap_call(__u64 flags)
+{
+	__u64 type = flags & FL_MAP_TYPE;
+
+	if (!(flags & FL_MAP_ANONYMOUS))
+		return FL_VM_MMAP_FILE;
+	return type == FL_MAP_SHARED || type == FL_MAP_SHARED_VALIDATE ? FL_VM_MMAP_SHARED
+								       : FL_VM_MMAP_ANON;
+}
+
+/* The kind of brk(@want) when the break is @old; 0 for a query (brk(0), or no change). */
+static inline __u32 fl_brk_call(__u64 want, __u64 old)
+{
+	if (!want || want == old)
+		return 0;
+	return want > old ? FL_VM_BRK_GROW : FL_VM_BRK_SHRINK;
+}
+
+static inline __u32 fl_madvise_call(__u64 advice)
+{
+	switch (advice) {
+	case FL_MADV_DONTNEED:
+		return FL_VM_MADV_DONTNEED;
+	case FL_MADV_FREE:
+		return FL_VM_MADV_FREE;
+	case FL_MADV_REMOVE:
+		return FL_VM_MADV_REMOVE;
+	case FL_MADV_PAGEOUT:
+		return FL_VM_MADV_PAGEOUT;
+	case FL_MADV_COLD:
+		return FL_VM_MADV_COLD;
+	default:
+		return FL_VM_MADV_OTHER;
+	}
+}
+
+/* What one call did to the address space. */
+struct fl_vm_bytes {
+	__u64 reserved;
+	__u64 unmapped;
+	__u64 advised;
+	int failed;
+};
+
+/*
+ * The bytes the call noted in @v did, given its return value @ret. brk returns the new break,
+ * or the old one when it fails; the others return -errno on failure.
+ */
+static inline struct fl_vm_bytes fl_vm_result(const struct fl_vm_task *v, long ret)
+{
+	struct fl_vm_bytes b = {};
+	__u64 old, want;
+
+	if (v->call == FL_VM_BRK_GROW || v->call == FL_VM_BRK_SHRINK) {
+		b.failed = (__u64)ret != v->arg;
+		old = fl_page_align(v->old_brk);
+		want = fl_page_align(v->arg);
+		if (b.failed)
+			return b;
+		if (want > old)
+			b.reserved = want - old;
+		else
+			b.unmapped = old - want;
+		return b;
+	}
+	b.failed = ret < 0 && ret >= -FL_MAX_ERRNO;
+	if (b.failed)
+		return b;
+	switch (v->call) {
+	case FL_VM_MMAP_ANON:
+	case FL_VM_MMAP_SHARED:
+	case FL_VM_MMAP_FILE:
+		b.reserved = fl_page_align(v->len);
+		break;
+	case FL_VM_MUNMAP:
+		b.unmapped = fl_page_align(v->len);
+		break;
+	case FL_VM_MREMAP:
+		old = fl_page_align(v->len);
+		want = fl_page_align(v->arg);
+		if (want > old)
+			b.reserved = want - old;
+		else
+			b.unmapped = old - want;
+		break;
+	default:
+		b.advised = fl_page_align(v->len);
+		break;
+	}
+	return b;
+}
+
+#endif /* FAULTLINE_VM_MATH_H */
