@@ -5,7 +5,8 @@
 # so, and the page-fault counts it falls back on must be exact: touch_a/b/c touch 4/8/12 MiB,
 # that is 1024/2048/3072 faults of 4 KiB pages. --alloc must work there too, through perf
 # uprobes (uprobe_multi links came in 6.6): the allocs workload's leak_path and direct_caller
-# allocate 100000 and 777 bytes.
+# allocate 100000 and 777 bytes. --vm must too (syscall tracepoints, task storage): the vmcalls
+# workload reserves 16 MiB in vm_reserve and 35 MiB in all.
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +14,7 @@ vm=${QEMU_KERNEL_RUN:-$here/../shared/tools/qemu-kernel-run}
 fl=$here/$out/faultline
 wl=$here/$out/workloads/threads
 al=$here/$out/workloads/allocs
+vc=$here/$out/workloads/vmcalls
 pass=0 fail=0
 
 check() { # check NAME CONDITION-RESULT
@@ -26,10 +28,13 @@ if [ ! -x "$vm" ]; then
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -f "$al" -- sh -c \
+"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -f "$al" -f "$vc" -- sh -c \
 	"$fl -q --folded /tmp/f -- $wl --now --exit 4 8 12 2>&1; echo \"@@RC \$?\";
 	 $fl -q --alloc --metric alloc-bytes --folded /tmp/a -- $al --now --exit 2>&1;
-	 echo \"@@ALLOC_RC \$?\"; echo @@ALLOC; cat /tmp/a; echo @@FOLDED; cat /tmp/f" \
+	 echo \"@@ALLOC_RC \$?\";
+	 $fl -q --vm --metric reserved --folded /tmp/v -- $vc --now --exit /tmp 2>&1;
+	 echo \"@@VM_RC \$?\";
+	 echo @@VM; cat /tmp/v; echo @@ALLOC; cat /tmp/a; echo @@FOLDED; cat /tmp/f" \
 	>"$log" 2>&1
 echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
 grep -q '^@@RC 0$' "$log"; check "faultline exits 0 on the 6.1 kernel" $?
@@ -46,6 +51,12 @@ for e in "leak_path;malloc:100000" "direct_caller;malloc:777"; do
 	got=$(alloc "${e%:*}")
 	[ "$got" = "${e#*:}" ]; check "--alloc ${e%:*}: $got bytes, expected ${e#*:}" $?
 done
+grep -q '^@@VM_RC 0$' "$log"; check "faultline --vm exits 0 on the 6.1 kernel" $?
+vmsum() { sed -n '/^@@VM$/,/^@@ALLOC$/p' "$log" | awk -v e="$1" 'index($0, e) {s += $NF} END {print s + 0}'; }
+got=$(vmsum ";vm_reserve;")
+[ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?
+got=$(vmsum ";main;")
+[ "$got" = 36700160 ]; check "--vm reserved by the workload's main: $got bytes, expected 35 MiB" $?
 [ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
 echo "portability: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -91,7 +91,7 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 	units__emit(out, width, "%9s %6s %6s %9s %7s %9s %6s %6s  %s", "LIVE-B", "LIVE", "OLDEST",
 		    "ALLOC-B", "ALLOCS", "SIZE~", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
 	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
-		const struct fl_alloc_site *s = &r->sites[i];
+		const struct fl_call_site *s = &r->sites[i];
 		const struct fl_counts *c = &s->counts;
 
 		units__bytes(b[0], UNITS_BUF, live_of(c, true));
@@ -132,7 +132,7 @@ static void render_hist(FILE *out, unsigned width, const char *title,
 void alloctable__render_hists(FILE *out, unsigned width, const struct fl_report *r)
 {
 	for (size_t i = 0; i < r->nsites && i < HIST_SITES; i++) {
-		const struct fl_alloc_site *s = &r->sites[i];
+		const struct fl_call_site *s = &r->sites[i];
 
 		units__emit(out, width, "  %s > %s (pid %d), log2 buckets:", s->caller, s->fn,
 			    (int)s->pid);

@@ -26,14 +26,15 @@ struct fl_thread_summary {
 	struct fl_counts counts;
 };
 
-/* One allocation site (--alloc): a stack and allocator function, summed over threads. */
-struct fl_alloc_site {
+/* One call site: a stack and the allocator function (--alloc) or memory syscall (--vm) it
+ * calls, summed over threads. */
+struct fl_call_site {
 	pid_t pid;
 	char caller[128];   /* the two frames above the allocator: "parent > caller" */
-	const char *fn;	    /* "malloc", "operator new", ... */
+	const char *fn;	    /* "malloc", "operator new", "[munmap]", ... (calls.h) */
 	struct fl_counts counts;
-	struct fl_alloc_hist hist;
-	uint64_t oldest_ts; /* CLOCK_MONOTONIC ns of its oldest live block; 0: none live */
+	struct fl_alloc_hist hist; /* --alloc */
+	uint64_t oldest_ts; /* --alloc: CLOCK_MONOTONIC ns of its oldest live block; 0: none */
 };
 
 struct fl_report {
@@ -47,8 +48,12 @@ struct fl_report {
 	bool alloc;		/* --alloc: the allocator figures below mean something */
 	uint64_t sample_bytes;	/* --sample-bytes (0: every allocation recorded) */
 	uint64_t now_ns;	/* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
-	const struct fl_alloc_site *sites; /* sorted by the metric (live bytes by default) */
+	const struct fl_call_site *sites; /* sorted by the metric (live bytes by default) */
 	size_t nsites;
+	bool vm; /* --vm: the memory call figures below mean something */
+	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
+					       * and advised */
+	size_t nvm_sites;
 	bool final;	  /* the end-of-session report */
 };
 

@@ -177,12 +177,15 @@ static int setup(struct session *s)
 	return 0;
 }
 
-/* The terminal's size, or 100 columns and no row limit when stdout is not one. */
+/* The terminal's size, or no row limit and $COLUMNS columns (100 without it) when stdout is
+ * not one. */
 static void terminal_size(unsigned *cols, unsigned *rows)
 {
+	const char *env = getenv("COLUMNS");
 	struct winsize ws;
+	long c = env ? strtol(env, NULL, 10) : 0;
 
-	*cols = 100;
+	*cols = c >= 40 && c <= 10000 ? (unsigned)c : 100;
 	*rows = 0;
 	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) {
 		*cols = ws.ws_col;
@@ -228,7 +231,7 @@ static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
 	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric,
-				    .alloc = cfg->alloc };
+				    .alloc = cfg->alloc, .vm = cfg->vm };
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
 				 .min_share = 0.005, .peak_column = final };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
@@ -250,6 +253,7 @@ static int show(struct session *s, bool final)
 	snap.report.final = final;
 	snap.report.note = s->note;
 	snap.report.alloc = cfg->alloc;
+	snap.report.vm = cfg->vm;
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));

@@ -133,7 +133,7 @@ static int build_threads(struct snapshot *snap, const struct snapshot_opts *o,
 /* A site before merging: the row's key says which rows are one site. */
 struct site_row {
 	struct fl_key key;
-	struct fl_alloc_site site;
+	struct fl_call_site site;
 };
 
 static int cmp_site_key(const void *a, const void *b)
@@ -150,22 +150,31 @@ static int cmp_site_key(const void *a, const void *b)
 	return x->origin < y->origin ? -1 : x->origin > y->origin;
 }
 
+static uint64_t site_bytes(const struct fl_counts *c)
+{
+	return c->alloc_bytes + c->reserved + c->unmapped + c->advised;
+}
+
 static int cmp_site_weight(const void *a, const void *b, void *metric)
 {
 	enum fl_metric m = *(const enum fl_metric *)metric;
-	const struct fl_counts *cx = &((const struct fl_alloc_site *)a)->counts;
-	const struct fl_counts *cy = &((const struct fl_alloc_site *)b)->counts;
+	const struct fl_counts *cx = &((const struct fl_call_site *)a)->counts;
+	const struct fl_counts *cy = &((const struct fl_call_site *)b)->counts;
 	uint64_t x = metric__value(cx, m), y = metric__value(cy, m);
 
 	if (x != y)
 		return x > y ? -1 : 1;
 	/* then the busiest: with nothing live, churn still ranks */
-	if (cx->alloc_bytes != cy->alloc_bytes)
-		return cx->alloc_bytes > cy->alloc_bytes ? -1 : 1;
-	return 0;
+	x = site_bytes(cx);
+	y = site_bytes(cy);
+	if (x != y)
+		return x > y ? -1 : 1;
+	x = cx->allocs + cx->vm_calls;
+	y = cy->allocs + cy->vm_calls;
+	return x > y ? -1 : x < y;
 }
 
-static void site_merge(struct fl_alloc_site *dst, const struct fl_alloc_site *src)
+static void site_merge(struct fl_call_site *dst, const struct fl_call_site *src)
 {
 	counts__add(&dst->counts, &src->counts);
 	for (int i = 0; i < FL_HIST_BUCKETS; i++) {
@@ -176,41 +185,69 @@ static void site_merge(struct fl_alloc_site *dst, const struct fl_alloc_site *sr
 		dst->oldest_ts = src->oldest_ts;
 }
 
-/* The allocation rows summed over threads into sites, heaviest by @o->metric first (live
- * bytes unless it is an allocator metric). */
-static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
-		       const struct collector *col, struct frames *frames, struct target *targets,
-		       size_t ntargets)
+/*
+ * The last @want of the @depth frames @names, "outer > ... > leaf": two for an allocation
+ * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
+ * call, whose leaf is the libc syscall wrapper.
+ */
+static void name_caller(char *buf, size_t len, const char *const *names, size_t depth,
+			size_t want)
 {
-	enum fl_metric m = metric__needs_alloc(o->metric) ? o->metric : FL_METRIC_LIVE_BYTES;
-	size_t nrows, n = 0, out = 0;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = depth > want ? depth - want : 0; i < depth && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " > " : "",
+					 names[i]);
+}
+
+/* What the call sites are ranked by: the metric when it means something for them (live bytes
+ * for allocation sites otherwise; for memory calls, their bytes). */
+static enum fl_metric site_metric(enum fl_metric m, bool vm)
+{
+	if (vm)
+		return metric__needs_vm(m) || m == FL_METRIC_RELEASED ? m : FL_METRIC__COUNT;
+	return metric__needs_alloc(m) ? m : FL_METRIC_LIVE_BYTES;
+}
+
+/* The rows of allocator calls (or, @vm, of memory syscalls) summed over threads into sites,
+ * heaviest first (site_metric). */
+static int build_sites(const struct snapshot_opts *o, const struct collector *col,
+		       struct frames *frames, struct target *targets, size_t ntargets, bool vm,
+		       struct fl_call_site **out, size_t *nout)
+{
+	enum fl_metric m = site_metric(o->metric, vm);
+	size_t nrows, n = 0, nsites = 0;
 	const struct fl_row *rows = collector__rows(col, &nrows);
 	struct site_row *sr = calloc(nrows ? nrows : 1, sizeof(*sr));
+	struct fl_call_site *sites;
 
 	if (!sr)
 		return -ENOMEM;
 	for (size_t i = 0; i < nrows; i++) {
 		const struct fl_row *r = &rows[i];
-		const struct collector_hist *h = collector__hist(col, &r->key);
+		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
 		struct target *t = target_of(targets, ntargets, r->key.tgid);
 		const char *const *names = NULL;
 		size_t depth = 0;
 
-		if (!fl_call_is_alloc(r->key.call) || !t)
+		if (!t || !(vm ? fl_call_is_vm(r->key.call) : fl_call_is_alloc(r->key.call)))
 			continue;
 		sr[n].key = r->key;
 		sr[n].key.tid = 0;
 		if (r->key.origin == FL_ORIGIN_USER)
 			depth = frames__get(frames, col, t->sym, &r->key, &names);
-		sr[n].site = (struct fl_alloc_site){
+		sr[n].site = (struct fl_call_site){
 			.pid = (pid_t)r->key.tgid,
 			.fn = call__name(r->key.call),
 			.counts = r->counts,
 		};
-		/* two frames: a wrapper such as xmalloc alone would name every site alike */
-		snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s%s%s",
-			 depth > 1 ? names[depth - 2] : "", depth > 1 ? " > " : "",
-			 depth ? names[depth - 1] : snapshot__origin_frame(r->key.origin));
+		if (depth)
+			name_caller(sr[n].site.caller, sizeof(sr[n].site.caller), names, depth,
+				    vm ? 3 : 2);
+		else
+			snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s",
+				 snapshot__origin_frame(r->key.origin));
 		if (h) {
 			sr[n].site.hist = h->hist;
 			sr[n].site.oldest_ts = h->oldest_ts;
@@ -218,21 +255,21 @@ static int build_sites(struct snapshot *snap, const struct snapshot_opts *o,
 		n++;
 	}
 	qsort(sr, n, sizeof(*sr), cmp_site_key);
-	snap->sites = calloc(n ? n : 1, sizeof(*snap->sites));
-	if (!snap->sites) {
+	sites = calloc(n ? n : 1, sizeof(*sites));
+	if (!sites) {
 		free(sr);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (out && !cmp_site_key(&sr[i - 1], &sr[i]))
-			site_merge(&snap->sites[out - 1], &sr[i].site);
+		if (nsites && !cmp_site_key(&sr[i - 1], &sr[i]))
+			site_merge(&sites[nsites - 1], &sr[i].site);
 		else
-			snap->sites[out++] = sr[i].site;
+			sites[nsites++] = sr[i].site;
 	}
 	free(sr);
-	qsort_r(snap->sites, out, sizeof(*snap->sites), cmp_site_weight, &m);
-	snap->report.sites = snap->sites;
-	snap->report.nsites = out;
+	qsort_r(sites, nsites, sizeof(*sites), cmp_site_weight, &m);
+	*out = sites;
+	*nout = nsites;
 	return 0;
 }
 
@@ -270,7 +307,13 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	if (!err)
 		err = build_threads(snap, o, col, rows, nrows);
 	if (!err && o->alloc)
-		err = build_sites(snap, o, col, frames, targets, ntargets);
+		err = build_sites(o, col, frames, targets, ntargets, false, &snap->sites,
+				  &snap->report.nsites);
+	if (!err && o->vm)
+		err = build_sites(o, col, frames, targets, ntargets, true, &snap->vm_sites,
+				  &snap->report.nvm_sites);
+	snap->report.sites = snap->sites;
+	snap->report.vm_sites = snap->vm_sites;
 	if (!err)
 		profile__sort(snap->profile, o->metric);
 	return err;
@@ -300,5 +343,6 @@ void snapshot__fini(struct snapshot *snap)
 	profile__free(snap->profile);
 	free(snap->threads);
 	free(snap->sites);
+	free(snap->vm_sites);
 	memset(snap, 0, sizeof(*snap));
 }

@@ -14,6 +14,7 @@ struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */
 	enum fl_metric metric;
 	bool alloc; /* --alloc: build the allocation sites too */
+	bool vm;    /* --vm: build the memory call sites too */
 };
 
 struct snapshot {
@@ -21,7 +22,8 @@ struct snapshot {
 	struct fl_report report;
 	struct fl_proc_summary procs[FL_MAX_PIDS];
 	struct fl_thread_summary *threads;
-	struct fl_alloc_site *sites;
+	struct fl_call_site *sites;
+	struct fl_call_site *vm_sites;
 };
 
 /* The frame that stands for a stack of @origin (the process's own stack for USER). */

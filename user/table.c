@@ -10,6 +10,7 @@
 #include <string.h>
 #include "table.h"
 #include "alloctable.h"
+#include "vmtable.h"
 #include "flametree.h"
 #include "units.h"
 
@@ -185,6 +186,8 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 		render_proc(out, width, &r->procs[i]);
 		if (r->alloc)
 			alloctable__render_heap(out, width, &r->procs[i], r);
+		if (r->vm)
+			vmtable__render_summary(out, width, r->procs[i].pid, r);
 	}
 	render_drops(out, width, r);
 	if (r->note)
@@ -246,6 +249,10 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 	if (o->threads) {
 		units__emit(out, width, "%s", "");
 		render_threads(out, r, o, width);
+	}
+	if (r->vm) {
+		units__emit(out, width, "%s", "");
+		vmtable__render_calls(out, width, r);
 	}
 	if (r->alloc) {
 		units__emit(out, width, "%s", "");

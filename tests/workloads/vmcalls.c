@@ -2,7 +2,8 @@
 /*
  * vmcalls: memory syscalls with known sizes, each from its own named function (--vm).
  *
- *   vmcalls [--now] [--exit] [DIR]   (DIR: where the mapped file goes; default /var/tmp)
+ *   vmcalls [--now] [--exit] [DIR]   (DIR: where the mapped file goes; default /var/tmp. On
+ *                                     tmpfs its pages count as shmem, not file)
  *
  * Work, in order (MiB):
  *   vm_reserve   mmap anon 16 (reserved 16), not touched here
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
 	wl_init(argc, argv, &a, USAGE);
 	if (a.nargs > 1)
 		wl_usage(USAGE);
-	fd = wl_temp_file(a.nargs ? a.args[0] : "/var/tmp", 3 * WL_MIB);
+	fd = wl_temp_file_anywhere(a.nargs ? a.args[0] : "/var/tmp", 3 * WL_MIB);
 
 	wl_wait_start(&a);
 	p = vm_reserve();

@@ -236,14 +236,12 @@ static inline __attribute__((always_inline)) unsigned long wl_read_pages(const c
 #define WL_TMPFS_MAGIC 0x01021994
 
 /*
- * A regular file of @len bytes in @dir, already unlinked (nothing is left behind if the
- * workload is killed), written with write(2) and fsync'ed. Its pages are in the page cache,
- * but page cache is not RSS: only mapping them makes them resident in a process.
+ * A file of @len bytes in @dir, already unlinked (nothing is left behind if the workload is
+ * killed), written with write(2) and fsync'ed.
  */
-static inline int wl_temp_file(const char *dir, size_t len)
+static inline int wl_temp_file_anywhere(const char *dir, size_t len)
 {
 	char path[PATH_MAX], buf[64 * 1024];
-	struct statfs fs;
 	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/faultline-wl-XXXXXX", dir) >= (int)sizeof(path)) {
@@ -255,12 +253,6 @@ static inline int wl_temp_file(const char *dir, size_t len)
 		wl_die(path);
 	if (unlink(path))
 		wl_die("unlink");
-	if (fstatfs(fd, &fs))
-		wl_die("fstatfs");
-	if (fs.f_type == WL_TMPFS_MAGIC) {
-		fprintf(stderr, "workload: %s is on tmpfs: its pages would count as shmem\n", dir);
-		exit(1);
-	}
 	memset(buf, 'x', sizeof(buf));
 	for (size_t done = 0; done < len;) {
 		size_t n = len - done < sizeof(buf) ? len - done : sizeof(buf);
@@ -272,6 +264,24 @@ static inline int wl_temp_file(const char *dir, size_t len)
 	}
 	if (fsync(fd))
 		wl_die("fsync");
+	return fd;
+}
+
+/*
+ * The same on a file system whose mapped pages count as file pages: the pages are in the page
+ * cache, but page cache is not RSS: only mapping them makes them resident in a process.
+ */
+static inline int wl_temp_file(const char *dir, size_t len)
+{
+	int fd = wl_temp_file_anywhere(dir, len);
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs))
+		wl_die("fstatfs");
+	if (fs.f_type == WL_TMPFS_MAGIC) {
+		fprintf(stderr, "workload: %s is on tmpfs: its pages would count as shmem\n", dir);
+		exit(1);
+	}
 	return fd;
 }
 
