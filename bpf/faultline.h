@@ -105,11 +105,30 @@ static inline int fl_call_is_vm(__u32 call)
 	return call >= FL_VM_MMAP_ANON && call < FL_VM__END;
 }
 
+/*
+ * The kind of mapping a change hit (--by mapping). Faults are classified by their address,
+ * memory calls by theirs; a change with neither (a kernel copy into user memory, reclaim) is
+ * FL_MAP_UNKNOWN.
+ */
+enum fl_map_class {
+	FL_MAP_UNKNOWN = 0,
+	FL_MAP_HEAP,	     /* the brk heap */
+	FL_MAP_STACK,	     /* the main thread's stack */
+	FL_MAP_THREAD_STACK, /* the stack of the thread that faulted, not the main one */
+	FL_MAP_ANON,	     /* any other private anonymous mapping */
+	FL_MAP_THP,	     /* anonymous memory that arrived as a 2 MiB transparent huge page */
+	FL_MAP_FILE,	     /* a file: fl_key.map_file names it */
+	FL_MAP_SHMEM,	     /* shared anonymous, memfd, SysV shm, tmpfs files */
+	FL_MAP_HUGETLB,	     /* hugetlbfs, MAP_HUGETLB, SHM_HUGETLB: outside RSS */
+	FL_MAP__COUNT,
+};
+
 /* Key of the counts map: one row per (process, thread, stack, origin). */
 struct fl_key {
 	__u32 tgid;
 	__u32 tid;
-	__u32 origin;	/* enum fl_origin */
+	__u16 origin;	 /* enum fl_origin */
+	__u16 map_class; /* enum fl_map_class: 0 unless classifying (--by mapping) */
 	/*
 	 * 0, or the call the row counts: an allocator function (enum fl_alloc_fn; the stack was
 	 * taken where it returned, so all frames are return addresses), or a memory syscall
@@ -123,8 +142,20 @@ struct fl_key {
 	 * return address into the caller that a frame-pointer walk skips; userspace decides.
 	 */
 	__u64 leaf_ret;
+	__u64 map_file; /* FL_MAP_FILE: fl_file_id() of the file; 0 when unknown */
 };
-_Static_assert(sizeof(struct fl_key) == 32, "fl_key layout");
+_Static_assert(sizeof(struct fl_key) == 40, "fl_key layout");
+
+/*
+ * A file's identity from its device (the kernel's dev_t: major << 20 | minor, as
+ * /proc/PID/maps prints it split) and inode number: a 64-bit mix, so a key holds one field.
+ */
+static inline __u64 fl_file_id(__u32 dev, __u64 ino)
+{
+	__u64 id = (ino ^ ((__u64)dev << 40)) * 0x9e3779b97f4a7c15ULL;
+
+	return id ? id : 1;
+}
 
 /* Value of the counts map. Growth and release are kept apart, never netted. */
 struct fl_counts {
@@ -204,12 +235,13 @@ struct fl_stack_cache {
 	__u64 stack; /* 0: the walk failed (FL_ORIGIN_STACK_LOST) */
 	__u64 leaf_ret;
 	__u32 sp_word_exec; /* sp_word lies in executable code */
-	__u32 _pad;
+	__u32 map_class;    /* --by mapping: the class of the mapping the fault or call hit */
 	/* the last word seen at the stack pointer: bpf_find_vma() costs up to microseconds, and a
 	 * loop that faults again and again sees the same word */
 	__u64 sp_word;
+	__u64 map_file;
 };
-_Static_assert(sizeof(struct fl_stack_cache) == 56, "fl_stack_cache layout");
+_Static_assert(sizeof(struct fl_stack_cache) == 64, "fl_stack_cache layout");
 
 /* Global counters in .bss, updated atomically: losses only, which are rare, since a counter
  * every CPU bumps on every event costs a contended cache line per fault. */

@@ -11,6 +11,7 @@
 #include "rss_math.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "mapping.bpf.h"
 
 /* include/linux/sched.h: not in BTF, stable for years */
 #define PF_MEMALLOC 0x00000800
@@ -98,6 +99,8 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	if (!delta)
 		return;
 	fl_user_stack(ctx, &key, false);
+	if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
+		key.map_class = FL_MAP_THP;
 	if (vm_calls) {
 		struct fl_vm_task *v;
 
@@ -162,6 +165,8 @@ int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
 
 	if (!fl_target(key.tgid))
 		return 0;
+	if (map_classes)
+		fl_classify(&key, ctx->args[0]);
 	fl_user_stack(ctx, &key, true);
 	c = fl_counts_get(&key);
 	if (!c)

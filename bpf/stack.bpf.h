@@ -239,8 +239,9 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 /*
  * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
  * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @refill: called for a new page fault
- * or a traced syscall entry, which always walks and fills the cache; other callers use the
- * cache when it holds the current fault or call.
+ * or a traced syscall entry, which always walks and fills the cache (with @key's mapping
+ * class too); other callers use the cache, mapping class included, when it holds the current
+ * fault or call.
  */
 static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
 							     bool refill)
@@ -262,6 +263,8 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 			key->stack = c->stack;
 			key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
 			key->leaf_ret = c->leaf_ret;
+			key->map_class = c->map_class;
+			key->map_file = c->map_file;
 		} else {
 			fl_walk(task, ip, bp, sp, key, c);
 		}
@@ -270,6 +273,8 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	fl_walk(task, ip, bp, sp, key, c);
 	c->stack = key->stack;
 	c->leaf_ret = key->leaf_ret;
+	c->map_class = key->map_class;
+	c->map_file = key->map_file;
 	c->ip = ip;
 	c->sp = sp;
 	c->bp = bp;

@@ -12,10 +12,15 @@
 #include "vm_math.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "mapping.bpf.h"
 
-/* Notes a call of the current thread, a target's, and walks its stack for what follows. */
-static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u64 len, __u64 arg,
-					__u64 old_brk)
+/*
+ * Notes a call of the current thread, a target's, and walks its stack for what follows.
+ * @class: the class of the mapping the call makes (mmap, brk), or 0 to look up the one at
+ * @addr (--by mapping).
+ */
+static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u64 addr,
+					__u64 len, __u64 arg, __u64 old_brk)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
@@ -33,6 +38,10 @@ static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u64 len, __u64 
 	v->len = len;
 	v->arg = arg;
 	v->old_brk = old_brk;
+	if (map_classes && class)
+		key.map_class = class;
+	else if (map_classes)
+		fl_classify(&key, addr);
 	/* refills the stack cache, so the RSS changes inside the call reuse this walk */
 	fl_user_stack(ctx, &key, true);
 }
@@ -72,21 +81,22 @@ static __always_inline void fl_vm_exit(void *ctx, long ret)
 SEC("tracepoint/syscalls/sys_enter_mmap")
 int fl_mmap_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	fl_vm_enter(ctx, fl_mmap_call(ctx->args[3]), ctx->args[1], 0, 0);
+	fl_vm_enter(ctx, fl_mmap_call(ctx->args[3]), fl_mmap_class(ctx->args[3]), 0, ctx->args[1],
+		    0, 0);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_munmap")
 int fl_munmap_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	fl_vm_enter(ctx, FL_VM_MUNMAP, ctx->args[1], 0, 0);
+	fl_vm_enter(ctx, FL_VM_MUNMAP, 0, ctx->args[0], ctx->args[1], 0, 0);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_mremap")
 int fl_mremap_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	fl_vm_enter(ctx, FL_VM_MREMAP, ctx->args[1], ctx->args[2], 0);
+	fl_vm_enter(ctx, FL_VM_MREMAP, 0, ctx->args[0], ctx->args[1], ctx->args[2], 0);
 	return 0;
 }
 
@@ -96,14 +106,14 @@ int fl_brk_enter(struct trace_event_raw_sys_enter *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 old = BPF_CORE_READ(task, mm, brk);
 
-	fl_vm_enter(ctx, fl_brk_call(ctx->args[0], old), 0, ctx->args[0], old);
+	fl_vm_enter(ctx, fl_brk_call(ctx->args[0], old), FL_MAP_HEAP, 0, 0, ctx->args[0], old);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_enter_madvise")
 int fl_madvise_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	fl_vm_enter(ctx, fl_madvise_call(ctx->args[2]), ctx->args[1], 0, 0);
+	fl_vm_enter(ctx, fl_madvise_call(ctx->args[2]), 0, ctx->args[0], ctx->args[1], 0, 0);
 	return 0;
 }
 

@@ -38,6 +38,23 @@ static inline __u32 fl_mmap_call(__u64 flags)
 								       : FL_VM_MMAP_ANON;
 }
 
+#define FL_MAP_HUGETLB_FLAG 0x40000
+
+/* The class of the mapping an mmap with @flags makes (its file is not known here). */
+static inline __u32 fl_mmap_class(__u64 flags)
+{
+	if (flags & FL_MAP_HUGETLB_FLAG)
+		return FL_MAP_HUGETLB;
+	switch (fl_mmap_call(flags)) {
+	case FL_VM_MMAP_SHARED:
+		return FL_MAP_SHMEM;
+	case FL_VM_MMAP_FILE:
+		return FL_MAP_FILE;
+	default:
+		return FL_MAP_ANON;
+	}
+}
+
 /* The kind of brk(@want) when the break is @old; 0 for a query (brk(0), or no change). */
 static inline __u32 fl_brk_call(__u64 want, __u64 old)
 {

@@ -6,7 +6,10 @@
 # that is 1024/2048/3072 faults of 4 KiB pages. --alloc must work there too, through perf
 # uprobes (uprobe_multi links came in 6.6): the allocs workload's leak_path and direct_caller
 # allocate 100000 and 777 bytes. --vm must too (syscall tracepoints, task storage): the vmcalls
-# workload reserves 16 MiB in vm_reserve and 35 MiB in all.
+# workload reserves 16 MiB in vm_reserve and 35 MiB in all. --by mapping must too, without
+# the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every fault of heap_grow,
+# stack_grow and thread_stack_grow lands in [heap], [stack] and [thread stack] (how many
+# faults depends on the VM's THP setting).
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +18,7 @@ fl=$here/$out/faultline
 wl=$here/$out/workloads/threads
 al=$here/$out/workloads/allocs
 vc=$here/$out/workloads/vmcalls
+mp=$here/$out/workloads/mappings
 pass=0 fail=0
 
 check() { # check NAME CONDITION-RESULT
@@ -28,12 +32,14 @@ if [ ! -x "$vm" ]; then
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -f "$al" -f "$vc" -- sh -c \
+"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -f "$al" -f "$vc" -f "$mp" -- sh -c \
 	"$fl -q --folded /tmp/f -- $wl --now --exit 4 8 12 2>&1; echo \"@@RC \$?\";
 	 $fl -q --alloc --metric alloc-bytes --folded /tmp/a -- $al --now --exit 2>&1;
 	 echo \"@@ALLOC_RC \$?\";
 	 $fl -q --vm --metric reserved --folded /tmp/v -- $vc --now --exit /tmp 2>&1;
 	 echo \"@@VM_RC \$?\";
+	 $fl -q --by stack,mapping --metric faults --folded /tmp/m -- $mp --now --exit 2>&1;
+	 echo \"@@MAP_RC \$?\"; echo @@MAP; cat /tmp/m;
 	 echo @@VM; cat /tmp/v; echo @@ALLOC; cat /tmp/a; echo @@FOLDED; cat /tmp/f" \
 	>"$log" 2>&1
 echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
@@ -57,6 +63,13 @@ got=$(vmsum ";vm_reserve;")
 [ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?
 got=$(vmsum ";main;")
 [ "$got" = 36700160 ]; check "--vm reserved by the workload's main: $got bytes, expected 35 MiB" $?
+grep -q '^@@MAP_RC 0$' "$log"; check "faultline --by mapping exits 0 on the 6.1 kernel" $?
+mapsum() { sed -n '/^@@MAP$/,/^@@VM$/p' "$log" | awk -v e="$1" 'index($0, e) {s += $NF} END {print s + 0}'; }
+for e in "heap_grow;[heap]" "stack_grow;[stack]" "thread_stack_grow;[thread stack]"; do
+	got=$(mapsum ";${e%;*};") want=$(mapsum ";$e")
+	[ "$got" -gt 0 ] && [ "$got" = "$want" ]
+	check "--by mapping: $want of ${e%;*}'s $got faults in ${e#*;}" $?
+done
 [ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
 echo "portability: $pass passed, $fail failed"
 [ $fail = 0 ]

@@ -164,6 +164,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
 	set_vm_autoload(t->skel, o->vm);
 	t->skel->rodata->vm_calls = o->vm;
+	t->skel->rodata->map_classes = o->map_classes;
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");

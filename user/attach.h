@@ -23,6 +23,7 @@ struct tracer_opts {
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 	bool vm;		/* load the memory syscall programs (--vm) */
+	bool map_classes;	/* classify every change by the mapping it hit (--by mapping) */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and

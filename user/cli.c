@@ -44,6 +44,7 @@ enum {
 	OPT_MAX_LIVE,
 	OPT_SAMPLE_BYTES,
 	OPT_VM,
+	OPT_BY,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -65,6 +66,7 @@ static const char doc[] =
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
+	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
 	"\v"
 	"Metrics: resident (anon + file + shmem growth; the default), anon, file,\n"
 	"shmem, swap, faults (a count), released (anon + file + shmem released),\n"
@@ -106,6 +108,9 @@ static const struct argp_option options[] = {
 	  "Record one allocation per N bytes on average, scaled back (default: all)", 3 },
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "metric", OPT_METRIC, "NAME", 0, "Rank and write this metric (default resident)", 4 },
+	{ "by", OPT_BY, "WHAT", 0,
+	  "Group by stack (default), mapping (heap, stack, anon, THP, file path, shmem, "
+	  "hugetlb), or stack,mapping (the mapping as the leaf frame)", 4 },
 	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
 	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
 	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
@@ -226,6 +231,16 @@ static int parse_metric(struct fl_config *cfg, const char *arg)
 		    "released, peak, alloc-bytes, alloc-count, live-bytes, live-count, reserved or "
 		    "unmapped",
 		    arg);
+	return -EINVAL;
+}
+
+static int parse_by(struct fl_config *cfg, const char *arg)
+{
+	cfg->by_stack = !strcmp(arg, "stack") || !strcmp(arg, "stack,mapping");
+	cfg->by_mapping = !strcmp(arg, "mapping") || !strcmp(arg, "stack,mapping");
+	if (cfg->by_stack || cfg->by_mapping)
+		return 0;
+	usage_error("--by %s: expected stack, mapping or stack,mapping", arg);
 	return -EINVAL;
 }
 
@@ -394,6 +409,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_VM:
 		cfg->vm = true;
 		return 0;
+	case OPT_BY:
+		err = parse_by(cfg, arg);
+		break;
 	case OPT_ALLOC_LIB:
 		err = parse_string("--alloc-lib", arg, &cfg->alloc_lib);
 		break;
@@ -431,6 +449,7 @@ static void config_defaults(struct fl_config *cfg)
 	cfg->interval_s = DEFAULT_INTERVAL_S;
 	cfg->top = DEFAULT_TOP;
 	cfg->metric = FL_METRIC_RESIDENT;
+	cfg->by_stack = true;
 	cfg->stack_storage = DEFAULT_STACK_STORAGE;
 	cfg->max_live = DEFAULT_MAX_LIVE;
 }

@@ -31,6 +31,8 @@ struct fl_config {
 	bool max_live_given;
 	uint64_t sample_bytes;	/* --sample-bytes N: mean bytes between samples; 0 = all */
 	bool vm;		/* --vm: memory syscall tracepoints */
+	bool by_stack;		/* --by: frames are the call stack (default) ... */
+	bool by_mapping;	/* ... and/or the class of the mapping the change hit */
 };
 
 /* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */

@@ -271,7 +271,7 @@ static int render_node(struct tree *t, const struct pnode *n, unsigned depth)
 	return render_children(t, n, depth + 1);
 }
 
-static void render_titles(struct tree *t)
+static void render_titles(struct tree *t, const char *frames)
 {
 	char metric[16];
 	size_t i;
@@ -280,7 +280,7 @@ static void render_titles(struct tree *t)
 	for (i = 0; metric[i]; i++)
 		metric[i] = (char)toupper((unsigned char)metric[i]);
 	units__emit(t->out, t->width, "%10s %6s %9s %-*s %s", metric, "%",
-		    t->second == FL_METRIC_PEAK ? "AT-PEAK" : "FAULTS", (int)t->barw, "", "STACK");
+		    t->second == FL_METRIC_PEAK ? "AT-PEAK" : "FAULTS", (int)t->barw, "", frames);
 }
 
 void flametree__render(FILE *out, const struct profile *p, const struct table_opts *o,
@@ -297,7 +297,7 @@ void flametree__render(FILE *out, const struct profile *p, const struct table_op
 	};
 
 	t.light = o->min_share > 0 ? o->min_share * (double)t.total : 0;
-	render_titles(&t);
+	render_titles(&t, o->by_mapping_only ? "MAPPING" : "STACK");
 	if (!t.total) {
 		units__emit(out, width, "(no growth attributed yet)");
 		return;

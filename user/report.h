@@ -17,6 +17,7 @@ struct fl_proc_summary {
 	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
 	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */
 	int64_t peak;			/* highest anon + file + shmem seen since attach */
+	uint64_t hugetlb_faults;	/* --by mapping: faults in hugetlb mappings (not RSS) */
 };
 
 struct fl_thread_summary {
@@ -51,6 +52,7 @@ struct fl_report {
 	const struct fl_call_site *sites; /* sorted by the metric (live bytes by default) */
 	size_t nsites;
 	bool vm; /* --vm: the memory call figures below mean something */
+	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */
 	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
 					       * and advised */
 	size_t nvm_sites;

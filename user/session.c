@@ -120,6 +120,7 @@ static int setup(struct session *s)
 		.max_live = cfg->max_live,
 		.sample_bytes = cfg->sample_bytes,
 		.vm = cfg->vm,
+		.map_classes = cfg->by_mapping,
 	};
 	int err;
 
@@ -231,9 +232,11 @@ static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
 	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric,
-				    .alloc = cfg->alloc, .vm = cfg->vm };
+				    .alloc = cfg->alloc, .vm = cfg->vm, .by_stack = cfg->by_stack,
+				    .by_mapping = cfg->by_mapping };
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
-				 .min_share = 0.005, .peak_column = final };
+				 .min_share = 0.005, .peak_column = final,
+				 .by_mapping_only = !cfg->by_stack };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;
@@ -254,6 +257,7 @@ static int show(struct session *s, bool final)
 	snap.report.note = s->note;
 	snap.report.alloc = cfg->alloc;
 	snap.report.vm = cfg->vm;
+	snap.report.map_classes = cfg->by_mapping;
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "calls.h"
 #include "folded.h"
+#include "mapclass.h"
 #include "snapshot.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
@@ -47,6 +48,16 @@ static void thread_name(const struct collector *col, uint32_t tid, char name[FL_
 		snprintf(name, FL_COMM_LEN, "tid-%u", tid);
 }
 
+/* The frame naming the mapping a row's changes hit: its class, or a file's path. */
+static const char *mapping_frame(const struct target *t, const struct fl_key *key)
+{
+	const char *path = NULL;
+
+	if (key->map_class == FL_MAP_FILE && key->map_file && t->sym)
+		path = symbolizer__file_name(t->sym, key->map_file);
+	return path ? path : map_class__name(key->map_class);
+}
+
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
 static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		   const struct collector *col, struct frames *frames, struct target *t,
@@ -62,18 +73,20 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		thread_name(col, r->key.tid, tname);
 		path[depth++] = tname;
 	}
-	if (r->key.origin == FL_ORIGIN_USER)
+	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)
 		n = frames__get(frames, col, t->sym, &r->key, &names);
 	if (n) {
 		memcpy(&path[depth], names, n * sizeof(*names));
 		depth += n;
-	} else {
+	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
 		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
 								: snapshot__origin_frame(r->key.origin);
 	}
 	/* the stack of a call's row ends in its caller: the call is the leaf */
-	if (r->key.call)
+	if (o->by_stack && r->key.call)
 		path[depth++] = call__name(r->key.call);
+	if (o->by_mapping)
+		path[depth++] = mapping_frame(t, &r->key);
 	return profile__add(snap->profile, path, depth, &r->counts);
 }
 
@@ -302,6 +315,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		/* the kernel's figures stop at exit, so reconcile them with what came before */
 		if (rows[i].key.origin != FL_ORIGIN_EXIT)
 			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		if (rows[i].key.map_class == FL_MAP_HUGETLB)
+			snap->procs[t - targets].hugetlb_faults += rows[i].counts.faults;
 		err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
 	if (!err)

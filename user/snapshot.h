@@ -15,6 +15,8 @@ struct snapshot_opts {
 	enum fl_metric metric;
 	bool alloc; /* --alloc: build the allocation sites too */
 	bool vm;    /* --vm: build the memory call sites too */
+	bool by_stack;	 /* the stack's frames (and the call's) below the process [and thread] */
+	bool by_mapping; /* the mapping class as the last frame (file path for a file) */
 };
 
 struct snapshot {

@@ -16,6 +16,7 @@
 #include "demangle.h"
 #include "elfsyms.h"
 #include "grow.h"
+#include "mapclass.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -50,6 +51,7 @@ struct symbolizer {
 	int rootfd; /* /proc/PID/root or the root_dir */
 	struct procmaps maps;
 	struct sym_map *mods; /* one per maps entry */
+	struct file_names files; /* every file any snapshot mapped */
 	uint64_t last_refresh_ns;
 	unsigned long nr_refreshes;
 };
@@ -266,7 +268,7 @@ static int load_mods(struct symbolizer *s, const struct procmaps *maps, struct s
 static int load_maps(struct symbolizer *s, FILE *f)
 {
 	struct procmaps maps;
-	struct sym_map *mods;
+	struct sym_map *mods = NULL;
 	int err;
 
 	err = procmaps__parse(f, &maps);
@@ -278,7 +280,10 @@ static int load_maps(struct symbolizer *s, FILE *f)
 		return -ESRCH;
 	}
 	err = load_mods(s, &maps, &mods);
+	if (!err)
+		err = file_names__learn(&s->files, &maps);
 	if (err) {
+		free(mods);
 		procmaps__free(&maps);
 		return err;
 	}
@@ -392,11 +397,17 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	procmaps__free(&s->maps);
 	free(s->mods);
+	file_names__free(&s->files);
 	if (s->rootfd >= 0)
 		close(s->rootfd);
 	if (s->procfd >= 0)
 		close(s->procfd);
 	free(s);
+}
+
+const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id)
+{
+	return file_names__find(&s->files, file_id);
 }
 
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)

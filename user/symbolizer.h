@@ -64,6 +64,9 @@ int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t
 /* True when @addr lies in an executable mapping of the snapshot. */
 bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
 
+/* The path of the file with fl_file_id() @file_id that any maps snapshot showed, or NULL. */
+const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id);
+
 /* How many times the maps were read again (explicitly or on a miss). */
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
 

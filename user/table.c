@@ -188,6 +188,10 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 			alloctable__render_heap(out, width, &r->procs[i], r);
 		if (r->vm)
 			vmtable__render_summary(out, width, r->procs[i].pid, r);
+		if (r->map_classes)
+			units__emit(out, width, "  hugetlb faults since attach: %" PRIu64 " (hugetlb "
+					       "pages are outside RSS: see HugetlbPages)",
+				    r->procs[i].hugetlb_faults);
 	}
 	render_drops(out, width, r);
 	if (r->note)

@@ -14,6 +14,7 @@ struct table_opts {
 	enum fl_metric metric; /* sort key and the bytes/percent/bar column */
 	bool threads;	       /* -T: add the per-thread table */
 	bool peak_column;      /* the second column shows bytes held at the RSS peak, not faults */
+	bool by_mapping_only;  /* --by mapping: the tree's frames are mappings, not a stack */
 	double min_share;      /* children below this share of the total collapse into one
 				* "[N more]" line (e.g. 0.01; 0: never) */
 };
