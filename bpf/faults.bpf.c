@@ -65,37 +65,30 @@ static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 s
 
 /*
  * The state of the current process's mm @mm_id, created when the process is a target. Only
- * targets' mms have state, so a hit spares the target lookup; a hit for another process is an
- * exited target's entry whose mm_id a new mm reuses, and goes.
+ * targets' mms have state, so a hit spares the target lookup. A hit for another process is
+ * either a target's mm that this process shares (a vfork or posix_spawn child before its
+ * exec: *@shared is set and the caller charges it as a change to another process's memory,
+ * as the target's own entry must not be replaced by the child's),
+ * or an exited target's entry whose mm_id a new mm reuses, which goes.
  */
-static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id)
+static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *shared)
 {
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
 	struct fl_proc *p;
 
+	*shared = false;
 	if (mm && mm->tgid == tgid)
 		return mm;
+	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
+	 * a new mm that reuses the id of a freed one is no child's */
+	if (mm && bpf_get_current_task_btf()->vfork_done && bpf_map_lookup_elem(&procs, &mm->tgid)) {
+		*shared = true;
+		return mm;
+	}
 	if (mm)
 		bpf_map_delete_elem(&mm_state, &mm_id);
 	p = fl_target(tgid);
 	return p ? fl_mm_create(p, tgid, mm_id) : NULL;
-}
-
-/* A change of the current thread's own mm: charged to its user stack. */
-static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
-	struct fl_mm *mm = fl_own_mm(key.tgid, mm_id);
-	__s64 delta;
-
-	if (!mm)
-		return;
-	delta = fl_mm_advance(mm, member, size);
-	if (!delta)
-		return;
-	fl_user_stack(ctx, &key, false);
-	fl_charge(mm, &key, member, delta);
 }
 
 /* A change made by a task that does not own the mm: exit teardown, reclaim, another process. */
@@ -121,6 +114,28 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 	} else {
 		key.origin = FL_ORIGIN_REMOTE;
 	}
+	fl_charge(mm, &key, member, delta);
+}
+
+/* A change of the current thread's own mm: charged to its user stack. */
+static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
+	bool shared;
+	struct fl_mm *mm = fl_own_mm(key.tgid, mm_id, &shared);
+	__s64 delta;
+
+	if (!mm)
+		return;
+	if (shared) {
+		fl_rss_foreign(mm_id, member, size);
+		return;
+	}
+	delta = fl_mm_advance(mm, member, size);
+	if (!delta)
+		return;
+	fl_user_stack(ctx, &key, false);
 	fl_charge(mm, &key, member, delta);
 }
 
