@@ -22,6 +22,8 @@ struct tracer_opts {
 	bool alloc;		/* load the allocator programs (--alloc) */
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
+	bool follow_children;	/* -f: load the fork program, which makes a target's children
+				 * targets (at most FL_MAX_PROCS processes in all) */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
@@ -36,6 +38,14 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
 /* Drops @pid from the targets once it has exited, with the state of its mms, so a new mm that
  * reuses one of their ids is not taken for the target's. */
 void tracer__remove_target(struct tracer *t, pid_t pid);
+
+/* The target set as the BPF side holds it (the loader's targets and, with -f, the children
+ * it added), in *@pids (malloc'ed; free it) and *@n. Returns 0 or -errno. */
+int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n);
+
+/* How many execs target @pid made since it became one, into *@execs. Returns 0, or -ENOENT
+ * when @pid is not a target. */
+int tracer__target_execs(const struct tracer *t, pid_t pid, uint32_t *execs);
 
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);
