@@ -120,6 +120,8 @@ struct fl_thread {
 };
 _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 
+#define FL_SIZE_UNKNOWN (-1LL)
+
 /* fl_proc.flags */
 #define FL_PROC_SEEDED (1u << 0)     /* seed[] holds the counters read at attach */
 #define FL_PROC_AWAIT_EXEC (1u << 1) /* launched child: ignore it until it execs */
@@ -133,7 +135,9 @@ _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 struct fl_proc {
 	__u32 mm_id;
 	__u32 flags;
-	__s64 seed[FL_MEMBERS]; /* bytes, from /proc/PID/status at attach */
+	/* bytes: from /proc/PID/status at attach (FL_PROC_SEEDED); for a forked child, each
+	 * member's baseline (its first value seen) once known, FL_SIZE_UNKNOWN before */
+	__s64 seed[FL_MEMBERS];
 	/* execs the process made since it became a target: userspace compares it with the count
 	 * it last saw to reload the process's name and symbols (only the BPF side writes it, so
 	 * no update of flags or mm_id can be lost to a read-modify-write from userspace) */
@@ -141,8 +145,6 @@ struct fl_proc {
 	__u32 _pad;
 };
 _Static_assert(sizeof(struct fl_proc) == 48, "fl_proc layout");
-
-#define FL_SIZE_UNKNOWN (-1LL)
 
 /* Value of the mm_state map (key: the tracepoint's mm_id): last counter value per member. */
 struct fl_mm {
