@@ -246,15 +246,11 @@ int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n)
 	return 0;
 }
 
-int tracer__target_execs(const struct tracer *t, pid_t pid, uint32_t *execs)
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out)
 {
-	struct fl_proc p;
 	__u32 tgid = pid;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &tgid, &p))
-		return -ENOENT;
-	*execs = p.execs;
-	return 0;
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &tgid, out) ? -ENOENT : 0;
 }
 
 int tracer__attach(struct tracer *t)

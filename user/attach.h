@@ -43,9 +43,9 @@ void tracer__remove_target(struct tracer *t, pid_t pid);
  * it added), in *@pids (malloc'ed; free it) and *@n. Returns 0 or -errno. */
 int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n);
 
-/* How many execs target @pid made since it became one, into *@execs. Returns 0, or -ENOENT
- * when @pid is not a target. */
-int tracer__target_execs(const struct tracer *t, pid_t pid, uint32_t *execs);
+/* The BPF side's entry of target @pid (its exec count; a forked child's baselines), into
+ * *@out. Returns 0, or -ENOENT when @pid is not a target. */
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out);
 
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);
