@@ -11,7 +11,9 @@
 
 /*
  * A launched command is a target from fork on but ignored until its exec, so the loader's own
- * pages copied into the child are not counted; its new mm starts at zero, all of it growth.
+ * pages copied into the child are not counted. Any target's new mm starts at zero, all of it
+ * growth: FL_PROC_FRESH says so even when the old mm was never seen (a child -f follows that
+ * execs before its first RSS change), and the seeds of the old mm no longer apply.
  */
 SEC("tracepoint/sched/sched_process_exec")
 int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
@@ -22,8 +24,7 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 
 	if (!p)
 		return 0;
-	if (p->flags & FL_PROC_AWAIT_EXEC)
-		p->flags = (p->flags & ~FL_PROC_AWAIT_EXEC) | FL_PROC_FRESH;
+	p->flags = (p->flags & ~(FL_PROC_AWAIT_EXEC | FL_PROC_SEEDED)) | FL_PROC_FRESH;
 	__sync_fetch_and_add(&p->execs, 1);
 	fl_note_thread(tgid, (__u32)pid_tgid);
 	return 0;
