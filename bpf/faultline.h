@@ -142,7 +142,7 @@ struct fl_proc {
 	 * it last saw to reload the process's name and symbols (only the BPF side writes it, so
 	 * no update of flags or mm_id can be lost to a read-modify-write from userspace) */
 	__u32 execs;
-	__u32 _pad;
+	__u32 parent; /* -f: the target that forked it; 0 for the loader's targets */
 };
 _Static_assert(sizeof(struct fl_proc) == 48, "fl_proc layout");
 

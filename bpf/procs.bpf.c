@@ -43,7 +43,7 @@ SEC("raw_tp/sched_process_fork")
 int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 {
 	static const struct fl_counts zero;
-	static const struct fl_proc fresh = {
+	struct fl_proc fresh = {
 		.seed = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
 	};
 	struct task_struct *parent = (struct task_struct *)ctx->args[0];
@@ -58,6 +58,7 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 	err = bpf_map_update_elem(&counts, &overflow, &zero, BPF_NOEXIST);
 	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_COUNTS_FULL);
+	fresh.parent = ptgid;
 	err = bpf_map_update_elem(&procs, &overflow.tgid, &fresh, BPF_NOEXIST);
 	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_PROCS_FULL);

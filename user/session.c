@@ -146,6 +146,9 @@ static void follow(struct session *s, pid_t pid)
 		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
 			t->sum.alive ? "" : ", already exited");
 	if (!t->sum.alive) {
+		/* mappings made after the fork are missing there: those frames stay addresses */
+		if (have_p && !p.execs && p.parent)
+			target__name_from_parent(t, s->elf, (pid_t)p.parent);
 		tracer__remove_target(s->tracer, pid);
 		return;
 	}

@@ -101,6 +101,12 @@ void target__start_naming(struct target *t, struct elf_cache *elf)
 	t->sym = symbolizer__new(elf, t->sum.pid);
 }
 
+void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t parent)
+{
+	symbolizer__free(t->sym);
+	t->sym = symbolizer__new(elf, parent);
+}
+
 void target__refresh(struct target *t)
 {
 	struct proc_status now;

@@ -57,6 +57,10 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
  * maps (a new symbolizer; names already given to stacks stay). */
 void target__start_naming(struct target *t, struct elf_cache *elf);
 
+/* For a forked child that exited before it could be named and never exec'd: its image was
+ * its parent's, so the parent @parent (if still there) names its stacks. */
+void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t parent);
+
 /* Reads /proc/PID/status into sum.now; marks the target exited when it is gone. */
 void target__refresh(struct target *t);
 
