@@ -395,6 +395,9 @@ static void reap(struct session *s)
 		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
 			s->stop = true;
 	}
+	/* before the exits: a parent that forks and exits hands the session to its children, and
+	 * a launched command stopped at its exit can still name the children that are gone */
+	discover(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case 1: /* stopped at exit: its last mappings and figures are still readable */
@@ -408,8 +411,6 @@ static void reap(struct session *s)
 			break;
 		}
 	}
-	/* before the exits: a parent that forks and exits hands the session to its children */
-	discover(s);
 	for (size_t i = 0; i < s->targets.n; i++) {
 		struct target *t = &s->targets.v[i];
 
