@@ -88,7 +88,8 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 		return mm;
 	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
 	 * a new mm that reuses the id of a freed one is no child's */
-	if (mm && bpf_get_current_task_btf()->vfork_done && bpf_map_lookup_elem(&procs, &mm->tgid)) {
+	if (mm && bpf_get_current_task_btf()->vfork_done &&
+	    bpf_map_lookup_elem(&procs, &mm->tgid)) {
 		*shared = true;
 		return mm;
 	}

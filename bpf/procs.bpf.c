@@ -34,7 +34,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
  * -f: a new process forked by a target becomes a target (the loader disables this program
  * without -f). Its entry has no flags, so the first value seen of each RSS counter of its mm
  * is a baseline (rss_math.h fl_mm_baseline): the copy of the parent's pages that fork made is
- * not growth. Its seed[] receives those baselines as they are seen (faults.bpf.c). Its overflow row comes first, as for the loader's targets (fl_counts_get()).
+ * not growth. Its seed[] receives those baselines as they are seen (faults.bpf.c). Its
+ * overflow row comes first, as for the loader's targets (fl_counts_get()).
  * A thread (clone with CLONE_THREAD) is not a new process; a launched command waiting for its
  * exec (fl_target() says no) has no children to follow yet.
  * TP_PROTO(struct task_struct *parent, struct task_struct *child).

@@ -149,8 +149,9 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		return;
 	}
 	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
-	proc_row(out, width, s->followed ? "kernel change since fork" : "kernel change since attach",
-		 kern, true);
+	proc_row(out, width,
+		 s->followed ? "kernel change since fork" : "kernel change since attach", kern,
+		 true);
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
 	proc_row(out, width, "gap (kernel - faultline)", gap, true);

@@ -156,7 +156,8 @@ static void fork_run_ok(struct fork_run *r, bool follow, bool found)
 	h_read_status_ok(r->child, &r->child_before);
 	snprintf(needle, sizeof(needle), "following new process %d (forker)", (int)r->child);
 	if (found)
-		cr_assert(wait_stderr(&r->fl, needle, H_LINE_MS), "faultline never found the child");
+		cr_assert(wait_stderr(&r->fl, needle, H_LINE_MS),
+			  "faultline never found the child");
 	h_kill_ok(r->child, SIGUSR1);
 	err = h_wait_line(&r->wl, "child done", H_WORK_MS);
 	cr_assert_eq(err, 0, "no \"child done\": %s", strerror(-err));
@@ -215,8 +216,9 @@ static void check_followed(struct fork_run *r, bool found)
 	anon = line_anon(line, name, state);
 	cr_expect_str_eq(name, "forker");
 	cr_expect_str_eq(state, "exited", "the child exited: %s", line);
-	cr_expect(h_within(anon, (double)child_delta), "child's ANON %.0f B, RssAnon change %lld: %s",
-		  anon, (long long)child_delta, line);
+	cr_expect(h_within(anon, (double)child_delta),
+		  "child's ANON %.0f B, RssAnon change %lld: %s", anon, (long long)child_delta,
+		  line);
 	free(line);
 	line = proc_line(r->report, r->wl.pid);
 	cr_assert(line, "no process line for the parent:\n%s", r->report);

@@ -98,8 +98,9 @@ Test(proctable, lines_and_figures)
 	cr_expect(strstr(out, "    PID NAME          STATE       ANON"), "%s", out);
 	line = strstr(out, "   4242 postgres      alive   32.0 MiB");
 	cr_assert(line, "%s", out);
-	cr_expect(!strncmp(line + 38, "       0 B       0 B       0 B  +32.0 MiB       +0 B  32.1 MiB\n",
-			   63), "%s", line);
+	cr_expect(!strncmp(line + 38,
+			   "       0 B       0 B       0 B  +32.0 MiB       +0 B  32.1 MiB\n", 63),
+		  "%s", line);
 	line = strstr(out, "   4243 postgres      exited   8.0 MiB       0 B       0 B   2.0 MiB");
 	cr_assert(line, "%s", out);
 	cr_expect(strstr(line, "+6.0 MiB       +0 B"), "%s", line);
