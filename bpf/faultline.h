@@ -12,6 +12,8 @@
 #endif
 
 #define FL_COMM_LEN 16
+/* Entries of the procs map: the -p targets (at most 64) and the children -f follows. */
+#define FL_MAX_PROCS 4096
 #define FL_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH */
 
 /* RSS counter members, in the kernel's order (include/linux/mm_types_task.h). */
@@ -191,21 +193,31 @@ struct fl_thread {
 };
 _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 
+#define FL_SIZE_UNKNOWN (-1LL)
+
 /* fl_proc.flags */
 #define FL_PROC_SEEDED (1u << 0)     /* seed[] holds the counters read at attach */
 #define FL_PROC_AWAIT_EXEC (1u << 1) /* launched child: ignore it until it execs */
 #define FL_PROC_FRESH (1u << 2)	     /* the next new mm of this process starts at 0 */
 #define FL_PROC_MM_KNOWN (1u << 3)   /* mm_id holds the process's current mm */
 
-/* Value of the procs map (key: tgid). Its keys are the target set. */
+/*
+ * Value of the procs map (key: tgid). Its keys are the target set: the loader adds -p targets
+ * and a launched command, the fork program (-f) adds the children of targets.
+ */
 struct fl_proc {
 	__u32 mm_id;
 	__u32 flags;
-	__s64 seed[FL_MEMBERS]; /* bytes, from /proc/PID/status at attach */
+	/* bytes: from /proc/PID/status at attach (FL_PROC_SEEDED); for a forked child, each
+	 * member's baseline (its first value seen) once known, FL_SIZE_UNKNOWN before */
+	__s64 seed[FL_MEMBERS];
+	/* execs the process made since it became a target: userspace compares it with the count
+	 * it last saw to reload the process's name and symbols (only the BPF side writes it, so
+	 * no update of flags or mm_id can be lost to a read-modify-write from userspace) */
+	__u32 execs;
+	__u32 parent; /* -f: the target that forked it; 0 for the loader's targets */
 };
-_Static_assert(sizeof(struct fl_proc) == 40, "fl_proc layout");
-
-#define FL_SIZE_UNKNOWN (-1LL)
+_Static_assert(sizeof(struct fl_proc) == 48, "fl_proc layout");
 
 /* Value of the mm_state map (key: the tracepoint's mm_id): last counter value per member. */
 struct fl_mm {

@@ -59,56 +59,48 @@ static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u3
 	return bpf_map_lookup_elem(&mm_state, &mm_id);
 }
 
-/* xchg keeps the running sum of deltas exact when threads of one mm race on two CPUs. */
+/*
+ * xchg keeps the running sum of deltas exact when threads of one mm race on two CPUs. The
+ * first value of a member with no baseline (a forked child's) is its baseline, and goes to
+ * the process's seed[] too: userspace reconciles the kernel's figures against it.
+ */
 static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 size)
 {
 	__s64 old = __sync_lock_test_and_set(&mm->last[member & (FL_MEMBERS - 1)], size);
+	struct fl_proc *p;
 
+	if (old == FL_SIZE_UNKNOWN && (p = bpf_map_lookup_elem(&procs, &mm->tgid)))
+		p->seed[member & (FL_MEMBERS - 1)] = size;
 	return fl_rss_delta(old, size);
 }
 
 /*
  * The state of the current process's mm @mm_id, created when the process is a target. Only
- * targets' mms have state, so a hit spares the target lookup; a hit for another process is an
- * exited target's entry whose mm_id a new mm reuses, and goes.
+ * targets' mms have state, so a hit spares the target lookup. A hit for another process is
+ * either a target's mm that this process shares (a vfork or posix_spawn child before its
+ * exec: *@shared is set and the caller charges it as a change to another process's memory,
+ * as the target's own entry must not be replaced by the child's),
+ * or an exited target's entry whose mm_id a new mm reuses, which goes.
  */
-static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id)
+static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *shared)
 {
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
 	struct fl_proc *p;
 
+	*shared = false;
 	if (mm && mm->tgid == tgid)
 		return mm;
+	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
+	 * a new mm that reuses the id of a freed one is no child's */
+	if (mm && bpf_get_current_task_btf()->vfork_done &&
+	    bpf_map_lookup_elem(&procs, &mm->tgid)) {
+		*shared = true;
+		return mm;
+	}
 	if (mm)
 		bpf_map_delete_elem(&mm_state, &mm_id);
 	p = fl_target(tgid);
 	return p ? fl_mm_create(p, tgid, mm_id) : NULL;
-}
-
-/* A change of the current thread's own mm: charged to its user stack. */
-static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
-	struct fl_mm *mm = fl_own_mm(key.tgid, mm_id);
-	__s64 delta;
-
-	if (!mm)
-		return;
-	delta = fl_mm_advance(mm, member, size);
-	if (!delta)
-		return;
-	fl_user_stack(ctx, &key, false);
-	if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
-		key.map_class = FL_MAP_THP;
-	if (vm_calls) {
-		struct fl_vm_task *v;
-
-		v = bpf_task_storage_get(&vm_task, bpf_get_current_task_btf(), NULL, 0);
-		if (v)
-			key.call = v->call;
-	}
-	fl_charge(mm, &key, member, delta);
 }
 
 /* A change made by a task that does not own the mm: exit teardown, reclaim, another process. */
@@ -133,6 +125,37 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 		key.origin = FL_ORIGIN_RECLAIM;
 	} else {
 		key.origin = FL_ORIGIN_REMOTE;
+	}
+	fl_charge(mm, &key, member, delta);
+}
+
+/* A change of the current thread's own mm: charged to its user stack. */
+static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64 size)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
+	bool shared;
+	struct fl_mm *mm = fl_own_mm(key.tgid, mm_id, &shared);
+	__s64 delta;
+
+	if (!mm)
+		return;
+	if (shared) {
+		fl_rss_foreign(mm_id, member, size);
+		return;
+	}
+	delta = fl_mm_advance(mm, member, size);
+	if (!delta)
+		return;
+	fl_user_stack(ctx, &key, false);
+	if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
+		key.map_class = FL_MAP_THP;
+	if (vm_calls) {
+		struct fl_vm_task *v;
+
+		v = bpf_task_storage_get(&vm_task, bpf_get_current_task_btf(), NULL, 0);
+		if (v)
+			key.call = v->call;
 	}
 	fl_charge(mm, &key, member, delta);
 }

@@ -14,15 +14,16 @@
 /* The target set: tgid -> per-process baseline state. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, FL_MAX_PROCS);
 	__type(key, __u32);
 	__type(value, struct fl_proc);
 } procs SEC(".maps") __weak;
 
-/* Last RSS counter values per mm, keyed by the tracepoint's mm_id. */
+/* Last RSS counter values per mm, keyed by the tracepoint's mm_id: one per target, and the old
+ * mm of a target that exec'd until it is torn down. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 2 * FL_MAX_PROCS);
 	__type(key, __u32);
 	__type(value, struct fl_mm);
 } mm_state SEC(".maps") __weak;

@@ -3,22 +3,23 @@
 # Portability: the same faultline binary loads, attaches and reports on Debian 12's own 6.1
 # kernel (in a throwaway VM). 6.1 batches RSS counter updates per thread, so faultline must say
 # so, and the page-fault counts it falls back on must be exact: touch_a/b/c touch 4/8/12 MiB,
-# that is 1024/2048/3072 faults of 4 KiB pages. --alloc must work there too, through perf
-# uprobes (uprobe_multi links came in 6.6): the allocs workload's leak_path and direct_caller
-# allocate 100000 and 777 bytes. --vm must too (syscall tracepoints, task storage): the vmcalls
-# workload reserves 16 MiB in vm_reserve and 35 MiB in all. --by mapping must too, without
-# the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every fault of heap_grow,
-# stack_grow and thread_stack_grow lands in [heap], [stack] and [thread stack] (how many
-# faults depends on the VM's THP setting).
+# that is 1024/2048/3072 faults of 4 KiB pages. Each option with programs of its own must load
+# and work there too:
+#  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
+#    leak_path and direct_caller allocate 100000 and 777 bytes;
+#  --vm (syscall tracepoints, task storage): the vmcalls workload reserves 16 MiB in vm_reserve
+#    and 35 MiB in all;
+#  --by mapping, without the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every
+#    fault of heap_grow, stack_grow and thread_stack_grow lands in [heap], [stack] and
+#    [thread stack] (how many faults depends on the VM's THP setting);
+#  -f (a raw tracepoint read with CO-RE) follows the forker workload's child: child_grow
+#    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent.
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
 vm=${QEMU_KERNEL_RUN:-$here/../shared/tools/qemu-kernel-run}
 fl=$here/$out/faultline
-wl=$here/$out/workloads/threads
-al=$here/$out/workloads/allocs
-vc=$here/$out/workloads/vmcalls
-mp=$here/$out/workloads/mappings
+wl=$here/$out/workloads
 pass=0 fail=0
 
 check() { # check NAME CONDITION-RESULT
@@ -32,43 +33,50 @@ if [ ! -x "$vm" ]; then
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-"$vm" -m 1024 -t 400 -f "$fl" -f "$wl" -f "$al" -f "$vc" -f "$mp" -- sh -c \
-	"$fl -q --folded /tmp/f -- $wl --now --exit 4 8 12 2>&1; echo \"@@RC \$?\";
-	 $fl -q --alloc --metric alloc-bytes --folded /tmp/a -- $al --now --exit 2>&1;
-	 echo \"@@ALLOC_RC \$?\";
-	 $fl -q --vm --metric reserved --folded /tmp/v -- $vc --now --exit /tmp 2>&1;
-	 echo \"@@VM_RC \$?\";
-	 $fl -q --by stack,mapping --metric faults --folded /tmp/m -- $mp --now --exit 2>&1;
-	 echo \"@@MAP_RC \$?\"; echo @@MAP; cat /tmp/m;
-	 echo @@VM; cat /tmp/v; echo @@ALLOC; cat /tmp/a; echo @@FOLDED; cat /tmp/f" \
-	>"$log" 2>&1
+# Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
+"$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
+	-f "$wl/mappings" -f "$wl/forker" -- sh -c "
+	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
+		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
+	run FAULTS -- $wl/threads --now --exit 4 8 12
+	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
+	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
+	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
+	run FORK -f -- $wl/forker --now --exit 4 2 0" >"$log" 2>&1
 echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
-grep -q '^@@RC 0$' "$log"; check "faultline exits 0 on the 6.1 kernel" $?
-grep -q 'batches RSS counter updates' "$log"; check "it says that this kernel batches RSS counters" $?
-faults() { sed -n '/^@@FOLDED/,$p' "$log" | awk -v f="$1" '$0 ~ ";"f" " {s += $NF} END {print s + 0}'; }
+
+# The sum of the values of section @1's lines that hold @2.
+sum() { sed -n "/^@@$1\$/,/^@@/p" "$log" | awk -v e="$2" 'index($0, e) {s += $NF} END {print s + 0}'; }
 within() { awk -v g="$1" -v w="$2" 'BEGIN {d = g - w; if (d < 0) d = -d; exit !(d <= w * 0.02)}'; }
+ran() { grep -q "^@@$1_RC 0\$" "$log"; check "faultline $2 exits 0 on the 6.1 kernel" $?; }
+
+ran FAULTS ""
+grep -q 'batches RSS counter updates' "$log"; check "it says that this kernel batches RSS counters" $?
 for fn in touch_a:1024 touch_b:2048 touch_c:3072; do
-	got=$(faults "${fn%:*}")
+	got=$(sum FAULTS ";${fn%:*} ")
 	within "$got" "${fn#*:}"; check "${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
 done
-grep -q '^@@ALLOC_RC 0$' "$log"; check "faultline --alloc exits 0 on the 6.1 kernel" $?
-alloc() { sed -n '/^@@ALLOC/,/^@@FOLDED/p' "$log" | awk -v e="$1" 'index($0, e" ") {s += $NF} END {print s + 0}'; }
+ran ALLOC --alloc
 for e in "leak_path;malloc:100000" "direct_caller;malloc:777"; do
-	got=$(alloc "${e%:*}")
+	got=$(sum ALLOC "${e%:*} ")
 	[ "$got" = "${e#*:}" ]; check "--alloc ${e%:*}: $got bytes, expected ${e#*:}" $?
 done
-grep -q '^@@VM_RC 0$' "$log"; check "faultline --vm exits 0 on the 6.1 kernel" $?
-vmsum() { sed -n '/^@@VM$/,/^@@ALLOC$/p' "$log" | awk -v e="$1" 'index($0, e) {s += $NF} END {print s + 0}'; }
-got=$(vmsum ";vm_reserve;")
+ran VM --vm
+got=$(sum VM ";vm_reserve;")
 [ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?
-got=$(vmsum ";main;")
+got=$(sum VM ";main;")
 [ "$got" = 36700160 ]; check "--vm reserved by the workload's main: $got bytes, expected 35 MiB" $?
-grep -q '^@@MAP_RC 0$' "$log"; check "faultline --by mapping exits 0 on the 6.1 kernel" $?
-mapsum() { sed -n '/^@@MAP$/,/^@@VM$/p' "$log" | awk -v e="$1" 'index($0, e) {s += $NF} END {print s + 0}'; }
+ran MAP "--by mapping"
 for e in "heap_grow;[heap]" "stack_grow;[stack]" "thread_stack_grow;[thread stack]"; do
-	got=$(mapsum ";${e%;*};") want=$(mapsum ";$e")
+	got=$(sum MAP ";${e%;*};") want=$(sum MAP ";$e")
 	[ "$got" -gt 0 ] && [ "$got" = "$want" ]
 	check "--by mapping: $want of ${e%;*}'s $got faults in ${e#*;}" $?
+done
+ran FORK -f
+grep -q 'processes by faults: 2,' "$log"; check "-f: the report lists both processes" $?
+for fn in child_grow:1024 parent_grow:512; do
+	got=$(sum FORK ";${fn%:*} ")
+	within "$got" "${fn#*:}"; check "-f ${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
 done
 [ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
 echo "portability: $pass passed, $fail failed"

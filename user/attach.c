@@ -165,6 +165,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	set_vm_autoload(t->skel, o->vm);
 	t->skel->rodata->vm_calls = o->vm;
 	t->skel->rodata->map_classes = o->map_classes;
+	/* without -f, forks cost nothing: the program is not even loaded */
+	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
+	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
@@ -239,6 +242,37 @@ size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, si
 	for (size_t i = 0; i < n; i++)
 		bpf_map_delete_elem(mm_fd, &stale[i]);
 	return ngone;
+}
+
+int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	__u32 key, next, *prev = NULL;
+	pid_t *out = NULL, *bigger;
+	size_t cap = 0, len = 0;
+
+	/* bounded: a map that keeps changing under the walk cannot make it loop forever */
+	while (len < 2 * FL_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
+		bigger = grow__reserve(out, &cap, len, sizeof(*out));
+		if (!bigger) {
+			free(out);
+			return -ENOMEM;
+		}
+		out = bigger;
+		out[len++] = (pid_t)next;
+		key = next;
+		prev = &key;
+	}
+	*pids = out;
+	*n = len;
+	return 0;
+}
+
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out)
+{
+	__u32 tgid = pid;
+
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &tgid, out) ? -ENOENT : 0;
 }
 
 int tracer__attach(struct tracer *t)

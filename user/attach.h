@@ -24,6 +24,8 @@ struct tracer_opts {
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 	bool vm;		/* load the memory syscall programs (--vm) */
 	bool map_classes;	/* classify every change by the mapping it hit (--by mapping) */
+	bool follow_children;	/* -f: load the fork program, which makes a target's children
+				 * targets (at most FL_MAX_PROCS processes in all) */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
@@ -39,6 +41,14 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
  * reuses one of their ids is not taken for the target's. Copies up to @max of those states to
  * @gone (its rows still need their peaks) and returns how many. */
 size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max);
+
+/* The target set as the BPF side holds it (the loader's targets and, with -f, the children
+ * it added), in *@pids (malloc'ed; free it) and *@n. Returns 0 or -errno. */
+int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n);
+
+/* The BPF side's entry of target @pid (its exec count; a forked child's baselines), into
+ * *@out. Returns 0, or -ENOENT when @pid is not a target. */
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out);
 
 /* Attaches every program. Returns 0 or -errno (reported). */
 int tracer__attach(struct tracer *t);

@@ -61,6 +61,7 @@ static const char doc[] =
 	"EXAMPLES:\n"
 	"    faultline -p 1234             # until process 1234 exits, or Ctrl-C\n"
 	"    faultline -p 1234,5678 -d 30  # two processes for 30 seconds\n"
+	"    faultline -f -p 1234          # 1234 and every process it forks from now on\n"
 	"    faultline -T -p 1234          # per-thread table, thread frames\n"
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
@@ -82,6 +83,11 @@ static const char doc[] =
 	"the few probes that must be single-stepped), sampled or not: --sample-bytes\n"
 	"makes recording cheaper and bounds the live table, not the trap.\n"
 	"\n"
+	"-f follows every new process a target forks (not threads; not processes\n"
+	"forked before faultline started), up to 4096 processes in all: their growth\n"
+	"counts from fork on, the copy of the parent's pages excluded. With several\n"
+	"processes the report has one line per process, heaviest first.\n"
+	"\n"
 	"SIGINT or SIGTERM ends the session with the final report.\n"
 	"\n"
 	"Exit status: 0 success (a target that exits is a success), 1 runtime\n"
@@ -90,6 +96,7 @@ static const char doc[] =
 static const struct argp_option options[] = {
 	{ NULL, 0, NULL, 0, "Target:", 1 },
 	{ "pid", 'p', "PID[,PID...]", 0, "Attach to these processes (repeatable; <= 64)", 1 },
+	{ "children", 'f', NULL, 0, "Follow new processes the targets fork (<= 4096 in all)", 1 },
 	{ NULL, 0, NULL, 0, "Session:", 2 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: when targets exit)", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1, >= 0.1)", 2 },
@@ -420,6 +427,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'T':
 		cfg->threads = true;
+		return 0;
+	case 'f':
+		cfg->children = true;
 		return 0;
 	case 'q':
 		cfg->quiet = true;

@@ -14,6 +14,7 @@ struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
 	char **command;	     /* argv after "--" (NULL-terminated; points into argv), or NULL */
+	bool children;	     /* -f: follow the processes the targets fork */
 	double duration_s;   /* -d; 0 = until the targets exit or a signal */
 	double interval_s;   /* -i; default 1 */
 	unsigned top;	     /* --top; default 20 */

@@ -13,6 +13,8 @@ struct fl_proc_summary {
 	pid_t pid;
 	char comm[FL_COMM_LEN];
 	bool alive;			/* false once the process has exited */
+	bool followed;			/* a child -f found, not a given target */
+	bool no_status;			/* it exited before its status could be read */
 	struct proc_status at_attach;	/* /proc/PID/status when the session began */
 	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
 	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */

@@ -27,8 +27,7 @@ struct session {
 	struct collector *col;
 	struct elf_cache *elf;
 	struct frames *frames;
-	struct target targets[FL_MAX_PIDS];
-	size_t ntargets;
+	struct target_set targets; /* the given ones, then the children -f found */
 	struct launch launch;
 	bool launched;	   /* a launched child we have not reaped */
 	bool child_waiting; /* ... still blocked before its exec */
@@ -80,13 +79,14 @@ static int add_targets(struct session *s)
 		}
 		s->launched = true;
 		s->child_waiting = true;
-		target__init_launched(&s->targets[0], s->launch.pid);
-		s->ntargets = 1;
+		if (!target_set__add(&s->targets))
+			return -ENOMEM;
+		target__init_launched(&s->targets.v[0], s->launch.pid);
 		return tracer__add_target(s->tracer, s->launch.pid, NULL);
 	}
-	for (size_t i = 0; i < s->ntargets; i++) {
-		err = tracer__add_target(s->tracer, s->targets[i].sum.pid,
-					 &s->targets[i].sum.at_attach);
+	for (size_t i = 0; i < s->targets.n; i++) {
+		err = tracer__add_target(s->tracer, s->targets.v[i].sum.pid,
+					 &s->targets.v[i].sum.at_attach);
 		if (err)
 			return err;
 	}
@@ -96,10 +96,10 @@ static int add_targets(struct session *s)
 static void announce(const struct session *s)
 {
 	fprintf(stderr, "faultline: tracing");
-	for (size_t i = 0; i < s->ntargets; i++)
-		fprintf(stderr, "%s %d (%s)", i ? "," : "", s->targets[i].sum.pid,
-			s->launched ? s->cfg->command[0] : s->targets[i].sum.comm);
-	fprintf(stderr, "; Ctrl-C to stop\n");
+	for (size_t i = 0; i < s->targets.n; i++)
+		fprintf(stderr, "%s %d (%s)", i ? "," : "", s->targets.v[i].sum.pid,
+			s->launched ? s->cfg->command[0] : s->targets.v[i].sum.comm);
+	fprintf(stderr, "%s; Ctrl-C to stop\n", s->cfg->children ? " and their new children" : "");
 	if (s->note)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
 	if (s->cfg->verbose)
@@ -107,6 +107,126 @@ static void announce(const struct session *s)
 				"updates %s\n", s->cfg->stack_storage,
 			s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
 			tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
+}
+
+/* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
+static void start_naming(struct session *s, struct target *t)
+{
+	struct fl_proc p;
+
+	target__start_naming(t, s->elf);
+	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) ? 0 : p.execs;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Takes @pid out of the targets; its rows stay, and so do the peaks they are measured at. */
+static void retire(struct session *s, pid_t pid)
+{
+	struct fl_mm gone[8];
+	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
+
+	for (size_t i = 0; i < n; i++)
+		collector__keep_mm(s->col, &gone[i]);
+}
+
+/* A child the fork program added: a target from now on, with the allocator probes too. */
+static void follow(struct session *s, pid_t pid)
+{
+	struct target *t = target_set__add(&s->targets);
+	struct fl_thread th;
+	struct fl_proc p;
+	bool have_p;
+
+	if (!t) {
+		fprintf(stderr, "faultline: out of memory: child %d not shown\n", pid);
+		tracer__remove_target(s->tracer, pid, NULL, 0);
+		return;
+	}
+	/* the BPF entry before the status: a baseline taken in between is in the status */
+	have_p = !tracer__target_proc(s->tracer, pid, &p);
+	target__init_followed(t, pid, have_p ? &p : NULL,
+			      collector__thread(s->col, (uint32_t)pid, &th) ? NULL : th.comm);
+	if (s->cfg->verbose)
+		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
+			t->sum.alive ? "" : ", already exited");
+	if (!t->sum.alive) {
+		/* mappings made after the fork are missing there: those frames stay addresses */
+		if (have_p && !p.execs && p.parent)
+			target__name_from_parent(t, s->elf, (pid_t)p.parent);
+		retire(s, pid);
+		return;
+	}
+	start_naming(s, t);
+	/* not fatal: the child may be gone already, or map no allocator */
+	if (s->cfg->alloc)
+		allocsetup__attach(s->tracer, s->cfg, pid, NULL);
+}
+
+/*
+ * -f: the processes the fork program added to the BPF target set since the last look. Run
+ * every wake-up (<= 100 ms), so a child is named and probed soon after its fork.
+ */
+static void discover(struct session *s)
+{
+	pid_t *pids = NULL, *known;
+	size_t n = 0, nknown = s->targets.n;
+
+	if (!s->cfg->children || tracer__target_pids(s->tracer, &pids, &n) || !n)
+		goto cleanup;
+	known = malloc(nknown * sizeof(*known) + 1);
+	if (!known)
+		goto cleanup;
+	for (size_t i = 0; i < nknown; i++)
+		known[i] = s->targets.v[i].sum.pid;
+	qsort(known, nknown, sizeof(*known), cmp_pid);
+	/* sorted, so a key the walk returned twice (the map changed under it) is seen once */
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		if ((i && pids[i] == pids[i - 1]) ||
+		    bsearch(&pids[i], known, nknown, sizeof(*known), cmp_pid))
+			continue;
+		follow(s, pids[i]);
+	}
+	free(known);
+cleanup:
+	free(pids);
+}
+
+/*
+ * A target that exec'd runs another image: its stacks named so far, and those the counts map
+ * already holds (most of them from before the exec), get their names from the old image now;
+ * then a new symbolizer and name take over. Stacks first charged between the exec and this
+ * refresh are named by the old image too, or by the new maps when the old ones have no
+ * mapping at their addresses (the symbolizer re-reads the maps on a miss).
+ */
+static void reload_execs(struct session *s)
+{
+	size_t nrows;
+	const struct fl_row *rows = collector__rows(s->col, &nrows);
+
+	for (size_t i = 0; i < s->targets.n; i++) {
+		struct target *t = &s->targets.v[i];
+		const char *const *names;
+		struct fl_proc p;
+
+		if (!t->sum.alive || tracer__target_proc(s->tracer, t->sum.pid, &p) ||
+		    p.execs == t->execs)
+			continue;
+		for (size_t r = 0; r < nrows; r++)
+			if (rows[r].key.tgid == (uint32_t)t->sum.pid &&
+			    rows[r].key.origin == FL_ORIGIN_USER)
+				frames__get(s->frames, s->col, t->sym, &rows[r].key, &names);
+		start_naming(s, t);
+		if (s->cfg->verbose)
+			fprintf(stderr, "faultline: process %d exec'd: now %s\n", t->sum.pid,
+				t->sum.comm);
+	}
 }
 
 static int setup(struct session *s)
@@ -121,16 +241,20 @@ static int setup(struct session *s)
 		.sample_bytes = cfg->sample_bytes,
 		.vm = cfg->vm,
 		.map_classes = cfg->by_mapping,
+		.follow_children = cfg->children,
 	};
 	int err;
 
 	if (cfg->command && (err = launch__check(cfg->command[0])))
 		return err;
 	for (size_t i = 0; i < cfg->npids; i++) {
-		err = target__init(&s->targets[s->ntargets], cfg->pids[i]);
+		struct target *t = target_set__add(&s->targets);
+
+		if (!t)
+			return -ENOMEM;
+		err = target__init(t, cfg->pids[i]);
 		if (err)
 			return err;
-		s->ntargets++;
 	}
 	err = signals_setup(s);
 	if (!err)
@@ -158,8 +282,8 @@ static int setup(struct session *s)
 	err = add_targets(s);
 	if (!err)
 		err = tracer__attach(s->tracer);
-	for (size_t i = 0; i < s->ntargets && !err && cfg->alloc; i++)
-		err = allocsetup__attach(s->tracer, cfg, s->targets[i].sum.pid,
+	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
+		err = allocsetup__attach(s->tracer, cfg, s->targets.v[i].sum.pid,
 					 s->launched ? cfg->command[0] : NULL);
 	if (err)
 		return err;
@@ -173,8 +297,8 @@ static int setup(struct session *s)
 			return err;
 		}
 	}
-	for (size_t i = 0; i < s->ntargets; i++)
-		target__start_naming(&s->targets[i], s->elf);
+	for (size_t i = 0; i < s->targets.n; i++)
+		start_naming(s, &s->targets.v[i]);
 	return 0;
 }
 
@@ -243,11 +367,14 @@ static int show(struct session *s, bool final)
 	int err;
 
 	terminal_size(&to.width, &rows);
-	for (size_t i = 0; i < s->ntargets; i++)
-		target__refresh(&s->targets[i]);
+	discover(s);
 	err = collector__read(s->col);
 	if (!err)
-		err = snapshot__build(&snap, &so, s->col, s->frames, s->targets, s->ntargets);
+		reload_execs(s);
+	for (size_t i = 0; i < s->targets.n; i++)
+		target__refresh(&s->targets.v[i]);
+	if (!err)
+		err = snapshot__build(&snap, &so, s->col, s->frames, s->targets.v, s->targets.n);
 	if (err) {
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;
@@ -277,15 +404,6 @@ cleanup:
 	return err;
 }
 
-/* Takes @pid out of the targets; its rows stay, and so do the peaks they are measured at. */
-static void retire(struct session *s, pid_t pid)
-{
-	struct fl_mm gone[8];
-	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
-
-	for (size_t i = 0; i < n; i++)
-		collector__keep_mm(s->col, &gone[i]);
-}
 
 /* A launched command that exits ends the session; so does the last attached process. */
 static void reap(struct session *s)
@@ -297,33 +415,39 @@ static void reap(struct session *s)
 		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
 			s->stop = true;
 	}
+	/* before the exits: a parent that forks and exits hands the session to its children, and
+	 * a launched command stopped at its exit can still name the children that are gone */
+	discover(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case 1: /* stopped at exit: its last mappings and figures are still readable */
-			target__refresh(&s->targets[0]);
+			target__refresh(&s->targets.v[0]);
 			launch__release(&s->launch);
 			break;
 		case 2:
 			s->launched = false;
-			s->targets[0].sum.alive = false;
+			s->targets.v[0].sum.alive = false;
 			retire(s, s->launch.pid);
 			break;
 		}
 	}
-	for (size_t i = 0; i < s->ntargets; i++) {
-		struct target *t = &s->targets[i];
+	for (size_t i = 0; i < s->targets.n; i++) {
+		struct target *t = &s->targets.v[i];
 
 		if (!t->sum.alive || !target__exited(t))
 			continue;
-		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
+		/* a forking server's children come and go: only -v tells each */
+		if (!t->sum.followed || s->cfg->verbose)
+			fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid,
+				t->sum.comm);
 		retire(s, t->sum.pid);
 	}
 }
 
 static bool any_alive(const struct session *s)
 {
-	for (size_t i = 0; i < s->ntargets; i++)
-		if (s->targets[i].sum.alive)
+	for (size_t i = 0; i < s->targets.n; i++)
+		if (s->targets.v[i].sum.alive)
 			return true;
 	return false;
 }
@@ -363,8 +487,7 @@ static void teardown(struct session *s)
 	if (s->launched && s->launch.traced)
 		/* the session ended before the command: leave it running, untraced */
 		launch__release(&s->launch);
-	for (size_t i = 0; i < s->ntargets; i++)
-		target__fini(&s->targets[i]);
+	target_set__fini(&s->targets);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);
 	collector__free(s->col);

@@ -28,12 +28,40 @@ const char *snapshot__origin_frame(enum fl_origin origin)
 	}
 }
 
-static struct target *target_of(struct target *targets, size_t n, uint32_t tgid)
+/* Targets by pid, so that each of thousands of rows finds its process by bisection. */
+struct target_index {
+	uint32_t tgid;
+	uint32_t i;
+};
+
+static int cmp_index(const void *a, const void *b)
 {
+	uint32_t x = ((const struct target_index *)a)->tgid;
+	uint32_t y = ((const struct target_index *)b)->tgid;
+
+	return x < y ? -1 : x > y;
+}
+
+static struct target_index *index_targets(const struct target *targets, size_t n)
+{
+	struct target_index *ix = calloc(n ? n : 1, sizeof(*ix));
+
+	if (!ix)
+		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if ((uint32_t)targets[i].sum.pid == tgid)
-			return &targets[i];
-	return NULL;
+		ix[i] = (struct target_index){ .tgid = (uint32_t)targets[i].sum.pid,
+					       .i = (uint32_t)i };
+	qsort(ix, n, sizeof(*ix), cmp_index);
+	return ix;
+}
+
+static struct target *target_of(struct target *targets, const struct target_index *ix, size_t n,
+				uint32_t tgid)
+{
+	struct target_index k = { .tgid = tgid };
+	const struct target_index *hit = bsearch(&k, ix, n, sizeof(*ix), cmp_index);
+
+	return hit ? &targets[hit->i] : NULL;
 }
 
 static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
@@ -226,7 +254,8 @@ static enum fl_metric site_metric(enum fl_metric m, bool vm)
 /* The rows of allocator calls (or, @vm, of memory syscalls) summed over threads into sites,
  * heaviest first (site_metric). */
 static int build_sites(const struct snapshot_opts *o, const struct collector *col,
-		       struct frames *frames, struct target *targets, size_t ntargets, bool vm,
+		       struct frames *frames, struct target *targets,
+		       const struct target_index *ix, size_t ntargets, bool vm,
 		       struct fl_call_site **out, size_t *nout)
 {
 	enum fl_metric m = site_metric(o->metric, vm);
@@ -240,7 +269,7 @@ static int build_sites(const struct snapshot_opts *o, const struct collector *co
 	for (size_t i = 0; i < nrows; i++) {
 		const struct fl_row *r = &rows[i];
 		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
-		struct target *t = target_of(targets, ntargets, r->key.tgid);
+		struct target *t = target_of(targets, ix, ntargets, r->key.tgid);
 		const char *const *names = NULL;
 		size_t depth = 0;
 
@@ -292,13 +321,18 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 {
 	size_t nrows;
 	const struct fl_row *rows = collector__rows(col, &nrows);
+	struct target_index *ix;
 	int err = 0;
 
 	memset(snap, 0, sizeof(*snap));
 	snap->profile = profile__new();
-	if (!snap->profile)
+	snap->procs = calloc(ntargets ? ntargets : 1, sizeof(*snap->procs));
+	ix = index_targets(targets, ntargets);
+	if (!snap->profile || !snap->procs || !ix) {
+		free(ix);
 		return -ENOMEM;
-	for (size_t i = 0; i < ntargets && i < FL_MAX_PIDS; i++) {
+	}
+	for (size_t i = 0; i < ntargets; i++) {
 		const struct fl_mm *mm = collector__mm(col, (uint32_t)targets[i].sum.pid);
 
 		snap->procs[i] = targets[i].sum;
@@ -308,7 +342,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
 	for (size_t i = 0; i < nrows && !err; i++) {
-		struct target *t = target_of(targets, ntargets, rows[i].key.tgid);
+		struct target *t = target_of(targets, ix, ntargets, rows[i].key.tgid);
 
 		if (!t)
 			continue; /* a process dropped from the targets */
@@ -322,15 +356,16 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	if (!err)
 		err = build_threads(snap, o, col, rows, nrows);
 	if (!err && o->alloc)
-		err = build_sites(o, col, frames, targets, ntargets, false, &snap->sites,
+		err = build_sites(o, col, frames, targets, ix, ntargets, false, &snap->sites,
 				  &snap->report.nsites);
 	if (!err && o->vm)
-		err = build_sites(o, col, frames, targets, ntargets, true, &snap->vm_sites,
+		err = build_sites(o, col, frames, targets, ix, ntargets, true, &snap->vm_sites,
 				  &snap->report.nvm_sites);
 	snap->report.sites = snap->sites;
 	snap->report.vm_sites = snap->vm_sites;
 	if (!err)
 		profile__sort(snap->profile, o->metric);
+	free(ix);
 	return err;
 }
 
@@ -356,6 +391,7 @@ int snapshot__write_folded(const struct snapshot *snap, const char *path, enum f
 void snapshot__fini(struct snapshot *snap)
 {
 	profile__free(snap->profile);
+	free(snap->procs);
 	free(snap->threads);
 	free(snap->sites);
 	free(snap->vm_sites);

@@ -22,7 +22,7 @@ struct snapshot_opts {
 struct snapshot {
 	struct profile *profile;
 	struct fl_report report;
-	struct fl_proc_summary procs[FL_MAX_PIDS];
+	struct fl_proc_summary *procs; /* one per target, in the targets' order */
 	struct fl_thread_summary *threads;
 	struct fl_call_site *sites;
 	struct fl_call_site *vm_sites;

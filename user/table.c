@@ -12,11 +12,13 @@
 #include "alloctable.h"
 #include "vmtable.h"
 #include "flametree.h"
+#include "proctable.h"
 #include "units.h"
 
 #define LINE_MIN_COLS 20
 #define MAX_THREAD_ROWS 20
 #define LABEL_COLS 28 /* row labels of the per-process block */
+#define DETAIL_PROCS 3 /* with several processes, the heaviest few get the detailed block */
 
 static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_STACKS_FULL] = "stacks map full",
@@ -140,8 +142,17 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		gap[i] = kern[i] - (grow[i] - rel[i]);
 	}
 	proc_title(out, width, s);
+	if (s->no_status) {
+		proc_row(out, width, "faultline growth", grow, false);
+		proc_row(out, width, "faultline released", rel, false);
+		units__emit(out, width, "  (exited before faultline could read its status: no "
+					"kernel figures)");
+		return;
+	}
 	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
-	proc_row(out, width, "kernel change since attach", kern, true);
+	proc_row(out, width,
+		 s->followed ? "kernel change since fork" : "kernel change since attach", kern,
+		 true);
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
 	proc_row(out, width, "gap (kernel - faultline)", gap, true);
@@ -171,6 +182,43 @@ static void render_drops(FILE *out, unsigned width, const struct fl_report *r)
 	units__emit(out, width, "%s", any ? line : "drops: none");
 }
 
+static void render_proc_detail(FILE *out, unsigned width, const struct fl_report *r,
+			       const struct fl_proc_summary *s)
+{
+	render_proc(out, width, s);
+	if (r->alloc)
+		alloctable__render_heap(out, width, s, r);
+	if (r->vm)
+		vmtable__render_summary(out, width, s->pid, r);
+	if (r->map_classes)
+		units__emit(out, width, "  hugetlb faults since attach: %" PRIu64 " (hugetlb pages "
+				       "are outside RSS: see HugetlbPages)",
+			    s->hugetlb_faults);
+}
+
+/*
+ * Several processes: one line each (all of them in the final report), then the detailed
+ * block of the heaviest few only, so a hundred forked backends do not flood the screen.
+ */
+static void render_procs(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			 unsigned width)
+{
+	size_t *order = calloc(r->nprocs, sizeof(*order));
+
+	if (proctable__order(r->procs, r->nprocs, o->metric, order)) {
+		units__emit(out, width, "(out of memory: no process table)");
+		return;
+	}
+	proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
+			  r->final ? 0 : PROCTABLE_LIVE_LINES);
+	for (size_t i = 0; i < r->nprocs && i < DETAIL_PROCS; i++)
+		render_proc_detail(out, width, r, &r->procs[order[i]]);
+	if (r->nprocs > DETAIL_PROCS)
+		units__emit(out, width, "(details of the %d heaviest processes only)",
+			    DETAIL_PROCS);
+	free(order);
+}
+
 static void render_header(FILE *out, const struct fl_report *r, const struct table_opts *o,
 			  unsigned width)
 {
@@ -182,16 +230,11 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 	else
 		units__emit(out, width, "faultline: %.1f s elapsed, metric %s", r->elapsed_s,
 			    metric__name(o->metric));
-	for (i = 0; i < r->nprocs; i++) {
-		render_proc(out, width, &r->procs[i]);
-		if (r->alloc)
-			alloctable__render_heap(out, width, &r->procs[i], r);
-		if (r->vm)
-			vmtable__render_summary(out, width, r->procs[i].pid, r);
-		if (r->map_classes)
-			units__emit(out, width, "  hugetlb faults since attach: %" PRIu64 " (hugetlb "
-					       "pages are outside RSS: see HugetlbPages)",
-				    r->procs[i].hugetlb_faults);
+	if (r->nprocs < 2) {
+		for (i = 0; i < r->nprocs; i++)
+			render_proc_detail(out, width, r, &r->procs[i]);
+	} else {
+		render_procs(out, r, o, width);
 	}
 	render_drops(out, width, r);
 	if (r->note)

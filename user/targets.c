@@ -3,9 +3,11 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "grow.h"
 #include "procfs.h"
 #include "targets.h"
 
@@ -62,11 +64,47 @@ void target__init_launched(struct target *t, pid_t pid)
 	t->pidfd = pidfd_of(pid);
 }
 
+/* A member's baseline from the BPF side when it has one (and the image is the forked one). */
+static void take_base(uint64_t *field, const struct fl_proc *bpf, int member)
+{
+	if (bpf && !bpf->execs && bpf->seed[member] != FL_SIZE_UNKNOWN && bpf->seed[member] >= 0)
+		*field = (uint64_t)bpf->seed[member];
+}
+
+void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bpf,
+			   const char *fallback_comm)
+{
+	memset(t, 0, sizeof(*t));
+	t->sum.pid = pid;
+	t->sum.followed = true;
+	t->pidfd = pidfd_of(pid);
+	if (procfs__read_status(pid, &t->sum.at_attach) == 0 &&
+	    procfs__read_comm(pid, t->sum.comm, sizeof(t->sum.comm)) == 0) {
+		t->sum.alive = true;
+		t->sum.now = t->sum.at_attach;
+		/* VmRSS stays as read: the other figures (Pss, VmPTE) have no baseline but this */
+		take_base(&t->sum.at_attach.rss_anon, bpf, FL_ANON);
+		take_base(&t->sum.at_attach.rss_file, bpf, FL_FILE);
+		take_base(&t->sum.at_attach.rss_shmem, bpf, FL_SHMEM);
+		take_base(&t->sum.at_attach.vm_swap, bpf, FL_SWAP);
+		return;
+	}
+	/* gone before we looked: its rows are still shown, its kernel figures are unknown */
+	t->sum.no_status = true;
+	snprintf(t->sum.comm, sizeof(t->sum.comm), "%s", fallback_comm ? fallback_comm : "");
+}
+
 void target__start_naming(struct target *t, struct elf_cache *elf)
 {
 	procfs__read_comm(t->sum.pid, t->sum.comm, sizeof(t->sum.comm));
 	symbolizer__free(t->sym);
 	t->sym = symbolizer__new(elf, t->sum.pid);
+}
+
+void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t parent)
+{
+	symbolizer__free(t->sym);
+	t->sym = symbolizer__new(elf, parent);
 }
 
 void target__refresh(struct target *t)
@@ -101,4 +139,32 @@ void target__fini(struct target *t)
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;
+}
+
+struct target *target_set__add(struct target_set *set)
+{
+	struct target *v = grow__reserve(set->v, &set->cap, set->n, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	set->v = v;
+	memset(&v[set->n], 0, sizeof(v[set->n]));
+	v[set->n].pidfd = -1;
+	return &v[set->n++];
+}
+
+struct target *target_set__find(struct target_set *set, pid_t pid)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].sum.pid == pid)
+			return &set->v[i];
+	return NULL;
+}
+
+void target_set__fini(struct target_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		target__fini(&set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
 }

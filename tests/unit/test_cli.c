@@ -73,6 +73,7 @@ Test(cli, defaults_with_pid, .init = quiet)
 	cr_expect_eq(cfg.interval_s, 1.0);
 	cr_expect_eq(cfg.top, 20);
 	cr_expect_not(cfg.threads);
+	cr_expect_not(cfg.children);
 	cr_expect_not(cfg.quiet);
 	cr_expect_eq(cfg.verbose, 0);
 	cr_expect_null(cfg.folded);
@@ -223,6 +224,11 @@ Test(cli, flags, .init = quiet)
 	cr_expect(cfg.threads);
 	cr_expect(cfg.quiet);
 	cr_expect_eq(cfg.pids[0], 9);
+	cr_assert_eq(PARSE(&cfg, "-fp", "9"), 0);
+	cr_expect(cfg.children);
+	cr_assert_eq(PARSE(&cfg, "--children", "--", "./app", "-f"), 0);
+	cr_expect(cfg.children);
+	cr_expect_str_eq(cfg.command[1], "-f", "the command's -f is not ours");
 }
 
 Test(cli, folded_and_metric, .init = quiet)
