@@ -81,16 +81,20 @@ static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *
 static void kernel_rows(FILE *out, unsigned width, const char *label, const char *const names[4],
 			const uint64_t now[4], const uint64_t then[4])
 {
-	char v[4][UNITS_BUF], d[4][UNITS_BUF], l[2][LABEL_COLS + 1];
+	char a[4][UNITS_BUF], v[4][UNITS_BUF], d[4][UNITS_BUF], l[3][LABEL_COLS + 1];
 
 	for (int i = 0; i < 4; i++) {
+		units__bytes(a[i], UNITS_BUF, then[i]);
 		units__bytes(v[i], UNITS_BUF, now[i]);
 		units__sbytes(d[i], UNITS_BUF, sdiff(now[i], then[i]));
 	}
+	snprintf(l[2], sizeof(l[2]), "%s at attach", label);
 	snprintf(l[0], sizeof(l[0]), "%s now", label);
 	snprintf(l[1], sizeof(l[1]), "%s change", label);
 	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, "", names[0], names[1],
 		    names[2], names[3]);
+	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, l[2], a[0], a[1], a[2],
+		    a[3]);
 	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, l[0], v[0], v[1], v[2],
 		    v[3]);
 	units__emit(out, width, "  %-*s%11s%11s%11s%11s", LABEL_COLS - 2, l[1], d[0], d[1], d[2],
@@ -122,6 +126,19 @@ static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_s
 	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since attach", v, d);
 }
 
+/* Swap beside RSS: VmSwap's change against the swap entries faultline saw come and go. */
+static void render_swap(FILE *out, unsigned width, const struct fl_proc_summary *s)
+{
+	int64_t kern = sdiff(s->now.vm_swap, s->at_attach.vm_swap);
+	int64_t net = sdiff(s->attributed.grow[FL_SWAP], s->attributed.release[FL_SWAP]);
+	char k[UNITS_BUF], f[UNITS_BUF], g[UNITS_BUF];
+
+	units__sbytes(k, sizeof(k), kern);
+	units__sbytes(f, sizeof(f), net);
+	units__sbytes(g, sizeof(g), kern - net);
+	units__emit(out, width, "  swap: VmSwap change %s, faultline %s, gap %s", k, f, g);
+}
+
 /*
  * The kernel's view next to faultline's: the gap is what the kernel's counters moved that
  * faultline did not attribute, kernel change - (growth - released), per kind.
@@ -130,6 +147,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 {
 	const struct proc_status *now = &s->now, *then = &s->at_attach;
 	int64_t rss[3] = { now->rss_anon, now->rss_file, now->rss_shmem };
+	int64_t rss0[3] = { then->rss_anon, then->rss_file, then->rss_shmem };
 	int64_t kern[3] = { sdiff(now->rss_anon, then->rss_anon),
 			    sdiff(now->rss_file, then->rss_file),
 			    sdiff(now->rss_shmem, then->rss_shmem) };
@@ -149,6 +167,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 					"kernel figures)");
 		return;
 	}
+	proc_row(out, width, s->followed ? "rss when first seen" : "rss at attach", rss0, false);
 	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
 	proc_row(out, width,
 		 s->followed ? "kernel change since fork" : "kernel change since attach", kern,
@@ -163,6 +182,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2, "peak rss since attach", b);
 	}
 	render_kernel_view(out, width, s);
+	render_swap(out, width, s);
 }
 
 static void render_drops(FILE *out, unsigned width, const struct fl_report *r)

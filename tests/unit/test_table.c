@@ -390,6 +390,22 @@ Test(table, process_figures)
 	/* anon 90 - (95 - 8) = 3; file -5 - (0 - 5) = 0; shmem 1. */
 	cr_expect_not_null(strstr(l, "+3.0 MiB       +0 B   +1.0 MiB   +4.0 MiB"), "'%s'", l);
 	free(l);
+	l = line_with(out, "rss at attach");
+	cr_expect_not_null(strstr(l, "10.0 MiB   20.0 MiB        0 B   30.0 MiB"), "'%s'", l);
+	free(l);
+	free(out);
+	/* swap: the kernel's VmSwap change against the swap entries faultline saw */
+	s.at_attach.vm_swap = 2 * MIB;
+	s.now.vm_swap = 6 * MIB;
+	s.attributed.grow[FL_SWAP] = 5 * MIB;
+	s.attributed.release[FL_SWAP] = 2 * MIB;
+	out = render(&r, p, &o);
+	l = line_with(out, "swap:");
+	cr_expect_str_eq(l, "  swap: VmSwap change +4.0 MiB, faultline +3.0 MiB, gap +1.0 MiB");
+	free(l);
+	l = line_with(out, "status at attach");
+	cr_expect_not_null(strstr(l, "        0 B    2.0 MiB        0 B        0 B"), "'%s'", l);
+	free(l);
 	free(out);
 	s.alive = false;
 	out = render(&r, p, &o);
