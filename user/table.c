@@ -269,33 +269,65 @@ static void fit_field(char *dst, size_t len, const char *src, unsigned cols)
 	units__fit(dst, cols);
 }
 
+/* The last three columns of the thread table: the allocator's with --alloc, the memory
+ * calls' with --vm, else shmem growth, released bytes and faults. */
+enum thread_cols { COLS_RSS, COLS_ALLOC, COLS_VM };
+
+static const char *const thread_titles[3][3] = {
+	[COLS_RSS] = { "SHMEM", "RELEASED", "FAULTS" },
+	[COLS_ALLOC] = { "ALLOC-B", "LIVE-B", "ALLOCS" },
+	[COLS_VM] = { "RESERVED", "UNMAPPED", "CALLS" },
+};
+
+static void thread_extra(enum thread_cols k, const struct fl_counts *c, uint64_t v[3])
+{
+	switch (k) {
+	case COLS_ALLOC:
+		v[0] = c->alloc_bytes;
+		v[1] = metric__value(c, FL_METRIC_LIVE_BYTES);
+		v[2] = c->allocs;
+		break;
+	case COLS_VM:
+		v[0] = c->reserved;
+		v[1] = c->unmapped;
+		v[2] = c->vm_calls;
+		break;
+	default:
+		v[0] = c->grow[FL_SHMEM];
+		v[1] = metric__value(c, FL_METRIC_RELEASED);
+		v[2] = c->faults;
+		break;
+	}
+}
+
 static void render_threads(FILE *out, const struct fl_report *r, const struct table_opts *o,
 			   unsigned width)
 {
 	/* tid, a space, the name, then six columns of " %9s": the name gets what is left. */
 	int ncols = (int)width - 8 - 60;
 	unsigned nw = ncols < 4 ? 4 : ncols > FL_COMM_LEN - 1 ? FL_COMM_LEN - 1 : (unsigned)ncols;
+	enum thread_cols k = r->alloc ? COLS_ALLOC : r->vm ? COLS_VM : COLS_RSS;
+	const char *const *titles = thread_titles[k];
 	char name[FL_COMM_LEN + 4], b[5][UNITS_BUF];
+	uint64_t v[3];
 	size_t i;
 
 	units__emit(out, width, "threads by %s:", metric__name(o->metric));
 	units__emit(out, width, "%7s %-*s %9s %9s %9s %9s %9s %9s", "TID", nw, "NAME", "RESIDENT",
-		    "ANON", "FILE", r->alloc ? "ALLOC-B" : "SHMEM", r->alloc ? "LIVE-B" : "RELEASED",
-		    r->alloc ? "ALLOCS" : "FAULTS");
+		    "ANON", "FILE", titles[0], titles[1], titles[2]);
 	for (i = 0; i < r->nthreads && i < MAX_THREAD_ROWS; i++) {
 		const struct fl_thread_summary *t = &r->threads[i];
 		const struct fl_counts *c = &t->counts;
 
 		fit_field(name, sizeof(name), t->comm, nw);
+		thread_extra(k, c, v);
 		units__bytes(b[0], UNITS_BUF, metric__value(c, FL_METRIC_RESIDENT));
 		units__bytes(b[1], UNITS_BUF, c->grow[FL_ANON]);
 		units__bytes(b[2], UNITS_BUF, c->grow[FL_FILE]);
-		units__bytes(b[3], UNITS_BUF, r->alloc ? c->alloc_bytes : c->grow[FL_SHMEM]);
-		units__bytes(b[4], UNITS_BUF,
-			     metric__value(c, r->alloc ? FL_METRIC_LIVE_BYTES : FL_METRIC_RELEASED));
+		units__bytes(b[3], UNITS_BUF, v[0]);
+		units__bytes(b[4], UNITS_BUF, v[1]);
 		units__emit(out, width, "%7d %-*s %9s %9s %9s %9s %9s %9" PRIu64, (int)t->tid, nw,
-			    name, b[0], b[1], b[2], b[3], b[4],
-			    (uint64_t)(r->alloc ? c->allocs : c->faults));
+			    name, b[0], b[1], b[2], b[3], b[4], v[2]);
 	}
 	if (r->nthreads > MAX_THREAD_ROWS)
 		units__emit(out, width, "[%zu more threads]", r->nthreads - MAX_THREAD_ROWS);

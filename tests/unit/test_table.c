@@ -451,6 +451,18 @@ Test(table, threads_table)
 	cr_expect_neq(line_of(out, "[5 more threads]"), -1, "%s", out);
 	cr_expect_neq(line_of(out, "bad?name"), -1, "%s", out);
 	free(out);
+	/* --vm: the last three columns are the memory calls' */
+	th[0].counts.reserved = 3 * MIB;
+	th[0].counts.unmapped = MIB;
+	th[0].counts.vm_calls = 7;
+	r.vm = true;
+	out = render(&r, p, &o);
+	cr_expect_neq(line_of(out, "RESERVED  UNMAPPED     CALLS"), -1, "%s", out);
+	l = line_with(out, " w0 ");
+	cr_expect_not_null(strstr(l, "25.5 MiB  25.0 MiB 512.0 KiB   3.0 MiB   1.0 MiB         7"),
+			   "'%s'", l);
+	free(l);
+	free(out);
 	profile__free(p);
 }
 
