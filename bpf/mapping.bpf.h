@@ -21,6 +21,7 @@ const volatile bool map_classes __weak = false;
 
 /* One lookup: the thread's stack pointer in, the mapping's range and class out. */
 struct fl_map_probe {
+	__u64 mm;    /* the mm the answer is about: an exec replaces it, the sequence restarts */
 	__u64 sp;    /* the faulting thread's user stack pointer */
 	__u64 start; /* out: the mapping's range */
 	__u64 end;
@@ -106,16 +107,14 @@ static __noinline __attribute__((unused)) void fl_classify(struct fl_key *key, _
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct fl_map_probe *c, m = { .sp = regs->sp };
+	struct fl_map_probe *c, m = { .mm = (__u64)task->mm, .sp = regs->sp };
 	bool cacheable = fl_mm_seq(task->mm, &m.seq), covered;
-
 	long err;
 
 	if (!key)
 		return;
 	c = bpf_task_storage_get(&map_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	covered = c && c->start <= addr && addr < c->end;
-
+	covered = c && c->mm == m.mm && c->start <= addr && addr < c->end;
 	if (covered && cacheable && c->seq == m.seq)
 		goto cached;
 	err = bpf_find_vma(task, addr, fl_vma_class, &m, 0);
