@@ -31,7 +31,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
-LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone 2>/dev/null || echo -lbpf -lelf -lz -lcapstone) -ldl
+LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
+	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldl
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -89,7 +90,7 @@ $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 
 $(OUTPUT)/tests/integration: $(INTEG_SRCS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) -lcriterion -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) -lcriterion -lutil -o $@
 
 deps:
 	$(Q)scripts/deps.sh

@@ -8,9 +8,9 @@
 set -eu
 
 # libcapstone-dev: probe placement (--alloc); libjemalloc2, libtcmalloc-minimal4: the
-# allocators the --alloc tests preload.
+# allocators the --alloc tests preload; libncurses-dev: the interactive view.
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
-libcapstone-dev libjemalloc2 libtcmalloc-minimal4"
+libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -25,6 +25,7 @@ have() {
 	zlib1g-dev) test -f /usr/include/zlib.h ;;
 	libcriterion-dev) test -f /usr/include/criterion/criterion.h ;;
 	libcapstone-dev) test -f /usr/include/capstone/capstone.h ;;
+	libncurses-dev) test -f /usr/include/ncursesw/curses.h -o -f /usr/include/curses.h ;;
 	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;
 	libtcmalloc-minimal4) test -f /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ;;
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.

@@ -45,6 +45,7 @@ enum {
 	OPT_SAMPLE_BYTES,
 	OPT_VM,
 	OPT_BY,
+	OPT_PLAIN,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -122,6 +123,8 @@ static const struct argp_option options[] = {
 	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
 	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
 	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
+	{ "plain", OPT_PLAIN, NULL, 0,
+	  "Plain snapshots even on a terminal (no interactive view)", 4 },
 	{ NULL, 0, NULL, 0, "Tuning:", 5 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
 	  "Stack map entries (default 16384, 256..1048576)", 5 },
@@ -419,6 +422,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BY:
 		err = parse_by(cfg, arg);
 		break;
+	case OPT_PLAIN:
+		cfg->plain = true;
+		return 0;
 	case OPT_ALLOC_LIB:
 		err = parse_string("--alloc-lib", arg, &cfg->alloc_lib);
 		break;

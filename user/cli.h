@@ -20,6 +20,7 @@ struct fl_config {
 	unsigned top;	     /* --top; default 20 */
 	bool threads;	     /* -T */
 	bool quiet;	     /* -q */
+	bool plain;	     /* --plain: no interactive view on a terminal */
 	int verbose;	     /* -v, repeatable */
 	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
 	enum fl_metric metric; /* --metric; default resident */

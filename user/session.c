@@ -20,6 +20,7 @@
 #include "snapshot.h"
 #include "table.h"
 #include "targets.h"
+#include "tui.h"
 
 struct session {
 	const struct fl_config *cfg;
@@ -36,6 +37,8 @@ struct session {
 	bool stop;
 	const char *note;
 	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
+	bool threads;	       /* -T, or as the interactive view switched it */
+	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
 };
 
 #define MAX_THREADS 16384
@@ -229,6 +232,25 @@ static void reload_execs(struct session *s)
 	}
 }
 
+/*
+ * The interactive view, when both stdin and stdout are a terminal and the live table is
+ * wanted. Not for a launched command, which shares the terminal's input.
+ */
+static void start_view(struct session *s)
+{
+	const struct fl_config *cfg = s->cfg;
+	enum fl_metric metrics[FL_METRIC__COUNT];
+	size_t n = 0;
+
+	if (cfg->quiet || cfg->plain || cfg->command || !isatty(STDIN_FILENO) ||
+	    !isatty(STDOUT_FILENO))
+		return;
+	for (int m = 0; m < FL_METRIC__COUNT; m++)
+		if ((cfg->alloc || !metric__needs_alloc(m)) && (cfg->vm || !metric__needs_vm(m)))
+			metrics[n++] = (enum fl_metric)m;
+	s->tui = tui__start(metrics, n, s->metric, s->threads);
+}
+
 static int setup(struct session *s)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -262,6 +284,7 @@ static int setup(struct session *s)
 	if (err)
 		return err;
 	s->metric = cfg->metric;
+	s->threads = cfg->threads;
 	if (tracer__rss_batched(s->tracer)) {
 		s->note = "this kernel batches RSS counter updates per thread (before Linux 6.2): "
 			  "bytes per stack are approximate (each flush of up to 64 faults lands on one "
@@ -299,6 +322,7 @@ static int setup(struct session *s)
 	}
 	for (size_t i = 0; i < s->targets.n; i++)
 		start_naming(s, &s->targets.v[i]);
+	start_view(s);
 	return 0;
 }
 
@@ -355,10 +379,10 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = cfg->threads, .metric = s->metric,
+	struct snapshot_opts so = { .threads = s->threads, .metric = s->metric,
 				    .alloc = cfg->alloc, .vm = cfg->vm, .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping };
-	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
+	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = s->threads,
 				 .min_share = 0.005, .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
 	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
@@ -388,7 +412,9 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	if (final || !cfg->quiet)
+	if (s->tui && !final)
+		tui__show(s->tui, &snap, &to); /* keeps the snapshot for its redraws */
+	else if (final || !cfg->quiet)
 		render(out, &snap, &to, !final, rows);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
@@ -452,6 +478,22 @@ static bool any_alive(const struct session *s)
 	return false;
 }
 
+/* Acts on what the interactive view read: a new metric or thread frames need a snapshot. */
+static int on_keys(struct session *s)
+{
+	switch (tui__input(s->tui)) {
+	case TUI_QUIT:
+		s->stop = true;
+		return 0;
+	case TUI_REFRESH:
+		s->metric = tui__metric(s->tui);
+		s->threads = tui__threads(s->tui);
+		return show(s, false);
+	default:
+		return 0;
+	}
+}
+
 static int loop(struct session *s)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -461,13 +503,16 @@ static int loop(struct session *s)
 
 	while (!s->stop && any_alive(s)) {
 		double t = now_s(), until = end && end < next ? end : next;
-		struct pollfd p = { .fd = s->sigfd, .events = POLLIN };
+		struct pollfd p[2] = { { .fd = s->sigfd, .events = POLLIN },
+				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN } };
 		int ms = until > t ? (int)((until - t) * 1000) + 1 : 0;
 
 		/* wake at least every 100 ms to notice targets that exit */
-		if (poll(&p, 1, ms < 100 ? ms : 100) < 0 && errno != EINTR)
+		if (poll(p, 2, ms < 100 ? ms : 100) < 0 && errno != EINTR)
 			return -errno;
 		reap(s);
+		if (s->tui && (err = on_keys(s)))
+			return err;
 		t = now_s();
 		if (end && t >= end)
 			break;
@@ -483,6 +528,7 @@ static int loop(struct session *s)
 
 static void teardown(struct session *s)
 {
+	tui__stop(s->tui);
 	tracer__destroy(s->tracer);
 	if (s->launched && s->launch.traced)
 		/* the session ended before the command: leave it running, untraced */
@@ -503,6 +549,8 @@ int session__run(const struct fl_config *cfg)
 	err = setup(&s);
 	if (!err)
 		err = loop(&s);
+	tui__stop(s.tui); /* the final report goes to the plain terminal */
+	s.tui = NULL;
 	if (!err)
 		err = show(&s, true);
 	else if (s.child_waiting)

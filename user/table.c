@@ -335,15 +335,19 @@ static void render_threads(FILE *out, const struct fl_report *r, const struct ta
 		units__emit(out, width, "(no threads seen yet)");
 }
 
-void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
-		   const struct table_opts *o)
+static unsigned fit_width(const struct table_opts *o)
 {
 	unsigned width = o->width ? o->width : 80;
 
 	if (width < LINE_MIN_COLS)
 		width = LINE_MIN_COLS;
-	if (width > UNITS_LINE_MAX)
-		width = UNITS_LINE_MAX;
+	return width > UNITS_LINE_MAX ? UNITS_LINE_MAX : width;
+}
+
+void table__render_figures(FILE *out, const struct fl_report *r, const struct table_opts *o)
+{
+	unsigned width = fit_width(o);
+
 	render_header(out, r, o, width);
 	if (o->threads) {
 		units__emit(out, width, "%s", "");
@@ -359,6 +363,14 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 		if (r->final)
 			alloctable__render_hists(out, width, r);
 	}
+}
+
+void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
+		   const struct table_opts *o)
+{
+	unsigned width = fit_width(o);
+
+	table__render_figures(out, r, o);
 	units__emit(out, width, "%s", "");
 	flametree__render(out, p, o, width);
 }

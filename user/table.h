@@ -30,4 +30,7 @@ struct table_opts {
 void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
 		   const struct table_opts *o);
 
+/* Everything table__render() writes above the tree (the interactive view draws its own). */
+void table__render_figures(FILE *out, const struct fl_report *r, const struct table_opts *o);
+
 #endif /* FAULTLINE_TABLE_H */
