@@ -5,7 +5,7 @@
 # test: it prints figures next to their targets and exits 0 unless the script itself failed).
 #
 #   scripts/bench-overhead.sh [--install] [--quick] [--pairs N] [--build DIR]
-#                             [--only faults|redis|startup|session]
+#                             [--only faults|redis|startup|session|vm|mapping]
 #
 #   1. faults: build/workloads/faultbench touches 1 GiB in 4 KiB pages and times itself; runs
 #      with no profiler and with a profiler attached alternate in pairs (the order flips every
@@ -17,31 +17,56 @@
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr), exit
 #      latency (SIGINT to exit), CPU per second of session at the default 1 s refresh while
 #      attached to a busy faultbench, peak RSS, and the kernel's per-program BPF run time.
+#   4. vm: build/workloads/vmbench mmaps and munmaps 64 KiB (not touched) and times itself;
+#      --pairs rounds of three runs (no profiler, faultline -q -p PID, faultline -q --vm -p
+#      PID), the order rotating each round. Figure: added nanoseconds per system call against
+#      the same round's run without a profiler, median over rounds. Then one run more of
+#      --vm (two without --quick) with kernel.bpf_stats_enabled=1, outside the rounds so that
+#      the stats' own clock reads stay out of the added time: run_time_ns / run_cnt of
+#      fl_mmap_enter, fl_mmap_exit, fl_munmap_enter and fl_munmap_exit (bpftool, the programs
+#      that faultline process holds), over the timed window alone.
+#   5. mapping: faultbench as in 1, in rounds of no profiler, faultline -q -p PID and
+#      faultline -q --by mapping -p PID; figure: added microseconds per fault of each; then,
+#      the same way as in 4, the BPF run time per run of fl_page_fault and fl_rss_stat in
+#      each of the two modes, and the BPF time per fault they add up to.
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
-# a comparison whose tool is missing is skipped, and the output says so. Run as root, after
-# `make all workloads`. Default run: about 4 minutes on a 2-CPU machine; --quick: about 1.
+# a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
+# 4 and 5 need bpftool and jq. Run as root, after `make all workloads`. Default run: about
+# 6 minutes on a 2-CPU machine (4 and 5: 1 and 0.5 of them); --quick: about 1.5.
 set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-SECTIONS=(faults redis startup session)	# --only's choices, in the order they run
+SECTIONS=(faults redis startup session vm mapping)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
+STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see stats_begin)
+STATS_NAMES='[]'	# the programs they read (a JSON array of names)
+STATS_T0=""
+declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
+declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping")
+declare -A LABEL=(
+	[none]="no profiler"
+	[faultline]="faultline -q -p PID"
+	[fl-vm]="faultline -q --vm -p PID"
+	[fl-mapping]="faultline -q --by mapping -p PID"
+)
 
 # Sizes: the default meets issue 2's bar (>= 1 GiB touched, >= 5 pairs); --quick does not.
 set_sizes()
 {
 	if ((QUICK)); then
-		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5
+		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5 VM_CALLS=200000 STATS_N=1
 		PAIRS=${COUNT:-3}
 	else
-		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7
+		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7 VM_CALLS=500000 STATS_N=2
 		PAIRS=${COUNT:-10}
 	fi
 	FB_CHUNK_MIB=256
 	FL=$OUT/faultline
 	WL_BIN=$OUT/workloads/faultbench
+	VM_BIN=$OUT/workloads/vmbench
 }
 
 # What the exit trap undoes besides the background processes and TMP (see cleanup).
@@ -68,15 +93,19 @@ install_tools()
 
 # Starts profiler @1 on WL_PID and returns once its probes are live: sets PROF_PID, PROF_TOOL,
 # PROF_LOG (its output; faultline's stderr, stamped), START_AT and LIVE_AT (for faultline).
+# faultline, fl-vm and fl-mapping are faultline with FL_OPTS.
 prof_start()
 {
+	local opts=()
+
 	PROF_TOOL=$1 PROF_LOG=$TMP/prof.$1.log
 	rm -f "$PROF_LOG"
 	START_AT=$(now)
 	case $1 in
 	none) PROF_PID="" ; return 0 ;;
-	faultline)
-		"$FL" -q -p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
+	faultline | fl-*)
+		read -ra opts <<<"${FL_OPTS[$1]}"
+		"$FL" -q "${opts[@]}" -p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
 		PROF_PID=$!
 		wait_line "$PROF_LOG" 'faultline: tracing' 10 >/dev/null ||
 			die "faultline did not start"
@@ -106,7 +135,7 @@ prof_stop()
 {
 	EXIT_S=""
 	[[ -n $PROF_PID ]] || return 0
-	if [[ $PROF_TOOL == faultline ]]; then
+	if [[ $PROF_TOOL == faultline || $PROF_TOOL == fl-* ]]; then
 		stop_timed "$PROF_PID" "$PROF_LOG" || true
 	else
 		kill -INT "$PROF_PID" 2>/dev/null || true
@@ -115,19 +144,22 @@ prof_stop()
 	rm -f "$TMP/perf.data" "$TMP/perf.data.old"
 }
 
-# One timed faultbench run under profiler @1: sets RUN_US (microseconds per fault), RUN_NS.
+# One timed faultbench run under profiler @1: sets RUN_US (microseconds per fault), RUN_NS;
+# in a stats run, adds its BPF run times (see stats_begin).
 fault_run()
 {
 	local line ns faults
 
 	wl_start "$FB_MIB" "$FB_CHUNK_MIB"
 	prof_start "$1"
+	stats_begin
 	kill -USR1 "$WL_PID"
 	line=$(wait_line "$WL_OUT" '^result' 300) || die "faultbench gave no result under $1"
-	prof_stop
-	wl_stop
 	ns=${line#*ns=} ns=${ns%% *}
 	faults=${line#*faults=} faults=${faults%% *}
+	stats_end "$faults"
+	prof_stop
+	wl_stop
 	RUN_NS=$ns
 	RUN_US=$(calc %.4f "$ns / $faults / 1000")
 }
@@ -350,6 +382,209 @@ session_figures()
 	echo "  (BPF run time is charged to the faulting workload, not to faultline's CPU)"
 }
 
+# ---------------------------------------------------------------- BPF run time (4 and 5)
+
+# Sets kernel.bpf_stats_enabled to 1, keeping the old value for bpf_stats_off and the exit trap.
+bpf_stats_on()
+{
+	BPF_STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled)
+	sysctl -q kernel.bpf_stats_enabled=1
+}
+
+bpf_stats_off()
+{
+	if [[ -n $BPF_STATS_OLD ]]; then
+		sysctl -q kernel.bpf_stats_enabled="$BPF_STATS_OLD"
+	fi
+	BPF_STATS_OLD=""
+}
+
+# "NAME RUN_CNT RUN_TIME_NS" of each program named in STATS_NAMES (a JSON array) that process
+# @1 holds, from @2 (the output of bpftool -j prog show). Its fds' fdinfo gives the ids: this
+# bpftool lists no holders, and "loaded since" would also take in another faultline started
+# meanwhile (a test run, say).
+prog_stats()
+{
+	local ids
+
+	ids=$(cat "/proc/$1/fdinfo/"* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un |
+		jq -sc .) || true
+	jq -r --argjson ids "${ids:-[]}" --argjson names "$STATS_NAMES" '.[]
+		| select(.id as $i | $ids | index($i)) | select(.name as $n | $names | index($n))
+		| "\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"' <<<"$2"
+}
+
+# In a stats run (STATS_RUN=1) with a profiler, the counters of its programs just before the
+# timed window (stats_begin) and just after it (stats_end @1, the window's calls or faults):
+# the differences add up, per configuration and program, in BPF_CNT and BPF_NS, and @1 in
+# BPF_UNITS. Outside a stats run they do nothing. The programs count every process's events:
+# bpftool alone is read between the two readings, the rest comes after, so that the tools'
+# own start-up (some 4,000 page faults for this pipeline) stays out of the counts.
+stats_begin()
+{
+	((STATS_RUN)) && [[ -n $PROF_PID ]] || return 0
+	STATS_T0=$(bpftool -j prog show 2>/dev/null) || true
+}
+
+stats_end()
+{
+	local name c n k t1
+
+	((STATS_RUN)) && [[ -n $PROF_PID ]] || return 0
+	t1=$(bpftool -j prog show 2>/dev/null) || true
+	BPF_UNITS[$PROF_TOOL]=$((BPF_UNITS[$PROF_TOOL] + $1))
+	while read -r name c n; do
+		k=$PROF_TOOL/$name
+		BPF_CNT[$k]=$((BPF_CNT[$k] + c)) BPF_NS[$k]=$((BPF_NS[$k] + n))
+	done < <(awk 'NR == FNR { c[$1] = $2; n[$1] = $3; next }
+		{ print $1, $2 - c[$1], $3 - n[$1] }' <(prog_stats "$PROF_PID" "$STATS_T0") \
+		<(prog_stats "$PROF_PID" "$t1"))
+}
+
+# STATS_N runs of each configuration @4.. with run function @2, kernel.bpf_stats_enabled=1,
+# then per program of STATS_NAMES: runs, runs per @3 (call, fault), ns per run; and the BPF
+# time per @3 of them all, into FIG[@1_bpf_CONFIG] (ns).
+stats_runs()
+{
+	local key=$1 run=$2 unit=$3 c name k i total more="1 more run"
+
+	shift 3
+	((STATS_N == 1)) || more="$STATS_N more runs"
+	if ! have bpftool || ! have jq; then
+		echo "  BPF run time: skipped (needs bpftool and jq)"
+		return 0
+	fi
+	BPF_CNT=() BPF_NS=() BPF_UNITS=()
+	bpf_stats_on
+	STATS_RUN=1
+	for c in "$@"; do
+		for ((i = 0; i < STATS_N; i++)); do
+			"$run" "$c"
+		done
+	done
+	STATS_RUN=0
+	bpf_stats_off
+	for c in "$@"; do
+		echo "  BPF run time under ${LABEL[$c]} ($more, kernel.bpf_stats_enabled=1," \
+			"timed window only):"
+		total=0
+		for name in $(jq -r '.[]' <<<"$STATS_NAMES"); do
+			k=$c/$name
+			if ((${BPF_CNT[$k]:-0} == 0)); then
+				printf '    %-16s no runs\n' "$name"
+				continue
+			fi
+			printf '    %-16s %9d runs, %5.2f per %s, %6.0f ns per run\n' "$name" \
+				"${BPF_CNT[$k]}" \
+				"$(calc %.4f "${BPF_CNT[$k]} / ${BPF_UNITS[$c]}")" "$unit" \
+				"$(calc %.2f "${BPF_NS[$k]} / ${BPF_CNT[$k]}")"
+			total=$((total + BPF_NS[$k]))
+		done
+		FIG[${key}_bpf_$c]=$(calc %.2f "$total / ${BPF_UNITS[$c]}")
+		printf '    all of them: %.0f ns of BPF per %s\n' "${FIG[${key}_bpf_$c]}" "$unit"
+	done
+	echo "  (runs are the whole machine's: a program also runs, and returns early, for other" \
+		"processes' events)"
+}
+
+# ---------------------------------------------------------------- 4 and 5: rounds
+
+# PAIRS rounds of configurations @6.. (none first), each run by function @2, which sets
+# RUN_PER: the cost per @5 (call, fault) in unit @4 (ns, us), shown in printf format @3; the
+# order rotates every round. Per configuration: added cost against the same round's run of
+# none, and the ratio of the two; medians into FIG[@1_add_CONFIG], FIG[@1_ratio_CONFIG], and
+# none's own into FIG[@1_base].
+rounds_compare()
+{
+	local key=$1 run=$2 fmt=$3 unit=$4 per=$5 n r i c base line
+	local -A this=() added=() ratio=()	# config -> its figure, or its rounds' figures
+	local bases=() list=() order
+
+	shift 5
+	n=$#
+	local configs=("$@")
+	for ((r = 0; r < PAIRS; r++)); do
+		list=()
+		for ((i = 0; i < n; i++)); do
+			c=${configs[(i + r) % n]}
+			"$run" "$c"
+			this[$c]=$(calc "$fmt" "$RUN_PER")
+			list+=("$c")
+		done
+		base=${this[none]}
+		bases+=("$base")
+		order=$(IFS=,; echo "${list[*]}")
+		line=$(printf "  round %2d (%-30s alone $fmt %s/%s" $((r + 1)) "${order//,/, }):" \
+			"$base" "$unit" "$per")
+		for c in "${configs[@]:1}"; do
+			added[$c]+="$(calc "$fmt" "${this[$c]} - $base") "
+			ratio[$c]+="$(calc %.4f "${this[$c]} / $base") "
+			line+=$(printf "; %s +$fmt" "$c" "$(calc "$fmt" "${this[$c]} - $base")")
+		done
+		echo "${line//+-/-}"
+	done
+	FIG[${key}_base]=$(median "${bases[@]}")
+	printf "  %-34s median $fmt %s/%s alone (rounds %s)\n" "${LABEL[none]}:" \
+		"${FIG[${key}_base]}" "$unit" "$per" "$(minmax "${bases[@]}")"
+	for c in "${configs[@]:1}"; do
+		read -ra list <<<"${added[$c]}"
+		FIG[${key}_add_$c]=$(median "${list[@]}")
+		printf "  %-34s median ${fmt/\%/%+} %s per %s added (rounds %s)" "${LABEL[$c]}:" \
+			"${FIG[${key}_add_$c]}" "$unit" "$per" "$(minmax "${list[@]}")"
+		read -ra list <<<"${ratio[$c]}"
+		FIG[${key}_ratio_$c]=$(median "${list[@]}")
+		printf ', %.3fx the time\n' "${FIG[${key}_ratio_$c]}"
+	done
+}
+
+# ---------------------------------------------------------------- 4. vm
+
+# One timed vmbench run under profiler @1: sets RUN_PER (nanoseconds per system call); in a
+# stats run, adds its BPF run times (see stats_begin).
+vm_run()
+{
+	local WL_BIN=$VM_BIN line ns calls
+
+	wl_start "$VM_CALLS"
+	prof_start "$1"
+	stats_begin
+	kill -USR1 "$WL_PID"
+	line=$(wait_line "$WL_OUT" '^result' 300) || die "vmbench gave no result under $1"
+	ns=${line#*ns=} ns=${ns%% *}
+	calls=${line#*calls=} calls=${calls%% *}
+	stats_end "$calls"
+	prof_stop
+	wl_stop
+	RUN_PER=$(calc %.4f "$ns / $calls")
+}
+
+bench_vm()
+{
+	[[ -x $VM_BIN ]] || die "$VM_BIN missing: run 'make workloads' first"
+	echo "== 4. vm: vmbench, $VM_CALLS calls of mmap + munmap 64 KiB (not touched), $PAIRS" \
+		"rounds, the order rotating each round; added = with - alone, same round"
+	rounds_compare vm vm_run %.1f ns call none faultline fl-vm
+	STATS_NAMES='["fl_mmap_enter","fl_mmap_exit","fl_munmap_enter","fl_munmap_exit"]'
+	stats_runs vm vm_run call fl-vm
+}
+
+# ---------------------------------------------------------------- 5. mapping
+
+mapping_run()
+{
+	fault_run "$1"
+	RUN_PER=$RUN_US
+}
+
+bench_mapping()
+{
+	echo "== 5. mapping: faultbench touches $FB_MIB MiB in 4 KiB pages, $PAIRS rounds, the" \
+		"order rotating each round; added = with - alone, same round"
+	rounds_compare map mapping_run %.3f us fault none faultline fl-mapping
+	STATS_NAMES='["fl_page_fault","fl_rss_stat"]'
+	stats_runs map mapping_run fault faultline fl-mapping
+}
+
 # ---------------------------------------------------------------- summary
 
 summary()
@@ -365,6 +600,13 @@ summary()
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32
 	row "exit after SIGINT (idle, median)" exit_faultline %.3f " s" "<=" 0.5
 	row "exit after SIGINT (busy session)" exit_busy %.3f " s" "<=" 0.5
+	row "added per mmap/munmap, faultline -p" vm_add_faultline %.1f " ns" - ""
+	row "added per mmap/munmap, --vm -p" vm_add_fl-vm %.1f " ns" - ""
+	row "BPF per mmap/munmap, --vm -p" vm_bpf_fl-vm %.0f " ns" - ""
+	row "added per fault (5.), faultline -p" map_add_faultline %.3f " us" - ""
+	row "added per fault (5.), --by mapping -p" map_add_fl-mapping %.3f " us" - ""
+	row "BPF per fault (5.), faultline -p" map_bpf_faultline %.0f " ns" - ""
+	row "BPF per fault (5.), --by mapping -p" map_bpf_fl-mapping %.0f " ns" - ""
 }
 
 main()
