@@ -481,17 +481,14 @@ static bool any_alive(const struct session *s)
 /* Acts on what the interactive view read: a new metric or thread frames need a snapshot. */
 static int on_keys(struct session *s)
 {
-	switch (tui__input(s->tui)) {
-	case TUI_QUIT:
+	enum tui_action act = tui__input(s->tui);
+
+	/* also while paused: the final report follows the view's choices */
+	s->metric = tui__metric(s->tui);
+	s->threads = tui__threads(s->tui);
+	if (act == TUI_QUIT)
 		s->stop = true;
-		return 0;
-	case TUI_REFRESH:
-		s->metric = tui__metric(s->tui);
-		s->threads = tui__threads(s->tui);
-		return show(s, false);
-	default:
-		return 0;
-	}
+	return act == TUI_REFRESH ? show(s, false) : 0;
 }
 
 static int loop(struct session *s)
