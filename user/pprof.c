@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * The pprof model and its writer. Ids are 1-based indexes into the arrays below (0 means none
+ * in profile.proto); string 0 is "" as the format requires. Interning uses one open-addressing
+ * index per kind, so a profile of 100k stacks costs hash lookups, not scans.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#include "grow.h"
+#include "pprof.h"
+#include "protobuf.h"
+
+/* Field numbers of profile.proto. */
+enum {
+	PROFILE_SAMPLE_TYPE = 1,
+	PROFILE_SAMPLE = 2,
+	PROFILE_MAPPING = 3,
+	PROFILE_LOCATION = 4,
+	PROFILE_FUNCTION = 5,
+	PROFILE_STRING_TABLE = 6,
+	PROFILE_TIME_NANOS = 9,
+	PROFILE_DURATION_NANOS = 10,
+	PROFILE_DEFAULT_SAMPLE_TYPE = 14,
+	VALUE_TYPE_TYPE = 1,
+	VALUE_TYPE_UNIT = 2,
+	SAMPLE_LOCATION_ID = 1,
+	SAMPLE_VALUE = 2,
+	SAMPLE_LABEL = 3,
+	LABEL_KEY = 1,
+	LABEL_STR = 2,
+	LABEL_NUM = 3,
+	MAPPING_ID = 1,
+	MAPPING_START = 2,
+	MAPPING_LIMIT = 3,
+	MAPPING_OFFSET = 4,
+	MAPPING_FILENAME = 5,
+	MAPPING_BUILD_ID = 6,
+	MAPPING_HAS_FUNCTIONS = 7,
+	LOCATION_ID = 1,
+	LOCATION_MAPPING_ID = 2,
+	LOCATION_ADDRESS = 3,
+	LOCATION_LINE = 4,
+	LINE_FUNCTION_ID = 1,
+	FUNCTION_ID = 1,
+	FUNCTION_NAME = 2,
+	FUNCTION_SYSTEM_NAME = 3,
+	FUNCTION_FILENAME = 4,
+};
+
+/* The interned records are all uint64_t, so they compare and hash as plain memory. */
+struct fn_rec {
+	uint64_t name, file; /* string ids */
+};
+
+struct map_rec {
+	uint64_t start, limit, offset, file, build_id;
+};
+
+struct loc_rec {
+	uint64_t pid, address, function, mapping;
+};
+
+struct sample_rec {
+	size_t loc_off, nlocs; /* in locs */
+	size_t val_off;	       /* in vals, ntypes of them */
+	uint64_t thread, pid;  /* string ids */
+	uint64_t tid;
+};
+
+struct value_type {
+	uint64_t type, unit; /* string ids */
+};
+
+/* Open addressing: slot = id (1-based), 0 empty; each slot keeps its hash for rehashing. */
+struct slot {
+	uint32_t id;
+	uint32_t hash;
+};
+
+struct index {
+	struct slot *slots;
+	size_t cap; /* 0 or a power of two */
+	size_t n;
+};
+
+/* One interned kind: records of @size bytes, indexed by content. */
+struct table {
+	void *recs;
+	size_t n, cap, size;
+	struct index ix;
+};
+
+struct pprof {
+	char **strings;
+	size_t nstrings, strings_cap;
+	struct index string_ix;
+	struct table fns, maps, locs;
+	struct value_type *types;
+	size_t ntypes, types_cap;
+	uint64_t default_type; /* string id of its type */
+	int64_t time_ns, duration_ns;
+	struct sample_rec *samples;
+	size_t nsamples, samples_cap;
+	uint64_t *sample_locs;
+	size_t nsample_locs, sample_locs_cap;
+	int64_t *vals;
+	size_t nvals, vals_cap;
+	uint64_t key_thread, key_pid, key_tid;
+};
+
+static uint32_t hash_bytes(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* Doubles @ix (from 64 slots) when half full. Returns 0 or -ENOMEM. */
+static int index_grow(struct index *ix)
+{
+	struct index big = { .cap = ix->cap ? ix->cap * 2 : 64, .n = ix->n };
+
+	if (ix->n * 2 < ix->cap)
+		return 0;
+	big.slots = calloc(big.cap, sizeof(*big.slots));
+	if (!big.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->cap; i++) {
+		size_t j = ix->slots[i].hash & (big.cap - 1);
+
+		if (!ix->slots[i].id)
+			continue;
+		while (big.slots[j].id)
+			j = (j + 1) & (big.cap - 1);
+		big.slots[j] = ix->slots[i];
+	}
+	free(ix->slots);
+	*ix = big;
+	return 0;
+}
+
+/* The record of @t with id @id. */
+static void *rec(const struct table *t, uint64_t id)
+{
+	return (char *)t->recs + (id - 1) * t->size;
+}
+
+/* The id of the record equal to @key in @t, added when new; 0 when out of memory. */
+static uint64_t table_intern(struct table *t, const void *key)
+{
+	uint32_t h = hash_bytes(key, t->size);
+	size_t i;
+	void *recs;
+
+	if (index_grow(&t->ix))
+		return 0;
+	for (i = h & (t->ix.cap - 1); t->ix.slots[i].id; i = (i + 1) & (t->ix.cap - 1))
+		if (t->ix.slots[i].hash == h && !memcmp(rec(t, t->ix.slots[i].id), key, t->size))
+			return t->ix.slots[i].id;
+	recs = grow__reserve(t->recs, &t->cap, t->n, t->size);
+	if (!recs)
+		return 0;
+	t->recs = recs;
+	memcpy((char *)recs + t->n * t->size, key, t->size);
+	t->ix.slots[i] = (struct slot){ .id = (uint32_t)++t->n, .hash = h };
+	t->ix.n++;
+	return t->n;
+}
+
+/* The string id of @s ("" for NULL), added when new; (uint64_t)-1 when out of memory. */
+static uint64_t string_id(struct pprof *p, const char *s)
+{
+	uint32_t h;
+	size_t i;
+	char **v, *copy;
+
+	if (!s || !*s)
+		return 0;
+	h = hash_bytes(s, strlen(s));
+	if (index_grow(&p->string_ix))
+		return (uint64_t)-1;
+	for (i = h & (p->string_ix.cap - 1); p->string_ix.slots[i].id;
+	     i = (i + 1) & (p->string_ix.cap - 1))
+		if (p->string_ix.slots[i].hash == h &&
+		    !strcmp(p->strings[p->string_ix.slots[i].id], s))
+			return p->string_ix.slots[i].id;
+	v = grow__reserve(p->strings, &p->strings_cap, p->nstrings, sizeof(*v));
+	if (!v)
+		return (uint64_t)-1;
+	p->strings = v;
+	copy = strdup(s);
+	if (!copy)
+		return (uint64_t)-1;
+	v[p->nstrings] = copy;
+	p->string_ix.slots[i] = (struct slot){ .id = (uint32_t)p->nstrings, .hash = h };
+	p->string_ix.n++;
+	return p->nstrings++;
+}
+
+struct pprof *pprof__new(void)
+{
+	struct pprof *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->fns.size = sizeof(struct fn_rec);
+	p->maps.size = sizeof(struct map_rec);
+	p->locs.size = sizeof(struct loc_rec);
+	p->strings = calloc(8, sizeof(*p->strings));
+	if (!p->strings)
+		goto fail;
+	p->strings_cap = 8;
+	p->strings[p->nstrings++] = NULL; /* id 0: "" */
+	p->key_thread = string_id(p, "thread");
+	p->key_pid = string_id(p, "pid");
+	p->key_tid = string_id(p, "tid");
+	if (p->key_tid == (uint64_t)-1 || p->key_pid == (uint64_t)-1 ||
+	    p->key_thread == (uint64_t)-1)
+		goto fail;
+	return p;
+fail:
+	pprof__free(p);
+	return NULL;
+}
+
+void pprof__free(struct pprof *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nstrings; i++)
+		free(p->strings[i]);
+	free(p->strings);
+	free(p->string_ix.slots);
+	free(p->fns.recs);
+	free(p->fns.ix.slots);
+	free(p->maps.recs);
+	free(p->maps.ix.slots);
+	free(p->locs.recs);
+	free(p->locs.ix.slots);
+	free(p->types);
+	free(p->samples);
+	free(p->sample_locs);
+	free(p->vals);
+	free(p);
+}
+
+int pprof__add_type(struct pprof *p, const char *type, const char *unit)
+{
+	struct value_type vt = { string_id(p, type), string_id(p, unit) };
+	struct value_type *v;
+
+	if (p->nsamples)
+		return -EBUSY;
+	if (vt.type == (uint64_t)-1 || vt.unit == (uint64_t)-1)
+		return -ENOMEM;
+	v = grow__reserve(p->types, &p->types_cap, p->ntypes, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->types = v;
+	v[p->ntypes] = vt;
+	return (int)p->ntypes++;
+}
+
+void pprof__set_default_type(struct pprof *p, size_t i)
+{
+	if (i < p->ntypes)
+		p->default_type = p->types[i].type;
+}
+
+void pprof__set_time(struct pprof *p, int64_t time_ns, int64_t duration_ns)
+{
+	p->time_ns = time_ns;
+	p->duration_ns = duration_ns;
+}
+
+/* The mapping id of @m (0 for NULL), added when new; (uint64_t)-1 when out of memory. */
+static uint64_t mapping_id(struct pprof *p, const struct pprof_mapping *m)
+{
+	char hex[2 * 64 + 1] = "";
+	struct map_rec r;
+	uint64_t id;
+
+	if (!m)
+		return 0;
+	for (size_t i = 0; i < m->build_id_len && i < 64; i++)
+		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
+	r = (struct map_rec){ .start = m->start, .limit = m->limit, .offset = m->offset,
+			      .file = string_id(p, m->file), .build_id = string_id(p, hex) };
+	if (r.file == (uint64_t)-1 || r.build_id == (uint64_t)-1)
+		return (uint64_t)-1;
+	id = table_intern(&p->maps, &r);
+	return id ? id : (uint64_t)-1;
+}
+
+/* The location id of @f; 0 when out of memory. */
+static uint64_t location_id(struct pprof *p, const struct pprof_frame *f)
+{
+	struct fn_rec fn = { .name = string_id(p, f->name ? f->name : "[unknown]") };
+	struct loc_rec loc = { .address = f->address };
+
+	if (f->address) {
+		loc.pid = f->pid;
+		loc.mapping = mapping_id(p, f->mapping);
+		if (f->mapping)
+			fn.file = string_id(p, f->mapping->file);
+	}
+	if (fn.name == (uint64_t)-1 || fn.file == (uint64_t)-1 || loc.mapping == (uint64_t)-1)
+		return 0;
+	loc.function = table_intern(&p->fns, &fn);
+	return loc.function ? table_intern(&p->locs, &loc) : 0;
+}
+
+int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
+		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid)
+{
+	char pid_str[16];
+	struct sample_rec s = { .loc_off = p->nsample_locs, .nlocs = n, .val_off = p->nvals,
+				.tid = tid };
+	void *grown;
+
+	if (!n || !p->ntypes)
+		return -EINVAL;
+	snprintf(pid_str, sizeof(pid_str), "%" PRIu32, pid);
+	s.thread = string_id(p, thread);
+	s.pid = string_id(p, pid_str);
+	if (s.thread == (uint64_t)-1 || s.pid == (uint64_t)-1)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = location_id(p, &frames[i]);
+
+		grown = grow__reserve(p->sample_locs, &p->sample_locs_cap, p->nsample_locs,
+				      sizeof(uint64_t));
+		if (!id || !grown)
+			goto nomem;
+		p->sample_locs = grown;
+		p->sample_locs[p->nsample_locs++] = id;
+	}
+	for (size_t i = 0; i < p->ntypes; i++) {
+		grown = grow__reserve(p->vals, &p->vals_cap, p->nvals, sizeof(int64_t));
+		if (!grown)
+			goto nomem;
+		p->vals = grown;
+		p->vals[p->nvals++] = values[i];
+	}
+	grown = grow__reserve(p->samples, &p->samples_cap, p->nsamples, sizeof(s));
+	if (!grown)
+		goto nomem;
+	p->samples = grown;
+	p->samples[p->nsamples++] = s;
+	return 0;
+nomem:
+	/* interned records stay (harmless); the sample's arrays go back */
+	p->nsample_locs = s.loc_off;
+	p->nvals = s.val_off;
+	return -ENOMEM;
+}
+
+size_t pprof__nr_samples(const struct pprof *p)
+{
+	return p->nsamples;
+}
+
+size_t pprof__nr_locations(const struct pprof *p)
+{
+	return p->locs.n;
+}
+
+size_t pprof__nr_mappings(const struct pprof *p)
+{
+	return p->maps.n;
+}
+
+/* The gzip stream the encoded fields go through, a top-level field at a time. */
+struct gz_out {
+	z_stream zs;
+	FILE *out;
+	int err;
+};
+
+static int write_err(void)
+{
+	return errno ? -errno : -EIO;
+}
+
+/* Compresses @len bytes of @data (@flush: Z_NO_FLUSH, or Z_FINISH at the end) to g->out. */
+static void gz_feed(struct gz_out *g, const uint8_t *data, size_t len, int flush)
+{
+	uint8_t chunk[16384];
+	int zerr;
+
+	if (g->err)
+		return;
+	g->zs.next_in = (Bytef *)data;
+	g->zs.avail_in = (uInt)len;
+	do {
+		g->zs.next_out = chunk;
+		g->zs.avail_out = sizeof(chunk);
+		zerr = deflate(&g->zs, flush);
+		if (zerr == Z_STREAM_ERROR) {
+			g->err = -EIO;
+			return;
+		}
+		len = sizeof(chunk) - g->zs.avail_out;
+		if (len && fwrite(chunk, 1, len, g->out) != len) {
+			g->err = write_err();
+			return;
+		}
+	} while (g->zs.avail_out == 0 || (flush == Z_FINISH && zerr != Z_STREAM_END));
+}
+
+/* Sends the top-level field(s) in @b to the stream and empties @b. */
+static void gz_emit(struct gz_out *g, struct pb_buf *b)
+{
+	if (!g->err)
+		g->err = pb__error(b);
+	gz_feed(g, b->data, b->len, Z_NO_FLUSH);
+	pb__rewind(b);
+}
+
+static void encode_types(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
+			 struct pb_buf *m)
+{
+	for (size_t i = 0; i < p->ntypes; i++) {
+		pb__rewind(m);
+		pb__uint(m, VALUE_TYPE_TYPE, p->types[i].type);
+		pb__uint(m, VALUE_TYPE_UNIT, p->types[i].unit);
+		pb__message(b, PROFILE_SAMPLE_TYPE, m);
+		gz_emit(g, b);
+	}
+}
+
+static void encode_label(struct pb_buf *m, struct pb_buf *label, uint64_t key, uint64_t str,
+			 uint64_t num)
+{
+	pb__rewind(label);
+	pb__uint(label, LABEL_KEY, key);
+	if (str)
+		pb__uint(label, LABEL_STR, str);
+	else
+		pb__uint(label, LABEL_NUM, num);
+	pb__message(m, SAMPLE_LABEL, label);
+}
+
+static void encode_samples(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
+			   struct pb_buf *m, struct pb_buf *label)
+{
+	for (size_t i = 0; i < p->nsamples && !g->err; i++) {
+		const struct sample_rec *s = &p->samples[i];
+
+		pb__rewind(m);
+		pb__packed(m, SAMPLE_LOCATION_ID, &p->sample_locs[s->loc_off], s->nlocs);
+		/* int64 values as varints: their two's complement, as uint64_t holds them */
+		pb__packed(m, SAMPLE_VALUE, (const uint64_t *)&p->vals[s->val_off], p->ntypes);
+		if (s->thread)
+			encode_label(m, label, p->key_thread, s->thread, 0);
+		encode_label(m, label, p->key_pid, s->pid, 0);
+		encode_label(m, label, p->key_tid, 0, s->tid);
+		pb__message(b, PROFILE_SAMPLE, m);
+		gz_emit(g, b);
+	}
+}
+
+static void encode_mappings(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
+			    struct pb_buf *m)
+{
+	for (uint64_t id = 1; id <= p->maps.n && !g->err; id++) {
+		const struct map_rec *r = rec(&p->maps, id);
+
+		pb__rewind(m);
+		pb__uint(m, MAPPING_ID, id);
+		pb__uint(m, MAPPING_START, r->start);
+		pb__uint(m, MAPPING_LIMIT, r->limit);
+		if (r->offset)
+			pb__uint(m, MAPPING_OFFSET, r->offset);
+		if (r->file)
+			pb__uint(m, MAPPING_FILENAME, r->file);
+		if (r->build_id)
+			pb__uint(m, MAPPING_BUILD_ID, r->build_id);
+		/* every location is named already: no tool should symbolize it again */
+		pb__uint(m, MAPPING_HAS_FUNCTIONS, 1);
+		pb__message(b, PROFILE_MAPPING, m);
+		gz_emit(g, b);
+	}
+}
+
+static void encode_locations(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
+			     struct pb_buf *m, struct pb_buf *line)
+{
+	for (uint64_t id = 1; id <= p->locs.n && !g->err; id++) {
+		const struct loc_rec *r = rec(&p->locs, id);
+
+		pb__rewind(m);
+		pb__rewind(line);
+		pb__uint(m, LOCATION_ID, id);
+		if (r->mapping)
+			pb__uint(m, LOCATION_MAPPING_ID, r->mapping);
+		if (r->address)
+			pb__uint(m, LOCATION_ADDRESS, r->address);
+		pb__uint(line, LINE_FUNCTION_ID, r->function);
+		pb__message(m, LOCATION_LINE, line);
+		pb__message(b, PROFILE_LOCATION, m);
+		gz_emit(g, b);
+	}
+}
+
+static void encode_functions(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
+			     struct pb_buf *m)
+{
+	for (uint64_t id = 1; id <= p->fns.n && !g->err; id++) {
+		const struct fn_rec *r = rec(&p->fns, id);
+
+		pb__rewind(m);
+		pb__uint(m, FUNCTION_ID, id);
+		pb__uint(m, FUNCTION_NAME, r->name);
+		pb__uint(m, FUNCTION_SYSTEM_NAME, r->name);
+		if (r->file)
+			pb__uint(m, FUNCTION_FILENAME, r->file);
+		pb__message(b, PROFILE_FUNCTION, m);
+		gz_emit(g, b);
+	}
+}
+
+static void encode_rest(const struct pprof *p, struct gz_out *g, struct pb_buf *b)
+{
+	for (size_t i = 0; i < p->nstrings && !g->err; i++) {
+		pb__string(b, PROFILE_STRING_TABLE, p->strings[i] ? p->strings[i] : "");
+		gz_emit(g, b);
+	}
+	if (p->time_ns)
+		pb__uint(b, PROFILE_TIME_NANOS, (uint64_t)p->time_ns);
+	if (p->duration_ns)
+		pb__uint(b, PROFILE_DURATION_NANOS, (uint64_t)p->duration_ns);
+	if (p->default_type)
+		pb__uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, p->default_type);
+	gz_emit(g, b);
+}
+
+int pprof__write(FILE *out, const struct pprof *p)
+{
+	struct gz_out g = { .out = out };
+	struct pb_buf b = {}, m = {}, sub = {};
+
+	errno = 0;
+	/* 15 + 16: a 32 KiB window, with a gzip header and trailer rather than zlib's */
+	if (deflateInit2(&g.zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	encode_types(p, &g, &b, &m);
+	encode_samples(p, &g, &b, &m, &sub);
+	encode_mappings(p, &g, &b, &m);
+	encode_locations(p, &g, &b, &m, &sub);
+	encode_functions(p, &g, &b, &m);
+	encode_rest(p, &g, &b);
+	gz_feed(&g, NULL, 0, Z_FINISH);
+	deflateEnd(&g.zs);
+	pb__reset(&b);
+	pb__reset(&m);
+	pb__reset(&sub);
+	if (!g.err && fflush(out) == EOF)
+		g.err = write_err();
+	return g.err;
+}
