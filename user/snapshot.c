@@ -91,7 +91,8 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		   const struct collector *col, struct frames *frames, struct target *t,
 		   const struct fl_row *r)
 {
-	const char *path[2 + FL_MAX_STACK_DEPTH];
+	/* process, thread, the stack, the call, the mapping */
+	const char *path[4 + FL_MAX_STACK_DEPTH];
 	char tname[FL_COMM_LEN];
 	const char *const *names = NULL;
 	size_t n = 0, depth = 0;
