@@ -467,11 +467,43 @@ static void encode_samples(const struct pprof *p, struct gz_out *g, struct pb_bu
 	}
 }
 
+/* True for a shared library's name: ".so" at the end or followed by a version (".so.6"). */
+static bool is_library(const char *file)
+{
+	for (const char *s = strstr(file, ".so"); s; s = strstr(s + 1, ".so"))
+		if (!s[3] || ((s[3] == '.' || s[3] == '_') && s[4] >= '0' && s[4] <= '9'))
+			return true;
+	return false;
+}
+
+/*
+ * profile.proto wants mapping[0] to be the main binary (tools name the profile after it): the
+ * first mapping of a file that is not a shared library nor special ("[vdso]"), as pprof
+ * guesses for legacy profiles. It swaps ids with mapping 1 in the output; 1 when none is.
+ */
+static uint64_t main_mapping(const struct pprof *p)
+{
+	for (uint64_t id = 1; id <= p->maps.n; id++) {
+		const struct map_rec *r = rec(&p->maps, id);
+		const char *file = p->strings[r->file];
+
+		if (r->file && file[0] != '[' && !is_library(file))
+			return id;
+	}
+	return 1;
+}
+
+/* The id mapping @id is written with: the main one and the first swap places. */
+static uint64_t out_mapping(uint64_t id, uint64_t main)
+{
+	return id == main ? 1 : id == 1 ? main : id;
+}
+
 static void encode_mappings(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
-			    struct pb_buf *m)
+			    struct pb_buf *m, uint64_t main)
 {
 	for (uint64_t id = 1; id <= p->maps.n && !g->err; id++) {
-		const struct map_rec *r = rec(&p->maps, id);
+		const struct map_rec *r = rec(&p->maps, out_mapping(id, main));
 
 		pb__rewind(m);
 		pb__uint(m, MAPPING_ID, id);
@@ -491,7 +523,7 @@ static void encode_mappings(const struct pprof *p, struct gz_out *g, struct pb_b
 }
 
 static void encode_locations(const struct pprof *p, struct gz_out *g, struct pb_buf *b,
-			     struct pb_buf *m, struct pb_buf *line)
+			     struct pb_buf *m, struct pb_buf *line, uint64_t main)
 {
 	for (uint64_t id = 1; id <= p->locs.n && !g->err; id++) {
 		const struct loc_rec *r = rec(&p->locs, id);
@@ -500,7 +532,7 @@ static void encode_locations(const struct pprof *p, struct gz_out *g, struct pb_
 		pb__rewind(line);
 		pb__uint(m, LOCATION_ID, id);
 		if (r->mapping)
-			pb__uint(m, LOCATION_MAPPING_ID, r->mapping);
+			pb__uint(m, LOCATION_MAPPING_ID, out_mapping(r->mapping, main));
 		if (r->address)
 			pb__uint(m, LOCATION_ADDRESS, r->address);
 		pb__uint(line, LINE_FUNCTION_ID, r->function);
@@ -546,6 +578,7 @@ int pprof__write(FILE *out, const struct pprof *p)
 {
 	struct gz_out g = { .out = out };
 	struct pb_buf b = {}, m = {}, sub = {};
+	uint64_t main = main_mapping(p);
 
 	errno = 0;
 	/* 15 + 16: a 32 KiB window, with a gzip header and trailer rather than zlib's */
@@ -554,8 +587,8 @@ int pprof__write(FILE *out, const struct pprof *p)
 		return -ENOMEM;
 	encode_types(p, &g, &b, &m);
 	encode_samples(p, &g, &b, &m, &sub);
-	encode_mappings(p, &g, &b, &m);
-	encode_locations(p, &g, &b, &m, &sub);
+	encode_mappings(p, &g, &b, &m, main);
+	encode_locations(p, &g, &b, &m, &sub, main);
 	encode_functions(p, &g, &b, &m);
 	encode_rest(p, &g, &b);
 	gz_feed(&g, NULL, 0, Z_FINISH);

@@ -437,6 +437,39 @@ Test(pprof, locations_per_process_and_address)
 	pprof__free(p);
 }
 
+/* Mapping 1 is the main binary whatever came first, and locations follow the renumbering. */
+Test(pprof, main_binary_mapping_first)
+{
+	struct pprof *p = pprof__new();
+	const struct pprof_mapping vdso = { .start = 0x7ff000, .limit = 0x800000, .file = "[vdso]" };
+	const struct pprof_mapping libc = { .start = 0x7f0000, .limit = 0x7f8000,
+					    .file = "/lib/libc.so.6" };
+	const struct pprof_frame f[] = { { "gettime", 0x7ff010, 5, &vdso },
+					 { "malloc", 0x7f0010, 5, &libc },
+					 { "main", 0x401000, 5, &app } };
+	const int64_t v[] = { 1 };
+	struct d_profile d;
+	int loc;
+
+	cr_assert_eq(pprof__add_type(p, "faults", "count"), 0);
+	cr_assert_eq(pprof__add_sample(p, f, 3, v, "t", 5, 5), 0);
+	write_and_decode(p, &d);
+	cr_assert_eq(d.nmaps, 3);
+	for (uint64_t i = 0; i < 3; i++)
+		cr_expect_eq(d.maps[i][0], i + 1, "mappings listed by id");
+	cr_expect_str_eq(str(&d, d.maps[0][4]), "/usr/bin/app");
+	cr_expect_str_eq(str(&d, d.maps[1][4]), "/lib/libc.so.6");
+	cr_expect_str_eq(str(&d, d.maps[2][4]), "[vdso]", "was first, swapped with the app");
+	loc = loc_named(&d, "main");
+	cr_expect_eq(d.locs[loc][1], 1);
+	loc = loc_named(&d, "gettime");
+	cr_expect_eq(d.locs[loc][1], 3);
+	loc = loc_named(&d, "malloc");
+	cr_expect_eq(d.locs[loc][1], 2);
+	d_free(&d);
+	pprof__free(p);
+}
+
 Test(pprof, misuse_rejected)
 {
 	struct pprof *p = pprof__new();
