@@ -59,8 +59,8 @@ size_t pprof__nr_locations(const struct pprof *p);
 size_t pprof__nr_mappings(const struct pprof *p);
 
 /* Writes the gzip-compressed profile to @out and flushes it. The first mapping written is the
- * main binary, as profile.proto asks: the first file mapped that is not a shared library.  Returns 0, -ENOMEM, or -errno of
- * the failed write (-EIO when unknown). */
+ * main binary, as profile.proto asks: the first file mapped that is not a shared library.
+ * Returns 0, -ENOMEM, or -errno of the failed write (-EIO when unknown). */
 int pprof__write(FILE *out, const struct pprof *p);
 
 #endif /* FAULTLINE_PPROF_H */
