@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /*
- * The pprof model and its writer. Ids are 1-based indexes into the arrays below (0 means none
- * in profile.proto); string 0 is "" as the format requires. Interning uses one open-addressing
- * index per kind, so a profile of 100k stacks costs hash lookups, not scans.
+ * The pprof model and its writer. Strings, functions, mappings and locations are interned
+ * (intern.h): their ids are the ids profile.proto uses (0 means none), and string 0 is "" as
+ * the format requires.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "grow.h"
+#include "intern.h"
 #include "pprof.h"
 #include "protobuf.h"
 
@@ -75,30 +76,9 @@ struct value_type {
 	uint64_t type, unit; /* string ids */
 };
 
-/* Open addressing: slot = id (1-based), 0 empty; each slot keeps its hash for rehashing. */
-struct slot {
-	uint32_t id;
-	uint32_t hash;
-};
-
-struct index {
-	struct slot *slots;
-	size_t cap; /* 0 or a power of two */
-	size_t n;
-};
-
-/* One interned kind: records of @size bytes, indexed by content. */
-struct table {
-	void *recs;
-	size_t n, cap, size;
-	struct index ix;
-};
-
 struct pprof {
-	char **strings;
-	size_t nstrings, strings_cap;
-	struct index string_ix;
-	struct table fns, maps, locs;
+	struct intern strings; /* string id = intern id; 0 is "" */
+	struct intern fns, maps, locs;
 	struct value_type *types;
 	size_t ntypes, types_cap;
 	uint64_t default_type; /* string id of its type */
@@ -112,96 +92,21 @@ struct pprof {
 	uint64_t key_thread, key_pid, key_tid;
 };
 
-static uint32_t hash_bytes(const void *data, size_t len)
-{
-	const uint8_t *b = data;
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return (uint32_t)(h ^ h >> 32);
-}
-
-/* Doubles @ix (from 64 slots) when half full. Returns 0 or -ENOMEM. */
-static int index_grow(struct index *ix)
-{
-	struct index big = { .cap = ix->cap ? ix->cap * 2 : 64, .n = ix->n };
-
-	if (ix->n * 2 < ix->cap)
-		return 0;
-	big.slots = calloc(big.cap, sizeof(*big.slots));
-	if (!big.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < ix->cap; i++) {
-		size_t j = ix->slots[i].hash & (big.cap - 1);
-
-		if (!ix->slots[i].id)
-			continue;
-		while (big.slots[j].id)
-			j = (j + 1) & (big.cap - 1);
-		big.slots[j] = ix->slots[i];
-	}
-	free(ix->slots);
-	*ix = big;
-	return 0;
-}
-
-/* The record of @t with id @id. */
-static void *rec(const struct table *t, uint64_t id)
-{
-	return (char *)t->recs + (id - 1) * t->size;
-}
-
-/* The id of the record equal to @key in @t, added when new; 0 when out of memory. */
-static uint64_t table_intern(struct table *t, const void *key)
-{
-	uint32_t h = hash_bytes(key, t->size);
-	size_t i;
-	void *recs;
-
-	if (index_grow(&t->ix))
-		return 0;
-	for (i = h & (t->ix.cap - 1); t->ix.slots[i].id; i = (i + 1) & (t->ix.cap - 1))
-		if (t->ix.slots[i].hash == h && !memcmp(rec(t, t->ix.slots[i].id), key, t->size))
-			return t->ix.slots[i].id;
-	recs = grow__reserve(t->recs, &t->cap, t->n, t->size);
-	if (!recs)
-		return 0;
-	t->recs = recs;
-	memcpy((char *)recs + t->n * t->size, key, t->size);
-	t->ix.slots[i] = (struct slot){ .id = (uint32_t)++t->n, .hash = h };
-	t->ix.n++;
-	return t->n;
-}
-
-/* The string id of @s ("" for NULL), added when new; (uint64_t)-1 when out of memory. */
+/* The string id of @s (0 for "" or NULL), added when new; (uint64_t)-1 when out of memory. */
 static uint64_t string_id(struct pprof *p, const char *s)
 {
-	uint32_t h;
-	size_t i;
-	char **v, *copy;
+	uint64_t id;
 
 	if (!s || !*s)
 		return 0;
-	h = hash_bytes(s, strlen(s));
-	if (index_grow(&p->string_ix))
-		return (uint64_t)-1;
-	for (i = h & (p->string_ix.cap - 1); p->string_ix.slots[i].id;
-	     i = (i + 1) & (p->string_ix.cap - 1))
-		if (p->string_ix.slots[i].hash == h &&
-		    !strcmp(p->strings[p->string_ix.slots[i].id], s))
-			return p->string_ix.slots[i].id;
-	v = grow__reserve(p->strings, &p->strings_cap, p->nstrings, sizeof(*v));
-	if (!v)
-		return (uint64_t)-1;
-	p->strings = v;
-	copy = strdup(s);
-	if (!copy)
-		return (uint64_t)-1;
-	v[p->nstrings] = copy;
-	p->string_ix.slots[i] = (struct slot){ .id = (uint32_t)p->nstrings, .hash = h };
-	p->string_ix.n++;
-	return p->nstrings++;
+	id = intern__id(&p->strings, s);
+	return id ? id : (uint64_t)-1;
+}
+
+/* The string with id @id. */
+static const char *string(const struct pprof *p, uint64_t id)
+{
+	return id ? intern__get(&p->strings, id) : "";
 }
 
 struct pprof *pprof__new(void)
@@ -210,40 +115,29 @@ struct pprof *pprof__new(void)
 
 	if (!p)
 		return NULL;
-	p->fns.size = sizeof(struct fn_rec);
-	p->maps.size = sizeof(struct map_rec);
-	p->locs.size = sizeof(struct loc_rec);
-	p->strings = calloc(8, sizeof(*p->strings));
-	if (!p->strings)
-		goto fail;
-	p->strings_cap = 8;
-	p->strings[p->nstrings++] = NULL; /* id 0: "" */
+	intern__init(&p->strings, 0);
+	intern__init(&p->fns, sizeof(struct fn_rec));
+	intern__init(&p->maps, sizeof(struct map_rec));
+	intern__init(&p->locs, sizeof(struct loc_rec));
 	p->key_thread = string_id(p, "thread");
 	p->key_pid = string_id(p, "pid");
 	p->key_tid = string_id(p, "tid");
 	if (p->key_tid == (uint64_t)-1 || p->key_pid == (uint64_t)-1 ||
-	    p->key_thread == (uint64_t)-1)
-		goto fail;
+	    p->key_thread == (uint64_t)-1) {
+		pprof__free(p);
+		return NULL;
+	}
 	return p;
-fail:
-	pprof__free(p);
-	return NULL;
 }
 
 void pprof__free(struct pprof *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nstrings; i++)
-		free(p->strings[i]);
-	free(p->strings);
-	free(p->string_ix.slots);
-	free(p->fns.recs);
-	free(p->fns.ix.slots);
-	free(p->maps.recs);
-	free(p->maps.ix.slots);
-	free(p->locs.recs);
-	free(p->locs.ix.slots);
+	intern__fini(&p->strings);
+	intern__fini(&p->fns);
+	intern__fini(&p->maps);
+	intern__fini(&p->locs);
 	free(p->types);
 	free(p->samples);
 	free(p->sample_locs);
@@ -295,7 +189,7 @@ static uint64_t mapping_id(struct pprof *p, const struct pprof_mapping *m)
 			      .file = string_id(p, m->file), .build_id = string_id(p, hex) };
 	if (r.file == (uint64_t)-1 || r.build_id == (uint64_t)-1)
 		return (uint64_t)-1;
-	id = table_intern(&p->maps, &r);
+	id = intern__id(&p->maps, &r);
 	return id ? id : (uint64_t)-1;
 }
 
@@ -313,8 +207,8 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f)
 	}
 	if (fn.name == (uint64_t)-1 || fn.file == (uint64_t)-1 || loc.mapping == (uint64_t)-1)
 		return 0;
-	loc.function = table_intern(&p->fns, &fn);
-	return loc.function ? table_intern(&p->locs, &loc) : 0;
+	loc.function = intern__id(&p->fns, &fn);
+	return loc.function ? intern__id(&p->locs, &loc) : 0;
 }
 
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
@@ -484,8 +378,8 @@ static bool is_library(const char *file)
 static uint64_t main_mapping(const struct pprof *p)
 {
 	for (uint64_t id = 1; id <= p->maps.n; id++) {
-		const struct map_rec *r = rec(&p->maps, id);
-		const char *file = p->strings[r->file];
+		const struct map_rec *r = intern__get(&p->maps, id);
+		const char *file = string(p, r->file);
 
 		if (r->file && file[0] != '[' && !is_library(file))
 			return id;
@@ -503,7 +397,7 @@ static void encode_mappings(const struct pprof *p, struct gz_out *g, struct pb_b
 			    struct pb_buf *m, uint64_t main)
 {
 	for (uint64_t id = 1; id <= p->maps.n && !g->err; id++) {
-		const struct map_rec *r = rec(&p->maps, out_mapping(id, main));
+		const struct map_rec *r = intern__get(&p->maps, out_mapping(id, main));
 
 		pb__rewind(m);
 		pb__uint(m, MAPPING_ID, id);
@@ -526,7 +420,7 @@ static void encode_locations(const struct pprof *p, struct gz_out *g, struct pb_
 			     struct pb_buf *m, struct pb_buf *line, uint64_t main)
 {
 	for (uint64_t id = 1; id <= p->locs.n && !g->err; id++) {
-		const struct loc_rec *r = rec(&p->locs, id);
+		const struct loc_rec *r = intern__get(&p->locs, id);
 
 		pb__rewind(m);
 		pb__rewind(line);
@@ -546,7 +440,7 @@ static void encode_functions(const struct pprof *p, struct gz_out *g, struct pb_
 			     struct pb_buf *m)
 {
 	for (uint64_t id = 1; id <= p->fns.n && !g->err; id++) {
-		const struct fn_rec *r = rec(&p->fns, id);
+		const struct fn_rec *r = intern__get(&p->fns, id);
 
 		pb__rewind(m);
 		pb__uint(m, FUNCTION_ID, id);
@@ -561,8 +455,8 @@ static void encode_functions(const struct pprof *p, struct gz_out *g, struct pb_
 
 static void encode_rest(const struct pprof *p, struct gz_out *g, struct pb_buf *b)
 {
-	for (size_t i = 0; i < p->nstrings && !g->err; i++) {
-		pb__string(b, PROFILE_STRING_TABLE, p->strings[i] ? p->strings[i] : "");
+	for (uint64_t i = 0; i <= p->strings.n && !g->err; i++) {
+		pb__string(b, PROFILE_STRING_TABLE, string(p, i));
 		gz_emit(g, b);
 	}
 	if (p->time_ns)
