@@ -280,6 +280,7 @@ static void pprof_run(struct h_run *r, struct raw *raw, const char *workload,
 Test(pprof, threads_read_back_by_go_tool_pprof)
 {
 	char want[4200], line[4200];
+	unsigned long long start = 0, limit = 0;
 	int resident, released, faults;
 	struct h_run r;
 	struct raw raw;
@@ -326,6 +327,10 @@ Test(pprof, threads_read_back_by_go_tool_pprof)
 		cr_expect(strstr(line, want) && strspn(strstr(line, want) + strlen(want),
 							"0123456789abcdef") == 40,
 			  "no build-id after the file name: '%s'", line);
+		cr_expect(sscanf(line, "%*u: 0x%llx/0x%llx", &start, &limit) == 2 &&
+				  start <= raw.loc_addr[loc] && raw.loc_addr[loc] < limit,
+			  "%s at %#llx, outside its mapping '%s'", touchers[i].fn,
+			  (unsigned long long)raw.loc_addr[loc], line);
 	}
 	mapping_line(&raw, 1, line, sizeof(line));
 	cr_expect(strstr(line, "/threads "), "mapping 1 is the main binary: '%s'", line);
