@@ -46,6 +46,7 @@ enum {
 	OPT_VM,
 	OPT_BY,
 	OPT_PLAIN,
+	OPT_PPROF,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -66,6 +67,7 @@ static const char doc[] =
 	"    faultline -T -p 1234          # per-thread table, thread frames\n"
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
+	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
@@ -122,6 +124,9 @@ static const struct argp_option options[] = {
 	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
 	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
 	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
+	{ "pprof", OPT_PPROF, "FILE", 0,
+	  "Write a pprof profile to FILE (gzip-compressed profile.proto: every metric, addresses, "
+	  "mappings with build-ids, thread and pid labels)", 4 },
 	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
 	{ "plain", OPT_PLAIN, NULL, 0,
 	  "Plain snapshots even on a terminal (no interactive view)", 4 },
@@ -261,6 +266,17 @@ static int parse_folded(struct fl_config *cfg, const char *arg)
 		return -EINVAL;
 	}
 	cfg->folded = arg;
+	return 0;
+}
+
+/* A binary file: stdout would mix it with the report. */
+static int parse_pprof(struct fl_config *cfg, const char *arg)
+{
+	if (!*arg || !strcmp(arg, "-")) {
+		usage_error("--pprof: give a file name (the profile is binary, not for stdout)");
+		return -EINVAL;
+	}
+	cfg->pprof = arg;
 	return 0;
 }
 
@@ -445,6 +461,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FOLDED:
 		err = parse_folded(cfg, arg);
+		break;
+	case OPT_PPROF:
+		err = parse_pprof(cfg, arg);
 		break;
 	case OPT_METRIC:
 		err = parse_metric(cfg, arg);

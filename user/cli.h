@@ -23,6 +23,7 @@ struct fl_config {
 	bool plain;	     /* --plain: no interactive view on a terminal */
 	int verbose;	     /* -v, repeatable */
 	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
+	const char *pprof;   /* --pprof FILE (gzip-compressed profile.proto); NULL for none */
 	enum fl_metric metric; /* --metric; default resident */
 	bool metric_given;     /* --metric was on the command line */
 	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */

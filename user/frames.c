@@ -21,7 +21,8 @@ struct named_stack {
 	bool used;
 	bool retry; /* cut at a frame outside code: name it again next time */
 	size_t n;
-	char **names; /* root first */
+	char **names;	 /* root first */
+	uint64_t *addrs; /* the address each name is of, root first */
 };
 
 /* Open addressing, linear probing; grown at half full. */
@@ -46,11 +47,12 @@ struct frames *frames__new(void)
 	return f;
 }
 
-static void names_free(char **names, size_t n)
+static void names_free(struct named_stack *s)
 {
-	for (size_t i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->names[i]);
+	free(s->names);
+	free(s->addrs);
 }
 
 void frames__free(struct frames *f)
@@ -59,7 +61,7 @@ void frames__free(struct frames *f)
 		return;
 	for (size_t i = 0; i < f->cap; i++)
 		if (f->slots[i].used)
-			names_free(f->slots[i].names, f->slots[i].n);
+			names_free(&f->slots[i]);
 	free(f->slots);
 	free(f);
 }
@@ -141,10 +143,10 @@ static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 	return out;
 }
 
-/* Names @ips (leaf first) into @names, root first, from the deepest frame that lies in a
- * mapping. Returns how many, and sets *@cut when frames were dropped. */
+/* Names @ips (leaf first) into @names and @addrs, root first, from the deepest frame that lies
+ * in a mapping. Returns how many, and sets *@cut when frames were dropped. */
 static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
-			 char **names, bool *cut)
+			 char **names, uint64_t *addrs, bool *cut)
 {
 	char buf[512];
 	size_t kept = n;
@@ -165,19 +167,31 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 			break;
 		}
 		names[i] = strdup(name);
+		addrs[i] = addr;
 	}
 	/* leaf first -> root first */
 	for (size_t i = 0; i < kept / 2; i++) {
 		char *t = names[i];
+		uint64_t a = addrs[i];
 
 		names[i] = names[kept - 1 - i];
 		names[kept - 1 - i] = t;
+		addrs[i] = addrs[kept - 1 - i];
+		addrs[kept - 1 - i] = a;
 	}
 	return kept;
 }
 
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
 		   const struct fl_key *key, const char *const **out)
+{
+	const uint64_t *addrs;
+
+	return frames__get_addrs(f, col, sym, key, out, &addrs);
+}
+
+size_t frames__get_addrs(struct frames *f, const struct collector *col, struct symbolizer *sym,
+			 const struct fl_key *key, const char *const **out, const uint64_t **addrs)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
 	struct stack_id id = { .tgid = key->tgid, .returns = fl_call_is_alloc(key->call),
@@ -191,22 +205,24 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 	s = &f->slots[slot_of(f, &id)];
 	if (s->used && !s->retry) {
 		*out = (const char *const *)s->names;
+		*addrs = s->addrs;
 		return s->n;
 	}
 	n = repaired_walk(col, sym, key, ips);
 	if (!n)
 		return 0;
 	if (s->used)
-		names_free(s->names, s->n);
+		names_free(s);
 	else
 		f->used++;
 	*s = (struct named_stack){ .id = id, .used = true };
 	s->names = calloc(n, sizeof(char *));
-	if (!s->names) {
+	s->addrs = calloc(n, sizeof(uint64_t));
+	if (!s->names || !s->addrs) {
 		s->retry = true;
 		return 0;
 	}
-	s->n = name_stack(sym, ips, n, id.returns, s->names, &cut);
+	s->n = name_stack(sym, ips, n, id.returns, s->names, s->addrs, &cut);
 	s->retry = cut;
 	for (size_t i = 0; i < s->n; i++)
 		if (!s->names[i]) { /* out of memory: name it again next time */
@@ -214,5 +230,6 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 			return 0;
 		}
 	*out = (const char *const *)s->names;
+	*addrs = s->addrs;
 	return s->n;
 }

@@ -26,4 +26,12 @@ void frames__free(struct frames *f); /* accepts NULL */
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
 		   const struct fl_key *key, const char *const **out);
 
+/*
+ * frames__get, and in *@addrs (owned by @f, as many) the address each frame was named from,
+ * root first: a return address less one, inside the call instruction, for every frame read as
+ * a return address; the fault or call address itself for the leaf of other rows.
+ */
+size_t frames__get_addrs(struct frames *f, const struct collector *col, struct symbolizer *sym,
+			 const struct fl_key *key, const char *const **out, const uint64_t **addrs);
+
 #endif /* FAULTLINE_FRAMES_H */

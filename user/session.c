@@ -381,7 +381,7 @@ static int show(struct session *s, bool final)
 	const struct fl_config *cfg = s->cfg;
 	struct snapshot_opts so = { .threads = s->threads, .metric = s->metric,
 				    .alloc = cfg->alloc, .vm = cfg->vm, .by_stack = cfg->by_stack,
-				    .by_mapping = cfg->by_mapping };
+				    .by_mapping = cfg->by_mapping, .pprof = final && cfg->pprof };
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = s->threads,
 				 .min_share = 0.005, .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
@@ -418,6 +418,11 @@ static int show(struct session *s, bool final)
 		render(out, &snap, &to, !final, rows);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+	if (final && cfg->pprof) {
+		int perr = snapshot__write_pprof(&snap, cfg->pprof);
+
+		err = err ? err : perr;
+	}
 	if (final && cfg->verbose) {
 		size_t nrows;
 

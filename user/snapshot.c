@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "calls.h"
 #include "folded.h"
 #include "mapclass.h"
@@ -86,15 +87,96 @@ static const char *mapping_frame(const struct target *t, const struct fl_key *ke
 	return path ? path : map_class__name(key->map_class);
 }
 
+/*
+ * The pprof sample types: the metric families every session has, those of --alloc and --vm,
+ * and the --metric chosen when it is none of them (anon, file, ...), which views show first.
+ */
+static int pprof_setup(struct snapshot *snap, const struct snapshot_opts *o)
+{
+	static const enum fl_metric always[] = { FL_METRIC_RESIDENT, FL_METRIC_RELEASED,
+						 FL_METRIC_FAULTS };
+	static const enum fl_metric alloc[] = { FL_METRIC_ALLOC_COUNT, FL_METRIC_ALLOC_BYTES,
+						FL_METRIC_LIVE_COUNT, FL_METRIC_LIVE_BYTES };
+	static const enum fl_metric vm[] = { FL_METRIC_RESERVED, FL_METRIC_UNMAPPED };
+	enum fl_metric *t = snap->pprof_types;
+	size_t n = 0, dflt = FL_METRIC__COUNT;
+
+	snap->pprof = pprof__new();
+	if (!snap->pprof)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		t[n++] = always[i];
+	for (size_t i = 0; o->alloc && i < sizeof(alloc) / sizeof(alloc[0]); i++)
+		t[n++] = alloc[i];
+	for (size_t i = 0; o->vm && i < sizeof(vm) / sizeof(vm[0]); i++)
+		t[n++] = vm[i];
+	for (size_t i = 0; i < n; i++)
+		if (t[i] == o->metric)
+			dflt = i;
+	if (dflt == FL_METRIC__COUNT) {
+		dflt = n;
+		t[n++] = o->metric;
+	}
+	snap->npprof_types = n;
+	for (size_t i = 0; i < n; i++)
+		if (pprof__add_type(snap->pprof, metric__name(t[i]),
+				    metric__is_bytes(t[i]) ? "bytes" : "count") < 0)
+			return -ENOMEM;
+	pprof__set_default_type(snap->pprof, dflt);
+	return 0;
+}
+
+/*
+ * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
+ * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
+ */
+static int add_pprof_sample(struct snapshot *snap, const struct collector *col,
+			    const struct target *t, const struct fl_row *r, const char *const *path,
+			    const uint64_t *addrs, size_t depth)
+{
+	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
+	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
+	int64_t values[FL_METRIC__COUNT];
+	char tname[FL_COMM_LEN];
+	bool any = false;
+
+	for (size_t i = 0; i < snap->npprof_types; i++) {
+		values[i] = (int64_t)metric__value(&r->counts, snap->pprof_types[i]);
+		any |= values[i] != 0;
+	}
+	if (!any)
+		return 0;
+	for (size_t i = 0; i < depth; i++) {
+		struct pprof_frame *f = &frames[depth - 1 - i];
+		struct symbolizer_mapping m;
+
+		*f = (struct pprof_frame){ .name = path[i], .address = addrs[i], .pid = r->key.tgid };
+		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
+			continue;
+		maps[i] = (struct pprof_mapping){ .start = m.start, .limit = m.end,
+						  .offset = m.offset, .file = m.path,
+						  .build_id = m.build_id,
+						  .build_id_len = m.build_id_len };
+		f->mapping = &maps[i];
+	}
+	thread_name(col, r->key.tid, tname);
+	return pprof__add_sample(snap->pprof, frames, depth, values, tname, r->key.tgid,
+				 r->key.tid);
+}
+
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
 static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		   const struct collector *col, struct frames *frames, struct target *t,
 		   const struct fl_row *r)
 {
-	const char *path[2 + FL_MAX_STACK_DEPTH];
+	/* process, thread, the stack, the call, the mapping */
+	const char *path[4 + FL_MAX_STACK_DEPTH];
+	uint64_t addrs[4 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
 	char tname[FL_COMM_LEN];
 	const char *const *names = NULL;
+	const uint64_t *ips = NULL;
 	size_t n = 0, depth = 0;
+	int err;
 
 	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
 	if (o->threads) {
@@ -102,9 +184,10 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = tname;
 	}
 	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)
-		n = frames__get(frames, col, t->sym, &r->key, &names);
+		n = frames__get_addrs(frames, col, t->sym, &r->key, &names, &ips);
 	if (n) {
 		memcpy(&path[depth], names, n * sizeof(*names));
+		memcpy(&addrs[depth], ips, n * sizeof(*ips));
 		depth += n;
 	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
 		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
@@ -115,7 +198,10 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = call__name(r->key.call);
 	if (o->by_mapping)
 		path[depth++] = mapping_frame(t, &r->key);
-	return profile__add(snap->profile, path, depth, &r->counts);
+	err = profile__add(snap->profile, path, depth, &r->counts);
+	if (!err && snap->pprof)
+		err = add_pprof_sample(snap, col, t, r, path, addrs, depth);
+	return err;
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -328,7 +414,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	snap->profile = profile__new();
 	snap->procs = calloc(ntargets ? ntargets : 1, sizeof(*snap->procs));
 	ix = index_targets(targets, ntargets);
-	if (!snap->profile || !snap->procs || !ix) {
+	if (!snap->profile || !snap->procs || !ix || (o->pprof && pprof_setup(snap, o))) {
 		free(ix);
 		return -ENOMEM;
 	}
@@ -388,6 +474,33 @@ int snapshot__write_folded(const struct snapshot *snap, const char *path, enum f
 	return err;
 }
 
+int snapshot__write_pprof(const struct snapshot *snap, const char *path)
+{
+	FILE *f = snap->pprof ? fopen(path, "we") : NULL;
+	struct timespec now;
+	int err;
+
+	if (!snap->pprof)
+		return -EINVAL;
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	/* the session's wall-clock start: now less its length */
+	clock_gettime(CLOCK_REALTIME, &now);
+	pprof__set_time(snap->pprof,
+			(int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
+				(int64_t)(snap->report.elapsed_s * 1e9),
+			(int64_t)(snap->report.elapsed_s * 1e9));
+	err = pprof__write(f, snap->pprof);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
+	return err;
+}
+
 void snapshot__fini(struct snapshot *snap)
 {
 	profile__free(snap->profile);
@@ -395,5 +508,6 @@ void snapshot__fini(struct snapshot *snap)
 	free(snap->threads);
 	free(snap->sites);
 	free(snap->vm_sites);
+	pprof__free(snap->pprof);
 	memset(snap, 0, sizeof(*snap));
 }

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "collector.h"
 #include "frames.h"
+#include "pprof.h"
 #include "profile.h"
 #include "report.h"
 #include "targets.h"
@@ -17,6 +18,7 @@ struct snapshot_opts {
 	bool vm;    /* --vm: build the memory call sites too */
 	bool by_stack;	 /* the stack's frames (and the call's) below the process [and thread] */
 	bool by_mapping; /* the mapping class as the last frame (file path for a file) */
+	bool pprof;	 /* build the pprof model too (with addresses and mappings) */
 };
 
 struct snapshot {
@@ -26,6 +28,9 @@ struct snapshot {
 	struct fl_thread_summary *threads;
 	struct fl_call_site *sites;
 	struct fl_call_site *vm_sites;
+	struct pprof *pprof; /* snapshot_opts.pprof: the same rows with frame addresses */
+	enum fl_metric pprof_types[FL_METRIC__COUNT]; /* the metric of each sample value */
+	size_t npprof_types;
 };
 
 /* The frame that stands for a stack of @origin (the process's own stack for USER). */
@@ -38,6 +43,10 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 
 /* Writes the folded stacks of @snap to @path ("-": stdout). Returns 0 or -errno (reported). */
 int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m);
+
+/* Writes the pprof model of @snap to @path, gzip-compressed profile.proto. Returns 0 or -errno
+ * (reported). */
+int snapshot__write_pprof(const struct snapshot *snap, const char *path);
 
 void snapshot__fini(struct snapshot *snap);
 

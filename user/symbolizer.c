@@ -410,6 +410,23 @@ const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id)
 	return file_names__find(&s->files, file_id);
 }
 
+int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbolizer_mapping *out)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+	const struct elfsyms *elf;
+
+	if (!e)
+		return -ENOENT;
+	elf = s->mods[e - s->maps.entries].elf;
+	*out = (struct symbolizer_mapping){ .start = e->start, .end = e->end, .offset = e->offset,
+					    .path = e->path };
+	if (elf)
+		out->build_id_len = elfsyms__build_id(elf, &out->build_id);
+	if (!out->build_id_len)
+		out->build_id = NULL;
+	return 0;
+}
+
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)
 {
 	return s->nr_refreshes;

@@ -67,6 +67,18 @@ bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
 /* The path of the file with fl_file_id() @file_id that any maps snapshot showed, or NULL. */
 const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id);
 
+/* The mapping of the snapshot that holds an address, with its file's build-id. */
+struct symbolizer_mapping {
+	uint64_t start, end, offset; /* [start, end) from file offset @offset */
+	const char *path;	     /* "" for anonymous memory; "[vdso]", "[heap]", ... */
+	const uint8_t *build_id;     /* NULL when none is known (not ELF, unreadable, none) */
+	size_t build_id_len;
+};
+
+/* The mapping holding @addr in the snapshot (no re-read). Its pointers stay valid until the
+ * next refresh. Returns 0, or -ENOENT when no mapping holds @addr. */
+int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbolizer_mapping *out);
+
 /* How many times the maps were read again (explicitly or on a miss). */
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
 

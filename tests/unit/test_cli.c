@@ -77,6 +77,7 @@ Test(cli, defaults_with_pid, .init = quiet)
 	cr_expect_not(cfg.quiet);
 	cr_expect_eq(cfg.verbose, 0);
 	cr_expect_null(cfg.folded);
+	cr_expect_null(cfg.pprof);
 	cr_expect_eq(cfg.metric, FL_METRIC_RESIDENT);
 	cr_expect_eq(cfg.stack_storage, 16384);
 }
@@ -250,6 +251,20 @@ Test(cli, folded_and_metric, .init = quiet)
 			   "--metric", "rss");
 	EXPECT_USAGE_ERROR("empty file name", "-p", "1", "--folded", "");
 	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--folded");
+}
+
+Test(cli, pprof, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--pprof", "out.pb.gz", "--folded", "-"), 0);
+	cr_expect_str_eq(cfg.pprof, "out.pb.gz");
+	cr_expect_str_eq(cfg.folded, "-");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--pprof=p.pb.gz"), 0);
+	cr_expect_str_eq(cfg.pprof, "p.pb.gz");
+	EXPECT_USAGE_ERROR("not for stdout", "-p", "1", "--pprof", "-");
+	EXPECT_USAGE_ERROR("give a file name", "-p", "1", "--pprof", "");
+	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--pprof");
 }
 
 Test(cli, alloc_options, .init = quiet)

@@ -489,6 +489,39 @@ Test(symbolizer, stripped_build_id)
 	elf_cache__free(cache);
 }
 
+/* The mapping of an address, as pprof gets it: bounds, path, and its file's build-id. */
+Test(symbolizer, mapping_and_build_id)
+{
+	struct elf_cache *cache = elf_cache__new();
+	struct symbolizer_mapping m;
+	char path[256], hex[160], got[160] = "";
+	struct symbolizer *s;
+	struct target t;
+
+	build("bid", "-fPIE -pie -Wl,--build-id", false);
+	snprintf(path, sizeof(path), "%s/bin/bid", tmp);
+	build_id_hex(path, hex, sizeof(hex));
+	start(&t, "bid");
+	s = symbolizer__new(cache, t.pid);
+	cr_assert_not_null(s);
+	cr_assert_eq(symbolizer__mapping(s, t.addr[A_ALPHA], &m), 0);
+	cr_expect(m.start <= t.addr[A_ALPHA] && t.addr[A_ALPHA] < m.end);
+	cr_expect_str_eq(m.path, path);
+	cr_assert_not_null(m.build_id);
+	for (size_t i = 0; i < m.build_id_len; i++)
+		snprintf(got + 2 * i, 3, "%02x", m.build_id[i]);
+	cr_expect_str_eq(got, hex);
+	/* the data of the same file: the same build-id */
+	cr_assert_eq(symbolizer__mapping(s, t.addr[A_DATA], &m), 0);
+	cr_expect_str_eq(m.path, path);
+	cr_expect_gt(m.build_id_len, 0);
+	/* nothing is mapped at page 0 */
+	cr_expect_eq(symbolizer__mapping(s, 16, &m), -ENOENT);
+	symbolizer__free(s);
+	stop(&t);
+	elf_cache__free(cache);
+}
+
 /* The three places a .gnu_debuglink name is looked for, and a debug file of another build. */
 Test(symbolizer, stripped_debuglink)
 {

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * pprof's format: a gzip-compressed profile.proto (github.com/google/pprof/proto/profile.proto),
+ * what `go tool pprof`, Pyroscope and Grafana read. A model is built in memory (sample types,
+ * then samples whose frames carry addresses and mappings), then written in one go; strings,
+ * functions, mappings and locations are interned as samples come, so the writer only encodes.
+ */
+#ifndef FAULTLINE_PPROF_H
+#define FAULTLINE_PPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* A mapped object as /proc/PID/maps shows it: [start, limit) from @offset of @file. */
+struct pprof_mapping {
+	uint64_t start;
+	uint64_t limit;
+	uint64_t offset;
+	const char *file;	  /* path, or "[vdso]", "[anon]"...; NULL or "": unknown */
+	const uint8_t *build_id;  /* GNU build-id bytes, written as lowercase hex; NULL: none */
+	size_t build_id_len;
+};
+
+/* One frame of a sample. */
+struct pprof_frame {
+	const char *name;  /* the function as faultline names it (NULL: "[unknown]") */
+	uint64_t address;  /* the code address named; 0 for a pseudo-frame ("[exit]", a thread) */
+	uint32_t pid;	   /* whose address space @address is in */
+	const struct pprof_mapping *mapping; /* the mapping holding @address; NULL: none */
+};
+
+struct pprof;
+
+/* An empty model, or NULL (ENOMEM). */
+struct pprof *pprof__new(void);
+void pprof__free(struct pprof *p); /* accepts NULL */
+
+/* Adds a sample type ("resident", "bytes"); all of them come before the first sample.
+ * Returns its index, -EBUSY once samples exist, or -ENOMEM. */
+int pprof__add_type(struct pprof *p, const char *type, const char *unit);
+/* The type views show first (default_sample_type): index @i of pprof__add_type. */
+void pprof__set_default_type(struct pprof *p, size_t i);
+/* Wall-clock start of the profile (ns since the epoch) and its length. */
+void pprof__set_time(struct pprof *p, int64_t time_ns, int64_t duration_ns);
+
+/*
+ * Adds one sample: @frames leaf first (@n of them, @n >= 1), one value per sample type, and the
+ * labels thread=@thread (string), pid=@pid (string) and tid=@tid (number). Frames with an
+ * address are one Location per (pid, address, name, mapping); pseudo-frames (address 0) one per
+ * name. Returns 0, -EINVAL (no frame, or no sample type), or -ENOMEM (nothing added).
+ */
+int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
+		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid);
+
+/* How many samples, locations and mappings the model holds. */
+size_t pprof__nr_samples(const struct pprof *p);
+size_t pprof__nr_locations(const struct pprof *p);
+size_t pprof__nr_mappings(const struct pprof *p);
+
+/* Writes the gzip-compressed profile to @out and flushes it. The first mapping written is the
+ * main binary, as profile.proto asks: the first file mapped that is not a shared library.
+ * Returns 0, -ENOMEM, or -errno of the failed write (-EIO when unknown). */
+int pprof__write(FILE *out, const struct pprof *p);
+
+#endif /* FAULTLINE_PPROF_H */
