@@ -21,6 +21,10 @@
 #include "table.h"
 #include "targets.h"
 
+#ifndef FAULTLINE_VERSION
+#define FAULTLINE_VERSION "0.0.0-dev"
+#endif
+
 struct session {
 	const struct fl_config *cfg;
 	struct tracer *tracer;
@@ -36,6 +40,8 @@ struct session {
 	bool stop;
 	const char *note;
 	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
+	FILE *stream;	       /* --json-stream, open for the whole session; NULL: none */
+	int stream_err;	       /* its write failed: streaming stopped, the exit status is 1 */
 };
 
 #define MAX_THREADS 16384
@@ -229,6 +235,23 @@ static void reload_execs(struct session *s)
 	}
 }
 
+/* --json-stream is opened before anything is attached: a path that cannot be written ends
+ * the session before it starts, not at its first refresh. */
+static int open_stream(struct session *s)
+{
+	const char *path = s->cfg->json_stream;
+	int err;
+
+	if (!path)
+		return 0;
+	s->stream = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	if (s->stream)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
+	return err;
+}
+
 static int setup(struct session *s)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -256,7 +279,9 @@ static int setup(struct session *s)
 		if (err)
 			return err;
 	}
-	err = signals_setup(s);
+	err = open_stream(s);
+	if (!err)
+		err = signals_setup(s);
 	if (!err)
 		err = tracer__load(&s->tracer, &to);
 	if (err)
@@ -352,6 +377,33 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 	fflush(out);
 }
 
+/* True when a machine format goes to stdout now: the table then goes to stderr, so that
+ * stdout holds nothing else (the stream from the start, the others at the end). */
+static bool machine_stdout(const struct fl_config *cfg, bool final)
+{
+	if (cfg->json_stream && !strcmp(cfg->json_stream, "-"))
+		return true;
+	return final && ((cfg->folded && !strcmp(cfg->folded, "-")) ||
+			 (cfg->json && !strcmp(cfg->json, "-")));
+}
+
+/* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
+ * not the session: the final report and the other outputs still come. */
+static void write_stream(struct session *s, const struct snapshot *snap,
+			 const struct jsonreport_opts *jo)
+{
+	int err = jsonreport__write(s->stream, &snap->report, snap->profile, jo);
+
+	if (!err)
+		return;
+	fprintf(stderr, "faultline: writing %s failed: %s; no more JSON lines\n",
+		s->cfg->json_stream, strerror(-err));
+	if (s->stream != stdout)
+		fclose(s->stream);
+	s->stream = NULL;
+	s->stream_err = err;
+}
+
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -361,7 +413,10 @@ static int show(struct session *s, bool final)
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = cfg->threads,
 				 .min_share = 0.005, .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
-	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
+	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
+				      .threads = cfg->threads, .children = cfg->children,
+				      .by_stack = cfg->by_stack, .by_mapping = cfg->by_mapping };
+	FILE *out = machine_stdout(cfg, final) ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;
 	int err;
@@ -390,8 +445,12 @@ static int show(struct session *s, bool final)
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
 	if (final || !cfg->quiet)
 		render(out, &snap, &to, !final, rows);
+	if (s->stream)
+		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+	if (final && cfg->json)
+		err = snapshot__write_json(&snap, cfg->json, &jo) ?: err;
 	if (final && cfg->verbose) {
 		size_t nrows;
 
@@ -493,6 +552,11 @@ static void teardown(struct session *s)
 	collector__free(s->col);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+	if (s->stream && s->stream != stdout && fclose(s->stream) && !s->stream_err) {
+		s->stream_err = -errno;
+		fprintf(stderr, "faultline: writing %s failed: %s\n", s->cfg->json_stream,
+			strerror(errno));
+	}
 }
 
 int session__run(const struct fl_config *cfg)
@@ -508,5 +572,5 @@ int session__run(const struct fl_config *cfg)
 	else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);
-	return err ? 1 : 0;
+	return err || s.stream_err ? 1 : 0;
 }

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "collector.h"
 #include "frames.h"
+#include "jsonreport.h"
 #include "profile.h"
 #include "report.h"
 #include "targets.h"
@@ -38,6 +39,11 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 
 /* Writes the folded stacks of @snap to @path ("-": stdout). Returns 0 or -errno (reported). */
 int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m);
+
+/* Writes the JSON document of @snap (jsonreport.h) to @path ("-": stdout), replacing the
+ * file. Returns 0 or -errno (reported). */
+int snapshot__write_json(const struct snapshot *snap, const char *path,
+			 const struct jsonreport_opts *o);
 
 void snapshot__fini(struct snapshot *snap);
 

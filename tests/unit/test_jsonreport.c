@@ -146,8 +146,9 @@ static char *write_doc(struct model *m, struct jv *doc)
 			  "%s: want '%s'", (path), (want));                                \
 	} while (0)
 
-#define EXPECT_TYPE(v, path, t) cr_expect_eq(jv_path((v), (path)) ? jv_path((v), (path))->type \
-							     : (enum jv_type) - 1, (t), "%s", (path))
+#define EXPECT_TYPE(v, path, t)                                                            \
+	cr_expect_eq(jv_path((v), (path)) ? (int)jv_path((v), (path))->type : -1, (int)(t), "%s", \
+		     (path))
 
 static bool is_true(const struct jv *v, const char *path)
 {
