@@ -183,10 +183,12 @@ Test(json, final_document_and_stream)
 		cr_assert_eq(jv_parse(l, strlen(l), &line), 0, "stream line %zu: not JSON: %.300s",
 			     nlines + 1, l);
 		fin = jv_get(&line, "final");
-		cr_assert(fin && fin->type == JV_BOOL, "stream line %zu: no final flag", nlines + 1);
+		cr_assert(fin && fin->type == JV_BOOL, "stream line %zu: no final flag",
+			  nlines + 1);
 		cr_expect_str_eq(jv_get(&line, "schema")->text, "faultline/1");
 		if (last)
-			cr_expect_not(strstr(last, "\"final\":true"), "a final line before the last");
+			cr_expect_not(strstr(last, "\"final\":true"),
+				      "a final line before the last");
 		last = l;
 		nlines++;
 		jv_free(&line);
@@ -218,8 +220,8 @@ Test(json, stdout_holds_only_json)
 
 	h_attach_run_ok(&r, "threads", wl, fl);
 	out = h_read_file(r.fl.out_path);
-	cr_assert_eq(jv_parse(out, strlen(out), &doc), 0, "stdout is not one JSON document:\n%.500s",
-		     out);
+	cr_assert_eq(jv_parse(out, strlen(out), &doc), 0,
+		     "stdout is not one JSON document:\n%.500s", out);
 	h_within_ok("touch_a", stacks_frame(&doc, "touch_a"), (int64_t)(4 * H_MIB), &r.folded);
 	err = h_read_file(r.fl.err_path);
 	cr_expect(strstr(err, "faultline final report"), "the report is not on stderr:\n%.500s",
