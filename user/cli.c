@@ -67,7 +67,7 @@ static const char doc[] =
 	"    faultline -T -p 1234          # per-thread table, thread frames\n"
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
-	"    faultline -q --json-stream - -p 1234 | jq .stacks  # a JSON line per refresh\n"
+	"    faultline -q --json-stream - -p 1234  # one JSON line per refresh\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
