@@ -377,14 +377,13 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 	fflush(out);
 }
 
-/* True when a machine format goes to stdout now: the table then goes to stderr, so that
- * stdout holds nothing else (the stream from the start, the others at the end). */
-static bool machine_stdout(const struct fl_config *cfg, bool final)
+/* True when a machine format writes to stdout: every table, live ones too, then goes to
+ * stderr, so that stdout holds that format and nothing else. */
+static bool machine_stdout(const struct fl_config *cfg)
 {
-	if (cfg->json_stream && !strcmp(cfg->json_stream, "-"))
-		return true;
-	return final && ((cfg->folded && !strcmp(cfg->folded, "-")) ||
-			 (cfg->json && !strcmp(cfg->json, "-")));
+	return (cfg->folded && !strcmp(cfg->folded, "-")) ||
+	       (cfg->json && !strcmp(cfg->json, "-")) ||
+	       (cfg->json_stream && !strcmp(cfg->json_stream, "-"));
 }
 
 /* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
@@ -416,7 +415,7 @@ static int show(struct session *s, bool final)
 	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
 				      .threads = cfg->threads, .children = cfg->children,
 				      .by_stack = cfg->by_stack, .by_mapping = cfg->by_mapping };
-	FILE *out = machine_stdout(cfg, final) ? stderr : stdout;
+	FILE *out = machine_stdout(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;
 	int err;
