@@ -7,6 +7,9 @@ BPFTOOL ?= bpftool
 CC ?= cc
 prefix ?= /usr/local
 DESTDIR ?=
+# sbin: faultline needs root (BPF, tracefs, other users' /proc), like the tools in /usr/sbin.
+sbindir ?= $(prefix)/sbin
+mandir ?= $(prefix)/share/man
 ARCH := x86
 VERSION := 0.1.0
 
@@ -19,7 +22,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 .DELETE_ON_ERROR:
-.PHONY: all clean test unit integration portability check demo install vmlinux deps workloads
+.PHONY: all clean test unit integration portability check demo install uninstall vmlinux deps \
+	workloads scripts-test
 
 # clang's own system include dirs, after ours, so BPF code sees the same <linux/*.h> as libbpf.
 CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
@@ -105,10 +109,16 @@ integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
 portability: $(OUTPUT)/faultline $(WORKLOADS)
 	$(Q)tests/portability.sh $(OUTPUT)
 
+# No root, no BPF: the man page against --help, and make install into a scratch DESTDIR.
+scripts-test: $(OUTPUT)/faultline
+	$(Q)tests/man.sh $(OUTPUT)
+	$(Q)tests/install.sh $(OUTPUT)
+
 # The README's test command: installs what is missing, builds, runs every test.
 test: deps
 	$(Q)$(MAKE) --no-print-directory all workloads $(OUTPUT)/tests/unit $(OUTPUT)/tests/integration
 	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory scripts-test
 	$(Q)$(MAKE) --no-print-directory integration
 	$(Q)$(MAKE) --no-print-directory portability
 
@@ -117,7 +127,8 @@ demo: deps
 	$(Q)$(MAKE) --no-print-directory all workloads
 	$(Q)scripts/demo.sh $(OUTPUT)
 
-check:
+check: $(OUTPUT)/faultline
+	$(Q)tests/man.sh $(OUTPUT)
 	$(Q)clang-format --dry-run -Werror bpf/*.h bpf/*.bpf.c user/*.c user/*.h
 
 vmlinux:
@@ -127,7 +138,16 @@ vmlinux:
 		cat vmlinux/vmlinux.h.tmp; } > vmlinux/vmlinux.h && rm -f vmlinux/vmlinux.h.tmp
 
 install: $(OUTPUT)/faultline
-	install -D -m 0755 $(OUTPUT)/faultline $(DESTDIR)$(prefix)/sbin/faultline
+	$(call msg,INSTALL,$(DESTDIR)$(sbindir)/faultline)
+	$(Q)install -D -m 0755 $(OUTPUT)/faultline $(DESTDIR)$(sbindir)/faultline
+	$(call msg,INSTALL,$(DESTDIR)$(mandir)/man8/faultline.8)
+	$(Q)install -D -m 0644 docs/faultline.8 $(DESTDIR)$(mandir)/man8/faultline.8
+
+uninstall:
+	$(call msg,RM,$(DESTDIR)$(sbindir)/faultline)
+	$(Q)rm -f $(DESTDIR)$(sbindir)/faultline
+	$(call msg,RM,$(DESTDIR)$(mandir)/man8/faultline.8)
+	$(Q)rm -f $(DESTDIR)$(mandir)/man8/faultline.8
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -47,6 +47,8 @@ enum {
 	OPT_BY,
 	OPT_PLAIN,
 	OPT_PPROF,
+	OPT_JSON,
+	OPT_JSON_STREAM,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -68,6 +70,7 @@ static const char doc[] =
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
 	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
+	"    faultline -q --json-stream - -p 1234  # one JSON line per refresh\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
@@ -127,6 +130,9 @@ static const struct argp_option options[] = {
 	{ "pprof", OPT_PPROF, "FILE", 0,
 	  "Write a pprof profile to FILE (gzip-compressed profile.proto: every metric, addresses, "
 	  "mappings with build-ids, thread and pid labels)", 4 },
+	{ "json", OPT_JSON, "FILE", 0, "Write the final report and stacks as JSON to FILE", 4 },
+	{ "json-stream", OPT_JSON_STREAM, "FILE", 0,
+	  "Write one JSON line per refresh, then the final one, to FILE", 4 },
 	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
 	{ "plain", OPT_PLAIN, NULL, 0,
 	  "Plain snapshots even on a terminal (no interactive view)", 4 },
@@ -259,13 +265,14 @@ static int parse_by(struct fl_config *cfg, const char *arg)
 	return -EINVAL;
 }
 
-static int parse_folded(struct fl_config *cfg, const char *arg)
+/* --folded, --json, --json-stream: a file name, or "-" for stdout. */
+static int parse_output(const char *opt, const char *arg, const char **out)
 {
 	if (!*arg) {
-		usage_error("--folded: empty file name (use '-' for stdout)");
+		usage_error("%s: empty file name (use '-' for stdout)", opt);
 		return -EINVAL;
 	}
-	cfg->folded = arg;
+	*out = arg;
 	return 0;
 }
 
@@ -278,6 +285,20 @@ static int parse_pprof(struct fl_config *cfg, const char *arg)
 	}
 	cfg->pprof = arg;
 	return 0;
+}
+
+/* Two machine outputs on stdout would be one stream no program could split. */
+static int check_outputs(const struct fl_config *cfg)
+{
+	int n = 0;
+
+	n += cfg->folded && !strcmp(cfg->folded, "-");
+	n += cfg->json && !strcmp(cfg->json, "-");
+	n += cfg->json_stream && !strcmp(cfg->json_stream, "-");
+	if (n < 2)
+		return 0;
+	usage_error("only one of --folded, --json and --json-stream can write to stdout ('-')");
+	return -EINVAL;
 }
 
 /* The options that take a number; @cfg changes only when the number is valid. */
@@ -403,7 +424,8 @@ static int parse_special(struct argp_state *state, struct cli_state *cs, int key
 		cs->done = true;
 		return STOP_DONE;
 	case ARGP_KEY_END:
-		return -(check_target(cs->cfg) ?: check_alloc(cs->cfg) ?: check_vm(cs->cfg));
+		return -(check_target(cs->cfg) ?: check_alloc(cs->cfg) ?: check_vm(cs->cfg)
+				 ?: check_outputs(cs->cfg));
 	}
 	return ARGP_ERR_UNKNOWN;
 }
@@ -460,7 +482,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		cfg->verbose++;
 		return 0;
 	case OPT_FOLDED:
-		err = parse_folded(cfg, arg);
+		err = parse_output("--folded", arg, &cfg->folded);
+		break;
+	case OPT_JSON:
+		err = parse_output("--json", arg, &cfg->json);
+		break;
+	case OPT_JSON_STREAM:
+		err = parse_output("--json-stream", arg, &cfg->json_stream);
 		break;
 	case OPT_PPROF:
 		err = parse_pprof(cfg, arg);

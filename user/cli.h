@@ -24,6 +24,8 @@ struct fl_config {
 	int verbose;	     /* -v, repeatable */
 	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
 	const char *pprof;   /* --pprof FILE (gzip-compressed profile.proto); NULL for none */
+	const char *json;    /* --json FILE: one document at the end; "-" for stdout */
+	const char *json_stream; /* --json-stream FILE: one document per line and refresh */
 	enum fl_metric metric; /* --metric; default resident */
 	bool metric_given;     /* --metric was on the command line */
 	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */

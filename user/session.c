@@ -22,6 +22,10 @@
 #include "targets.h"
 #include "tui.h"
 
+#ifndef FAULTLINE_VERSION
+#define FAULTLINE_VERSION "0.0.0-dev"
+#endif
+
 struct session {
 	const struct fl_config *cfg;
 	struct tracer *tracer;
@@ -39,6 +43,8 @@ struct session {
 	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
 	bool threads;	       /* -T, or as the interactive view switched it */
 	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
+	FILE *stream;	       /* --json-stream, open for the whole session; NULL: none */
+	int stream_err;	       /* its write failed: streaming stopped, the exit status is 1 */
 };
 
 #define MAX_THREADS 16384
@@ -232,6 +238,15 @@ static void reload_execs(struct session *s)
 	}
 }
 
+/* True when a machine format writes to stdout: every table, live ones too, then goes to
+ * stderr, so that stdout holds that format and nothing else. */
+static bool machine_stdout(const struct fl_config *cfg)
+{
+	return (cfg->folded && !strcmp(cfg->folded, "-")) ||
+	       (cfg->json && !strcmp(cfg->json, "-")) ||
+	       (cfg->json_stream && !strcmp(cfg->json_stream, "-"));
+}
+
 /*
  * The interactive view, when both stdin and stdout are a terminal and the live table is
  * wanted. Not for a launched command, which shares the terminal's input.
@@ -242,13 +257,30 @@ static void start_view(struct session *s)
 	enum fl_metric metrics[FL_METRIC__COUNT];
 	size_t n = 0;
 
-	if (cfg->quiet || cfg->plain || cfg->command || !isatty(STDIN_FILENO) ||
-	    !isatty(STDOUT_FILENO))
+	if (cfg->quiet || cfg->plain || cfg->command || machine_stdout(cfg) ||
+	    !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return;
 	for (int m = 0; m < FL_METRIC__COUNT; m++)
 		if ((cfg->alloc || !metric__needs_alloc(m)) && (cfg->vm || !metric__needs_vm(m)))
 			metrics[n++] = (enum fl_metric)m;
 	s->tui = tui__start(metrics, n, s->metric, s->threads);
+}
+
+/* --json-stream is opened before anything is attached: a path that cannot be written ends
+ * the session before it starts, not at its first refresh. */
+static int open_stream(struct session *s)
+{
+	const char *path = s->cfg->json_stream;
+	int err;
+
+	if (!path)
+		return 0;
+	s->stream = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	if (s->stream)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
+	return err;
 }
 
 static int setup(struct session *s)
@@ -278,7 +310,9 @@ static int setup(struct session *s)
 		if (err)
 			return err;
 	}
-	err = signals_setup(s);
+	err = open_stream(s);
+	if (!err)
+		err = signals_setup(s);
 	if (!err)
 		err = tracer__load(&s->tracer, &to);
 	if (err)
@@ -376,6 +410,23 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 	fflush(out);
 }
 
+/* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
+ * not the session: the final report and the other outputs still come. */
+static void write_stream(struct session *s, const struct snapshot *snap,
+			 const struct jsonreport_opts *jo)
+{
+	int err = jsonreport__write(s->stream, &snap->report, snap->profile, jo);
+
+	if (!err)
+		return;
+	fprintf(stderr, "faultline: writing %s failed: %s; no more JSON lines\n",
+		s->cfg->json_stream, strerror(-err));
+	if (s->stream != stdout)
+		fclose(s->stream);
+	s->stream = NULL;
+	s->stream_err = err;
+}
+
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -385,7 +436,10 @@ static int show(struct session *s, bool final)
 	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = s->threads,
 				 .min_share = 0.005, .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
-	FILE *out = final && cfg->folded && !strcmp(cfg->folded, "-") ? stderr : stdout;
+	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
+				      .threads = s->threads, .children = cfg->children,
+				      .by_stack = cfg->by_stack, .by_mapping = cfg->by_mapping };
+	FILE *out = machine_stdout(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;
 	int err;
@@ -412,17 +466,18 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	if (s->tui && !final)
-		tui__show(s->tui, &snap, &to); /* keeps the snapshot for its redraws */
-	else if (final || !cfg->quiet)
-		render(out, &snap, &to, !final, rows);
+	if (s->stream)
+		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
-	if (final && cfg->pprof) {
-		int perr = snapshot__write_pprof(&snap, cfg->pprof);
-
-		err = err ? err : perr;
-	}
+	if (final && cfg->pprof)
+		err = snapshot__write_pprof(&snap, cfg->pprof) ?: err;
+	if (final && cfg->json)
+		err = snapshot__write_json(&snap, cfg->json, &jo) ?: err;
+	if (s->tui && !final)
+		tui__show(s->tui, &snap, &to); /* keeps the snapshot for its redraws: last */
+	else if (final || !cfg->quiet)
+		render(out, &snap, &to, !final, rows);
 	if (final && cfg->verbose) {
 		size_t nrows;
 
@@ -541,6 +596,11 @@ static void teardown(struct session *s)
 	collector__free(s->col);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
+	if (s->stream && s->stream != stdout && fclose(s->stream) && !s->stream_err) {
+		s->stream_err = -errno;
+		fprintf(stderr, "faultline: writing %s failed: %s\n", s->cfg->json_stream,
+			strerror(errno));
+	}
 }
 
 int session__run(const struct fl_config *cfg)
@@ -558,5 +618,5 @@ int session__run(const struct fl_config *cfg)
 	else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);
-	return err ? 1 : 0;
+	return err || s.stream_err ? 1 : 0;
 }

@@ -455,20 +455,26 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	return err;
 }
 
-int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m)
+/* @path opened for writing ("-": stdout) in *@f. Returns 0 or -errno (reported). */
+static int output_open(const char *path, FILE **f)
 {
-	bool to_stdout = !strcmp(path, "-");
-	FILE *f = to_stdout ? stdout : fopen(path, "we");
 	int err;
 
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(errno));
-		return err;
-	}
-	err = folded__write(f, snap->profile, m);
-	if ((to_stdout ? fflush(f) : fclose(f)) && !err)
-		err = -errno;
+	*f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	if (*f)
+		return 0;
+	err = -errno;
+	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+/* Closes what output_open() gave (stdout is only flushed) after a write that returned @err;
+ * returns the first error, reported. */
+static int output_close(FILE *f, const char *path, int err)
+{
+	errno = 0;
+	if ((f == stdout ? fflush(f) : fclose(f)) && !err)
+		err = errno ? -errno : -EIO;
 	if (err)
 		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
 	return err;
@@ -476,29 +482,40 @@ int snapshot__write_folded(const struct snapshot *snap, const char *path, enum f
 
 int snapshot__write_pprof(const struct snapshot *snap, const char *path)
 {
-	FILE *f = snap->pprof ? fopen(path, "we") : NULL;
 	struct timespec now;
+	FILE *f;
 	int err;
 
 	if (!snap->pprof)
 		return -EINVAL;
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(errno));
+	err = output_open(path, &f);
+	if (err)
 		return err;
-	}
 	/* the session's wall-clock start: now less its length */
 	clock_gettime(CLOCK_REALTIME, &now);
 	pprof__set_time(snap->pprof,
 			(int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
 				(int64_t)(snap->report.elapsed_s * 1e9),
 			(int64_t)(snap->report.elapsed_s * 1e9));
-	err = pprof__write(f, snap->pprof);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
-	return err;
+	return output_close(f, path, pprof__write(f, snap->pprof));
+}
+
+int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m)
+{
+	FILE *f;
+	int err = output_open(path, &f);
+
+	return err ? err : output_close(f, path, folded__write(f, snap->profile, m));
+}
+
+int snapshot__write_json(const struct snapshot *snap, const char *path,
+			 const struct jsonreport_opts *o)
+{
+	FILE *f;
+	int err = output_open(path, &f);
+
+	return err ? err
+		   : output_close(f, path, jsonreport__write(f, &snap->report, snap->profile, o));
 }
 
 void snapshot__fini(struct snapshot *snap)

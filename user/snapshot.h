@@ -7,6 +7,7 @@
 #include "collector.h"
 #include "frames.h"
 #include "pprof.h"
+#include "jsonreport.h"
 #include "profile.h"
 #include "report.h"
 #include "targets.h"
@@ -47,6 +48,10 @@ int snapshot__write_folded(const struct snapshot *snap, const char *path, enum f
 /* Writes the pprof model of @snap to @path, gzip-compressed profile.proto. Returns 0 or -errno
  * (reported). */
 int snapshot__write_pprof(const struct snapshot *snap, const char *path);
+/* Writes the JSON document of @snap (jsonreport.h) to @path ("-": stdout), replacing the
+ * file. Returns 0 or -errno (reported). */
+int snapshot__write_json(const struct snapshot *snap, const char *path,
+			 const struct jsonreport_opts *o);
 
 void snapshot__fini(struct snapshot *snap);
 

@@ -267,6 +267,25 @@ Test(cli, pprof, .init = quiet)
 	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--pprof");
 }
 
+Test(cli, json_outputs, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_null(cfg.json);
+	cr_expect_null(cfg.json_stream);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--json", "out.json", "--json-stream=-"), 0);
+	cr_expect_str_eq(cfg.json, "out.json");
+	cr_expect_str_eq(cfg.json_stream, "-");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--json", "-", "--folded", "f"), 0);
+	EXPECT_USAGE_ERROR("empty file name", "-p", "1", "--json", "");
+	EXPECT_USAGE_ERROR("empty file name", "-p", "1", "--json-stream", "");
+	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--json-stream");
+	/* two machine formats on stdout could not be told apart */
+	EXPECT_USAGE_ERROR("only one of", "-p", "1", "--json", "-", "--json-stream", "-");
+	EXPECT_USAGE_ERROR("only one of", "-p", "1", "--folded", "-", "--json", "-");
+}
+
 Test(cli, alloc_options, .init = quiet)
 {
 	struct fl_config cfg;

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * --json and --json-stream on the threads workload (touch_a/b/c 8/16/24 MiB), attach mode:
+ * the final document's stacks hold what the folded file holds, its process block what
+ * /proc/PID/status says at the end, and the stream is one parseable document per line, the
+ * last one final. The documents are read with tests/jsondom.h, a strict reader.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "harness.h"
+#include "jsondom.h"
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(json, .init = setup, .fini = h_cleanup, .timeout = 90);
+
+static const struct {
+	const char *fn;
+	uint64_t bytes;
+} touchers[] = {
+	{ "touch_a", 8 * H_MIB },
+	{ "touch_b", 16 * H_MIB },
+	{ "touch_c", 24 * H_MIB },
+};
+
+/* VmRSS of /proc/@pid/status in bytes (RssAnon and the others come from h_read_status). */
+static uint64_t vm_rss(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long long kb = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* Waits up to @ms for @path to hold @n lines or more. */
+static bool wait_lines(const char *path, size_t n, int ms)
+{
+	for (int waited = 0; waited <= ms; waited += 50) {
+		char *s = h_read_file(path);
+		size_t got = count_lines(s);
+
+		free(s);
+		if (got >= n)
+			return true;
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	}
+	return false;
+}
+
+/* Sum of growth.anon over the stacks that hold frame @fn (from frame 1 on), as
+ * h_folded_frame() sums the folded lines. */
+static uint64_t stacks_frame(const struct jv *doc, const char *fn)
+{
+	const struct jv *st = jv_get(doc, "stacks");
+	uint64_t sum = 0, v = 0;
+
+	cr_assert(st && st->type == JV_ARR, "no stacks array");
+	for (size_t i = 0; i < st->n; i++) {
+		const struct jv *f = jv_get(&st->items[i], "frames");
+
+		cr_assert(f && f->type == JV_ARR && f->n > 0, "stack %zu has no frames", i);
+		for (size_t k = 1; k < f->n; k++) {
+			if (f->items[k].type == JV_STR && !strcmp(f->items[k].text, fn)) {
+				cr_assert(jv_u64(jv_path(&st->items[i], "counts.growth.anon"), &v));
+				sum += v;
+				break;
+			}
+		}
+	}
+	return sum;
+}
+
+static uint64_t u64_at(const struct jv *v, const char *path)
+{
+	uint64_t x = 0;
+
+	cr_assert(jv_u64(jv_path(v, path), &x), "%s is not an unsigned integer", path);
+	return x;
+}
+
+static int64_t i64_at(const struct jv *v, const char *path)
+{
+	int64_t x = 0;
+
+	cr_assert(jv_i64(jv_path(v, path), &x), "%s is not an integer", path);
+	return x;
+}
+
+static void expect_within(const char *what, double got, double want)
+{
+	cr_expect(h_within(got, want), "%s: got %.0f, /proc says %.0f", what, got, want);
+}
+
+Test(json, final_document_and_stream)
+{
+	struct h_session files;
+	char json_path[128], stream_path[128];
+	const char *fl[] = { "--metric", "anon", "-i", "0.2", "--json", json_path,
+			     "--json-stream", stream_path, NULL };
+	struct h_run r;
+	struct jv doc, line;
+	const struct jv *p, *fin;
+	char *text, *stream, *save = NULL, *last = NULL;
+	uint64_t rss;
+	size_t nlines = 0;
+
+	h_session_init_ok(&files); /* only for a directory h_cleanup() removes */
+	snprintf(json_path, sizeof(json_path), "%s/final.json", files.dir);
+	snprintf(stream_path, sizeof(stream_path), "%s/stream.jsonl", files.dir);
+	h_attach_start_ok(&r, "threads", NULL, fl);
+	h_attach_work_ok(&r);
+	rss = vm_rss(r.wl.pid);
+	/* a refresh after the work, so the stream has a live line and the final one */
+	cr_assert(wait_lines(stream_path, 2, 5000), "no JSON line within 5 s of the work");
+	h_attach_stop_ok(&r, SIGINT);
+
+	text = h_read_file(json_path);
+	cr_assert_eq(count_lines(text), 1, "--json: not one line");
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.500s", text);
+	cr_expect_str_eq(jv_get(&doc, "schema")->text, "faultline/1");
+	fin = jv_get(&doc, "final");
+	cr_expect(fin && fin->type == JV_BOOL && fin->b, "the --json document is not final");
+	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
+		uint64_t got = stacks_frame(&doc, touchers[i].fn);
+
+		cr_expect_eq(got, h_folded_frame(&r.folded, touchers[i].fn),
+			     "%s: JSON %" PRIu64 ", folded %" PRIu64, touchers[i].fn, got,
+			     h_folded_frame(&r.folded, touchers[i].fn));
+		h_within_ok(touchers[i].fn, got, (int64_t)touchers[i].bytes, &r.folded);
+		cr_log_info("%s: JSON %" PRIu64 " B, folded %" PRIu64 " B", touchers[i].fn, got,
+			    h_folded_frame(&r.folded, touchers[i].fn));
+	}
+
+	/* the process block: the kernel's figures at the end, and the reconciliation */
+	cr_assert_eq(jv_get(&doc, "processes")->n, 1);
+	p = &jv_get(&doc, "processes")->items[0];
+	cr_expect_eq(i64_at(p, "pid"), r.wl.pid);
+	expect_within("status_now.rss_anon", (double)u64_at(p, "status_now.rss_anon"),
+		      (double)r.after.anon);
+	expect_within("status_now.rss_file", (double)u64_at(p, "status_now.rss_file"),
+		      (double)r.after.file);
+	expect_within("status_now.rss_shmem", (double)u64_at(p, "status_now.rss_shmem"),
+		      (double)r.after.shmem);
+	expect_within("status_now.vm_rss", (double)u64_at(p, "status_now.vm_rss"), (double)rss);
+	expect_within("kernel_change.anon", (double)i64_at(p, "kernel_change.anon"),
+		      (double)(r.after.anon - r.before.anon));
+	expect_within("attributed.growth.anon", (double)u64_at(p, "attributed.growth.anon"),
+		      (double)(r.after.anon - r.before.anon));
+	cr_expect(jv_path(p, "smaps_rollup_now.pss_anon"), "no smaps_rollup figures");
+	cr_log_info("rss_anon JSON %" PRIu64 " /proc %" PRId64 "; vm_rss JSON %" PRIu64
+		    " /proc %" PRIu64 "; kernel_change.anon %" PRId64 ", gap.anon %" PRId64,
+		    u64_at(p, "status_now.rss_anon"), r.after.anon, u64_at(p, "status_now.vm_rss"),
+		    rss, i64_at(p, "kernel_change.anon"), i64_at(p, "gap.anon"));
+
+	/* the stream: every line a document of its own, only the last one final */
+	stream = h_read_file(stream_path);
+	for (char *l = strtok_r(stream, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		cr_assert_eq(jv_parse(l, strlen(l), &line), 0, "stream line %zu: not JSON: %.300s",
+			     nlines + 1, l);
+		fin = jv_get(&line, "final");
+		cr_assert(fin && fin->type == JV_BOOL, "stream line %zu: no final flag",
+			  nlines + 1);
+		cr_expect_str_eq(jv_get(&line, "schema")->text, "faultline/1");
+		if (last)
+			cr_expect_not(strstr(last, "\"final\":true"),
+				      "a final line before the last");
+		last = l;
+		nlines++;
+		jv_free(&line);
+	}
+	cr_expect_geq(nlines, 2, "the stream has %zu lines", nlines);
+	cr_log_info("stream: %zu lines", nlines);
+	cr_assert_not_null(last);
+	cr_assert_eq(jv_parse(last, strlen(last), &line), 0);
+	fin = jv_get(&line, "final");
+	cr_expect(fin->b, "the last stream line is not final");
+	/* the final line and --json come from the same snapshot */
+	cr_expect(!strncmp(last, text, strlen(last)) && text[strlen(last)] == '\n',
+		  "the final stream line differs from the --json document");
+	jv_free(&line);
+	free(stream);
+	jv_free(&doc);
+	free(text);
+	h_folded_free(&r.folded);
+}
+
+/* --json -: stdout holds the document and nothing else (the report goes to stderr). */
+Test(json, stdout_holds_only_json)
+{
+	static const char *const fl[] = { "--json", "-", NULL };
+	static const char *const wl[] = { "4", NULL };
+	struct h_run r;
+	struct jv doc;
+	char *out, *err;
+
+	h_attach_run_ok(&r, "threads", wl, fl);
+	out = h_read_file(r.fl.out_path);
+	cr_assert_eq(jv_parse(out, strlen(out), &doc), 0,
+		     "stdout is not one JSON document:\n%.500s", out);
+	h_within_ok("touch_a", stacks_frame(&doc, "touch_a"), (int64_t)(4 * H_MIB), &r.folded);
+	err = h_read_file(r.fl.err_path);
+	cr_expect(strstr(err, "faultline final report"), "the report is not on stderr:\n%.500s",
+		  err);
+	free(err);
+	jv_free(&doc);
+	free(out);
+	h_folded_free(&r.folded);
+}

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+# The man page (docs/faultline.8) against the binary, so the two cannot drift:
+#  - it renders without a single groff warning (skipped without groff);
+#  - every long option `faultline --help` lists is documented in it;
+#  - its title line names the version `faultline --version` prints.
+# Usage: tests/man.sh [BUILD_DIR]   (default build)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+fl=$here/${1:-build}/faultline
+man=$here/docs/faultline.8
+pass=0 fail=0
+
+check() { # check NAME STATUS [DETAIL]
+	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
+	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
+}
+
+if command -v groff >/dev/null 2>&1; then
+	warnings=$(groff -man -ww -z "$man" 2>&1)
+	check "groff renders docs/faultline.8 without warnings" "$([ -z "$warnings" ]; echo $?)" \
+		"$warnings"
+else
+	echo "  skip groff not installed: the page's rendering is not checked"
+fi
+
+# Long options as --help lists them ("  -p, --pid=PID", "      --vm"), and the page's text with
+# roff's escaped hyphens made plain.
+opts=$("$fl" --help | grep -oE '^ +(-[[:alnum:]], )?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*')
+text=$(sed 's/\\-/-/g' "$man")
+check "--help lists long options" "$([ -n "$opts" ]; echo $?)"
+for o in $opts; do
+	grep -qE -- "(^|[^a-z-])$o([^a-z-]|\$)" <<<"$text"
+	check "man page documents $o" $?
+done
+
+version=$("$fl" --version | awk '{ print $2 }')
+grep -qE "^\.TH FAULTLINE 8 [^ ]+ \"faultline $version\"" "$man"
+check "man page title names version $version" $?
+
+echo "man: $pass passed, $fail failed"
+[ "$fail" = 0 ]
