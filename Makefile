@@ -31,7 +31,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
-LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone 2>/dev/null || echo -lbpf -lelf -lz -lcapstone) -ldl
+LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone 2>/dev/null || echo -lbpf -lelf -lz -lcapstone) -ldl -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))

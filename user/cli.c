@@ -45,6 +45,7 @@ enum {
 	OPT_SAMPLE_BYTES,
 	OPT_VM,
 	OPT_BY,
+	OPT_SVG,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -57,6 +58,7 @@ static const char doc[] =
 	"\n"
 	"USAGE: faultline [OPTIONS] -p PID[,PID...]\n"
 	"       faultline [OPTIONS] -- COMMAND [ARG...]\n"
+	"       faultline diff [OPTIONS] BEFORE AFTER   (faultline diff --help)\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    faultline -p 1234             # until process 1234 exits, or Ctrl-C\n"
@@ -65,6 +67,8 @@ static const char doc[] =
 	"    faultline -T -p 1234          # per-thread table, thread frames\n"
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
+	"    faultline -q --svg out.svg -p 1234  # an interactive flame graph\n"
+	"    faultline diff before.txt after.txt  # what changed between two --folded files\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
@@ -121,6 +125,7 @@ static const struct argp_option options[] = {
 	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
 	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
 	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
+	{ "svg", OPT_SVG, "FILE", 0, "Write an interactive flame graph of the metric to FILE", 4 },
 	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
 	{ NULL, 0, NULL, 0, "Tuning:", 5 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
@@ -258,6 +263,16 @@ static int parse_folded(struct fl_config *cfg, const char *arg)
 		return -EINVAL;
 	}
 	cfg->folded = arg;
+	return 0;
+}
+
+static int parse_svg(struct fl_config *cfg, const char *arg)
+{
+	if (!*arg || !strcmp(arg, "-")) {
+		usage_error("--svg: give a file name");
+		return -EINVAL;
+	}
+	cfg->svg = arg;
 	return 0;
 }
 
@@ -439,6 +454,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FOLDED:
 		err = parse_folded(cfg, arg);
+		break;
+	case OPT_SVG:
+		err = parse_svg(cfg, arg);
 		break;
 	case OPT_METRIC:
 		err = parse_metric(cfg, arg);

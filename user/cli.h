@@ -22,6 +22,7 @@ struct fl_config {
 	bool quiet;	     /* -q */
 	int verbose;	     /* -v, repeatable */
 	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
+	const char *svg;     /* --svg FILE: a flame graph at the end; NULL for none */
 	enum fl_metric metric; /* --metric; default resident */
 	bool metric_given;     /* --metric was on the command line */
 	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */

@@ -392,6 +392,12 @@ static int show(struct session *s, bool final)
 		render(out, &snap, &to, !final, rows);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+	/* written even when the folded file failed: it is a separate file */
+	if (final && cfg->svg) {
+		int svg_err = snapshot__write_svg(&snap, cfg->svg, s->metric);
+
+		err = err ?: svg_err;
+	}
 	if (final && cfg->verbose) {
 		size_t nrows;
 

@@ -7,6 +7,7 @@
 #include "folded.h"
 #include "mapclass.h"
 #include "snapshot.h"
+#include "svg.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
 {
@@ -382,6 +383,40 @@ int snapshot__write_folded(const struct snapshot *snap, const char *path, enum f
 	}
 	err = folded__write(f, snap->profile, m);
 	if ((to_stdout ? fflush(f) : fclose(f)) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
+	return err;
+}
+
+/* "pid 12 app, pid 14 worker, +3 more", in the targets' order. */
+static void svg_subject(const struct snapshot *snap, char *buf, size_t len)
+{
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < snap->report.nprocs && i < 4 && n < len; i++)
+		n += snprintf(buf + n, len - n, "%spid %d %s", i ? ", " : "",
+			      snap->report.procs[i].pid, snap->report.procs[i].comm);
+	if (i < snap->report.nprocs && n < len)
+		snprintf(buf + n, len - n, ", +%zu more", snap->report.nprocs - i);
+}
+
+int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m)
+{
+	char subject[160];
+	struct svg_opts o = { .metric = m, .subject = subject };
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	svg_subject(snap, subject, sizeof(subject));
+	err = svg__write(f, snap->profile, &o);
+	if (fclose(f) && !err)
 		err = -errno;
 	if (err)
 		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));

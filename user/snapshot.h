@@ -39,6 +39,12 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 /* Writes the folded stacks of @snap to @path ("-": stdout). Returns 0 or -errno (reported). */
 int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m);
 
+/*
+ * Writes the flame graph of @snap by @m to @path (svg.h), titled with the metric, the total
+ * and the processes. Returns 0 or -errno (reported).
+ */
+int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m);
+
 void snapshot__fini(struct snapshot *snap);
 
 #endif /* FAULTLINE_SNAPSHOT_H */
