@@ -17,7 +17,8 @@
 #include "units.h"
 
 #define CHAR_PX 7.2	/* width of a 12 px monospace character; the script uses the same */
-#define TOP_PX 54	/* title, subtitle and controls above the frames */
+#define TOP_PX 68	/* title, subtitle and controls above the frames */
+#define TITLE_CHAR_PX 9.0 /* ... of the 15 px title */
 #define BOTTOM_PX 26	/* the details line below them */
 #define TITLE_MAX 480
 #define SUBJECT_ROOTS 5 /* root frames named in a default subject */
@@ -381,12 +382,12 @@ static void put_head(const struct svg *g, const struct fnode *root, unsigned hei
 	      g->out);
 	fprintf(g->out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
 			"<text class=\"h\" x=\"%u\" y=\"22\" text-anchor=\"middle\">", w / 2);
-	put_text(g->out, title, SIZE_MAX);
+	put_label(g->out, title, (w - 2 * SVG_MARGIN) * CHAR_PX / TITLE_CHAR_PX);
 	fputs("</text>\n", g->out);
 	put_subtitle(g);
 	fprintf(g->out,
-		"<text id=\"reset\" class=\"ui\" x=\"%d\" y=\"22\" style=\"display:none\">"
-		"Reset zoom</text>\n<text id=\"search\" class=\"ui\" x=\"%u\" y=\"22\" "
+		"<text id=\"reset\" class=\"ui\" x=\"%d\" y=\"58\" style=\"display:none\">"
+		"Reset zoom</text>\n<text id=\"search\" class=\"ui\" x=\"%u\" y=\"58\" "
 		"text-anchor=\"end\">Search (Ctrl-F)</text>\n<g id=\"frames\">\n",
 		SVG_MARGIN, w - SVG_MARGIN);
 }
