@@ -252,6 +252,19 @@ Test(cli, folded_and_metric, .init = quiet)
 	EXPECT_USAGE_ERROR("requires an argument", "-p", "1", "--folded");
 }
 
+Test(cli, svg, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_null(cfg.svg);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--svg", "out.svg", "--folded", "out.txt"), 0);
+	cr_expect_str_eq(cfg.svg, "out.svg");
+	cr_expect_str_eq(cfg.folded, "out.txt");
+	EXPECT_USAGE_ERROR("--svg: give a file name", "-p", "1", "--svg", "-");
+	EXPECT_USAGE_ERROR("--svg: give a file name", "-p", "1", "--svg=");
+}
+
 Test(cli, alloc_options, .init = quiet)
 {
 	struct fl_config cfg;
