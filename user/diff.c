@@ -173,6 +173,8 @@ static char *path_of(const struct pnode *n)
 
 	for (const struct pnode *x = n; x->parent; x = x->parent)
 		len += strlen(x->name) + 1;
+	if (!len) /* the root */
+		return strdup("");
 	s = malloc(len);
 	if (!s)
 		return NULL;
@@ -196,17 +198,15 @@ static int row_stack_cmp(const void *a, const void *b)
 	return r < 0 ? -1 : r > 0;
 }
 
-/* Every node of @p with a self value above 0, as (path, value in .after), sorted by path. */
-static int stacks_of(const struct profile *p, enum fl_metric m, struct stack_list *l)
+/* @n and every node below it with a self value above 0, as (path, value in .after). */
+static int collect(const struct pnode *n, enum fl_metric m, struct stack_list *l)
 {
-	for (size_t i = 0; i < p->nslots; i++) {
-		const struct pnode *n = p->slots[i];
-		uint64_t v = n ? metric__value(&n->self, m) : 0;
-		struct diff_row *grown;
+	uint64_t v = n->parent ? metric__value(&n->self, m) : 0;
+	int err = 0;
 
-		if (!v)
-			continue;
-		grown = grow__reserve(l->v, &l->cap, l->n, sizeof(*l->v));
+	if (v) {
+		struct diff_row *grown = grow__reserve(l->v, &l->cap, l->n, sizeof(*l->v));
+
 		if (!grown)
 			return -ENOMEM;
 		l->v = grown;
@@ -215,9 +215,19 @@ static int stacks_of(const struct profile *p, enum fl_metric m, struct stack_lis
 			return -ENOMEM;
 		l->v[l->n++].after = v;
 	}
-	if (l->n)
+	for (size_t i = 0; i < n->nchildren && !err; i++)
+		err = collect(n->children[i], m, l);
+	return err;
+}
+
+/* The stacks of @p sorted by path. Recursion is bounded by the reader's frame limit. */
+static int stacks_of(const struct profile *p, enum fl_metric m, struct stack_list *l)
+{
+	int err = collect(&p->root, m, l);
+
+	if (!err && l->n)
 		qsort(l->v, l->n, sizeof(*l->v), row_stack_cmp);
-	return 0;
+	return err;
 }
 
 static uint64_t magnitude(const struct diff_row *r)
