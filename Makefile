@@ -36,7 +36,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
 LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
-	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldl
+	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldl -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))

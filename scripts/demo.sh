@@ -4,8 +4,11 @@
 set -euo pipefail
 out=${1:-build}
 folded=$out/demo.folded
-echo "== faultline -T --alloc --folded $folded -- $out/workloads/demo 6"
-"$out/faultline" -T --alloc --top 12 --folded "$folded" -- "$out/workloads/demo" 6
+svg=$out/demo.svg
+echo "== faultline -T --alloc --folded $folded --svg $svg -- $out/workloads/demo 6"
+"$out/faultline" -T --alloc --top 12 --folded "$folded" --svg "$svg" -- "$out/workloads/demo" 6
 echo
 echo "== $folded (the heaviest stacks; feed the file to flamegraph.pl or speedscope)"
 sort -t' ' -k2 -nr "$folded" | head -8 | cut -c1-160
+echo
+echo "== $svg: the flame graph; open it in a browser (click a frame to zoom, Ctrl-F to search)"

@@ -8,9 +8,10 @@
 set -eu
 
 # libcapstone-dev: probe placement (--alloc); libjemalloc2, libtcmalloc-minimal4: the
-# allocators the --alloc tests preload; libncurses-dev: the interactive view.
+# allocators the --alloc tests preload; libncurses-dev: the interactive view; librsvg2-bin:
+# rsvg-convert, which the unit tests use to render the --svg flame graph to PNG.
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
-libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev"
+libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -28,6 +29,7 @@ have() {
 	libncurses-dev) test -f /usr/include/ncursesw/curses.h -o -f /usr/include/curses.h ;;
 	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;
 	libtcmalloc-minimal4) test -f /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ;;
+	librsvg2-bin) command -v rsvg-convert >/dev/null 2>&1 ;;
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.
 	bpftool) bpftool version >/dev/null 2>&1 ;;
 	llvm) command -v llvm-strip >/dev/null 2>&1 ;;

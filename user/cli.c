@@ -49,6 +49,7 @@ enum {
 	OPT_PPROF,
 	OPT_JSON,
 	OPT_JSON_STREAM,
+	OPT_SVG,
 };
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
@@ -61,6 +62,7 @@ static const char doc[] =
 	"\n"
 	"USAGE: faultline [OPTIONS] -p PID[,PID...]\n"
 	"       faultline [OPTIONS] -- COMMAND [ARG...]\n"
+	"       faultline diff [OPTIONS] BEFORE AFTER   (faultline diff --help)\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    faultline -p 1234             # until process 1234 exits, or Ctrl-C\n"
@@ -71,6 +73,8 @@ static const char doc[] =
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
 	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
 	"    faultline -q --json-stream - -p 1234  # one JSON line per refresh\n"
+	"    faultline -q --svg out.svg -p 1234  # an interactive flame graph\n"
+	"    faultline diff before.txt after.txt  # what changed between two --folded files\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
@@ -133,6 +137,7 @@ static const struct argp_option options[] = {
 	{ "json", OPT_JSON, "FILE", 0, "Write the final report and stacks as JSON to FILE", 4 },
 	{ "json-stream", OPT_JSON_STREAM, "FILE", 0,
 	  "Write one JSON line per refresh, then the final one, to FILE", 4 },
+	{ "svg", OPT_SVG, "FILE", 0, "Write an interactive flame graph of the metric to FILE", 4 },
 	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
 	{ "plain", OPT_PLAIN, NULL, 0,
 	  "Plain snapshots even on a terminal (no interactive view)", 4 },
@@ -276,17 +281,6 @@ static int parse_output(const char *opt, const char *arg, const char **out)
 	return 0;
 }
 
-/* A binary file: stdout would mix it with the report. */
-static int parse_pprof(struct fl_config *cfg, const char *arg)
-{
-	if (!*arg || !strcmp(arg, "-")) {
-		usage_error("--pprof: give a file name (the profile is binary, not for stdout)");
-		return -EINVAL;
-	}
-	cfg->pprof = arg;
-	return 0;
-}
-
 /* Two machine outputs on stdout would be one stream no program could split. */
 static int check_outputs(const struct fl_config *cfg)
 {
@@ -299,6 +293,18 @@ static int check_outputs(const struct fl_config *cfg)
 		return 0;
 	usage_error("only one of --folded, --json and --json-stream can write to stdout ('-')");
 	return -EINVAL;
+}
+
+/* Files only (--pprof, --svg): stdout carries the report, and a binary or an SVG would mix
+ * with it. */
+static int parse_file(const char *opt, const char *arg, const char **out)
+{
+	if (!*arg || !strcmp(arg, "-")) {
+		usage_error("%s: give a file name (not for stdout)", opt);
+		return -EINVAL;
+	}
+	*out = arg;
+	return 0;
 }
 
 /* The options that take a number; @cfg changes only when the number is valid. */
@@ -491,7 +497,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		err = parse_output("--json-stream", arg, &cfg->json_stream);
 		break;
 	case OPT_PPROF:
-		err = parse_pprof(cfg, arg);
+		err = parse_file("--pprof", arg, &cfg->pprof);
+		break;
+	case OPT_SVG:
+		err = parse_file("--svg", arg, &cfg->svg);
 		break;
 	case OPT_METRIC:
 		err = parse_metric(cfg, arg);

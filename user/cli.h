@@ -26,6 +26,7 @@ struct fl_config {
 	const char *pprof;   /* --pprof FILE (gzip-compressed profile.proto); NULL for none */
 	const char *json;    /* --json FILE: one document at the end; "-" for stdout */
 	const char *json_stream; /* --json-stream FILE: one document per line and refresh */
+	const char *svg;     /* --svg FILE: a flame graph at the end; NULL for none */
 	enum fl_metric metric; /* --metric; default resident */
 	bool metric_given;     /* --metric was on the command line */
 	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */

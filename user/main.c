@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "diff.h"
 #include "session.h"
 
 static int verbosity;
@@ -22,8 +24,12 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 int main(int argc, char **argv)
 {
 	struct fl_config cfg;
-	int err = parse_args(argc, argv, &cfg);
+	int err;
 
+	/* a subcommand, with its own options: reads files, needs no BPF and no root */
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff__main(argc - 1, argv + 1);
+	err = parse_args(argc, argv, &cfg);
 	if (err == FL_CLI_DONE)
 		return 0;
 	if (err)

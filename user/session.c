@@ -474,6 +474,9 @@ static int show(struct session *s, bool final)
 		err = snapshot__write_pprof(&snap, cfg->pprof) ?: err;
 	if (final && cfg->json)
 		err = snapshot__write_json(&snap, cfg->json, &jo) ?: err;
+	/* written even when the folded file failed: it is a separate file */
+	if (final && cfg->svg)
+		err = snapshot__write_svg(&snap, cfg->svg, s->metric) ?: err;
 	if (s->tui && !final)
 		tui__show(s->tui, &snap, &to); /* keeps the snapshot for its redraws: last */
 	else if (final || !cfg->quiet)

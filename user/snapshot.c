@@ -8,6 +8,7 @@
 #include "folded.h"
 #include "mapclass.h"
 #include "snapshot.h"
+#include "svg.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
 {
@@ -516,6 +517,32 @@ int snapshot__write_json(const struct snapshot *snap, const char *path,
 
 	return err ? err
 		   : output_close(f, path, jsonreport__write(f, &snap->report, snap->profile, o));
+}
+
+/* "pid 12 app, pid 14 worker, +3 more", in the targets' order. */
+static void svg_subject(const struct snapshot *snap, char *buf, size_t len)
+{
+	size_t n = 0, i;
+
+	buf[0] = '\0';
+	for (i = 0; i < snap->report.nprocs && i < 4 && n < len; i++)
+		n += snprintf(buf + n, len - n, "%spid %d %s", i ? ", " : "",
+			      snap->report.procs[i].pid, snap->report.procs[i].comm);
+	if (i < snap->report.nprocs && n < len)
+		snprintf(buf + n, len - n, ", +%zu more", snap->report.nprocs - i);
+}
+
+int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m)
+{
+	char subject[160];
+	struct svg_opts o = { .metric = m, .subject = subject };
+	FILE *f;
+	int err = output_open(path, &f);
+
+	if (err)
+		return err;
+	svg_subject(snap, subject, sizeof(subject));
+	return output_close(f, path, svg__write(f, snap->profile, &o));
 }
 
 void snapshot__fini(struct snapshot *snap)

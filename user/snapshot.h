@@ -52,6 +52,11 @@ int snapshot__write_pprof(const struct snapshot *snap, const char *path);
  * file. Returns 0 or -errno (reported). */
 int snapshot__write_json(const struct snapshot *snap, const char *path,
 			 const struct jsonreport_opts *o);
+/*
+ * Writes the flame graph of @snap by @m to @path (svg.h), titled with the metric, the total
+ * and the processes. Returns 0 or -errno (reported).
+ */
+int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m);
 
 void snapshot__fini(struct snapshot *snap);
 

@@ -286,6 +286,19 @@ Test(cli, json_outputs, .init = quiet)
 	EXPECT_USAGE_ERROR("only one of", "-p", "1", "--folded", "-", "--json", "-");
 }
 
+Test(cli, svg, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_null(cfg.svg);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--svg", "out.svg", "--folded", "out.txt"), 0);
+	cr_expect_str_eq(cfg.svg, "out.svg");
+	cr_expect_str_eq(cfg.folded, "out.txt");
+	EXPECT_USAGE_ERROR("--svg: give a file name", "-p", "1", "--svg", "-");
+	EXPECT_USAGE_ERROR("--svg: give a file name", "-p", "1", "--svg=");
+}
+
 Test(cli, alloc_options, .init = quiet)
 {
 	struct fl_config cfg;

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * faultline diff. A stack is a folded line: its value in each file is the self value of its
+ * leaf node, so stacks are compared exactly as the files list them, and the tree (with the
+ * frames' totals) is left to the differential flame graph.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "cli.h"
+#include "diff.h"
+#include "foldedread.h"
+#include "grow.h"
+#include "svg.h"
+#include "units.h"
+
+#define MAX_TOP 1000000
+#define FIXED_COLS 44 /* the four number columns and their spaces, before the stack */
+
+static const char usage[] =
+	"Usage: faultline diff [OPTIONS] BEFORE AFTER\n"
+	"\n"
+	"Compares two folded-stack files written by faultline --folded (one\n"
+	"'frame;...;leaf VALUE' line per stack) and prints the stacks whose value\n"
+	"changed most, growth and shrink alike, with before, after, delta and percent,\n"
+	"and the totals. Only folded files are read: JSON profiles are not accepted.\n"
+	"\n"
+	"EXAMPLES:\n"
+	"    faultline -q -d 60 --folded before.txt -p 1234\n"
+	"    faultline -q -d 60 --folded after.txt -p 1234\n"
+	"    faultline diff before.txt after.txt             # what changed most\n"
+	"    faultline diff --svg diff.svg before.txt after.txt  # and a flame graph\n"
+	"\n"
+	"  --top N         print the N stacks with the largest change (default 20)\n"
+	"  --svg FILE      also write a differential flame graph: the union of both\n"
+	"                  trees, each stack as wide as max(before, after) so that\n"
+	"                  shrunk and vanished stacks stay visible; red frames grew,\n"
+	"                  blue shrank, deeper for a larger relative change\n"
+	"  --metric NAME   the --metric both files were written with (default\n"
+	"                  resident): tells bytes from counts (faults, alloc-count,\n"
+	"                  live-count) and names the values\n"
+	"  -h, --help      show this help and exit\n"
+	"\n"
+	"Exit status: 0 success, 1 runtime failure (a file unreadable or with a bad\n"
+	"line, reported as FILE:LINE), 2 usage error.\n";
+
+__attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("faultline diff: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see faultline diff --help)\n", stderr);
+}
+
+/*
+ * When argv[*i] is the option @name, as "--name VALUE" or "--name=VALUE": 1 with *@val set
+ * (and *@i past the value); 0 when it is another word; -EINVAL when the value is missing.
+ */
+static int opt_value(int argc, char **argv, int *i, const char *name, const char **val)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(argv[*i], name, n) || (argv[*i][n] && argv[*i][n] != '='))
+		return 0;
+	if (argv[*i][n] == '=') {
+		*val = argv[*i] + n + 1;
+	} else if (*i + 1 < argc) {
+		*val = argv[++*i];
+	} else {
+		usage_error("%s needs a value", name);
+		return -EINVAL;
+	}
+	if (!**val) {
+		usage_error("%s: empty value", name);
+		return -EINVAL;
+	}
+	return 1;
+}
+
+static int parse_top(const char *s, unsigned *out)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9' && v <= MAX_TOP; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (*p || v < 1 || v > MAX_TOP) {
+		usage_error("--top: '%s' is not a number in 1..%d", s, MAX_TOP);
+		return -EINVAL;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* One option at argv[*i]: 0, or -EINVAL after reporting. */
+static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
+{
+	const char *val = NULL;
+	int r;
+
+	if ((r = opt_value(argc, argv, i, "--top", &val)))
+		return r < 0 ? r : parse_top(val, &cfg->top);
+	if ((r = opt_value(argc, argv, i, "--svg", &val))) {
+		cfg->svg = val;
+		return r < 0 ? r : 0;
+	}
+	if ((r = opt_value(argc, argv, i, "--metric", &val))) {
+		if (r > 0 && metric__parse(val, &cfg->metric)) {
+			usage_error("--metric: unknown metric '%s'", val);
+			return -EINVAL;
+		}
+		return r < 0 ? r : 0;
+	}
+	usage_error("unknown option '%s'", argv[*i]);
+	return -EINVAL;
+}
+
+int diff__parse_args(int argc, char **argv, struct diff_config *cfg)
+{
+	const char *files[2];
+	size_t nfiles = 0;
+	bool options = true;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->top = DIFF_DEFAULT_TOP;
+	cfg->metric = FL_METRIC_RESIDENT;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (options && !strcmp(a, "--")) {
+			options = false;
+		} else if (options && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+			fputs(usage, stdout);
+			fflush(stdout);
+			return FL_CLI_DONE;
+		} else if (options && a[0] == '-' && a[1]) {
+			if (parse_option(argc, argv, &i, cfg))
+				return -EINVAL;
+		} else if (nfiles == 2) {
+			usage_error("unexpected argument '%s': give two files", a);
+			return -EINVAL;
+		} else {
+			files[nfiles++] = a;
+		}
+	}
+	if (nfiles != 2) {
+		usage_error("give two folded files, BEFORE and AFTER");
+		return -EINVAL;
+	}
+	cfg->before = files[0];
+	cfg->after = files[1];
+	return 0;
+}
+
+struct stack_list {
+	struct diff_row *v; /* only stack and one value used */
+	size_t n, cap;
+};
+
+/* "frame;...;name" of @n, from the root's child down. */
+static char *path_of(const struct pnode *n)
+{
+	size_t len = 0, o;
+	char *s;
+
+	for (const struct pnode *x = n; x->parent; x = x->parent)
+		len += strlen(x->name) + 1;
+	if (!len) /* the root */
+		return strdup("");
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	o = len - 1;
+	s[o] = '\0';
+	for (const struct pnode *x = n; x->parent; x = x->parent) {
+		size_t k = strlen(x->name);
+
+		o -= k;
+		memcpy(s + o, x->name, k);
+		if (o)
+			s[--o] = ';';
+	}
+	return s;
+}
+
+static int row_stack_cmp(const void *a, const void *b)
+{
+	int r = strcmp(((const struct diff_row *)a)->stack, ((const struct diff_row *)b)->stack);
+
+	return r < 0 ? -1 : r > 0;
+}
+
+/* @n and every node below it with a self value above 0, as (path, value in .after). */
+static int collect(const struct pnode *n, enum fl_metric m, struct stack_list *l)
+{
+	uint64_t v = n->parent ? metric__value(&n->self, m) : 0;
+	int err = 0;
+
+	if (v) {
+		struct diff_row *grown = grow__reserve(l->v, &l->cap, l->n, sizeof(*l->v));
+
+		if (!grown)
+			return -ENOMEM;
+		l->v = grown;
+		l->v[l->n].stack = path_of(n);
+		if (!l->v[l->n].stack)
+			return -ENOMEM;
+		l->v[l->n++].after = v;
+	}
+	for (size_t i = 0; i < n->nchildren && !err; i++)
+		err = collect(n->children[i], m, l);
+	return err;
+}
+
+/* The stacks of @p sorted by path. Recursion is bounded by the reader's frame limit. */
+static int stacks_of(const struct profile *p, enum fl_metric m, struct stack_list *l)
+{
+	int err = collect(&p->root, m, l);
+
+	if (!err && l->n)
+		qsort(l->v, l->n, sizeof(*l->v), row_stack_cmp);
+	return err;
+}
+
+static uint64_t magnitude(const struct diff_row *r)
+{
+	return r->after > r->before ? r->after - r->before : r->before - r->after;
+}
+
+static int row_change_cmp(const void *a, const void *b)
+{
+	uint64_t x = magnitude(a), y = magnitude(b);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	return row_stack_cmp(a, b);
+}
+
+static void count_row(struct diff *d, const struct diff_row *r)
+{
+	d->total_before += r->before;
+	d->total_after += r->after;
+	d->stacks_before += r->before > 0;
+	d->stacks_after += r->after > 0;
+	d->added += !r->before;
+	d->gone += !r->after;
+	if (r->after > r->before) {
+		d->grew++;
+		d->grown += r->after - r->before;
+	} else if (r->after < r->before) {
+		d->shrank++;
+		d->shrunk += r->before - r->after;
+	} else {
+		d->same++;
+	}
+}
+
+/* Merges the two sorted lists into d->rows, taking over their strings; changed rows kept. */
+static void merge(struct diff *d, struct stack_list *b, struct stack_list *a)
+{
+	size_t i = 0, j = 0;
+
+	while (i < b->n || j < a->n) {
+		int c = i == b->n ? 1 : j == a->n ? -1 : row_stack_cmp(&b->v[i], &a->v[j]);
+		struct diff_row r = { .stack = c <= 0 ? b->v[i].stack : a->v[j].stack };
+
+		r.before = c <= 0 ? b->v[i++].after : 0;
+		if (c >= 0) {
+			r.after = a->v[j].after;
+			if (c == 0)
+				free(a->v[j].stack);
+			j++;
+		}
+		count_row(d, &r);
+		if (r.before != r.after)
+			d->rows[d->n++] = r;
+		else
+			free(r.stack);
+	}
+	b->n = a->n = 0;
+}
+
+static void list_fini(struct stack_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].stack);
+	free(l->v);
+}
+
+int diff__compute(const struct profile *before, const struct profile *after, enum fl_metric m,
+		  struct diff *d)
+{
+	struct stack_list b = { 0 }, a = { 0 };
+	int err;
+
+	memset(d, 0, sizeof(*d));
+	err = stacks_of(before, m, &b) ?: stacks_of(after, m, &a);
+	if (!err && b.n + a.n && !(d->rows = calloc(b.n + a.n, sizeof(*d->rows))))
+		err = -ENOMEM;
+	if (!err) {
+		merge(d, &b, &a);
+		if (d->n)
+			qsort(d->rows, d->n, sizeof(*d->rows), row_change_cmp);
+	}
+	list_fini(&b);
+	list_fini(&a);
+	if (err)
+		diff__fini(d);
+	return err;
+}
+
+void diff__fini(struct diff *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->rows[i].stack);
+	free(d->rows);
+	memset(d, 0, sizeof(*d));
+}
+
+static const char *value_str(char *buf, size_t len, uint64_t v, enum fl_metric m)
+{
+	return units__value(buf, len, v, metric__is_bytes(m));
+}
+
+static const char *delta_str(char *buf, size_t len, uint64_t b, uint64_t a, enum fl_metric m)
+{
+	int64_t d = (int64_t)(a - b);
+
+	if (metric__is_bytes(m))
+		return units__sbytes(buf, len, d);
+	snprintf(buf, len, "%+" PRId64, d);
+	return buf;
+}
+
+static const char *percent_str(char *buf, size_t len, uint64_t b, uint64_t a)
+{
+	if (!b)
+		snprintf(buf, len, "%s", a ? "new" : "+0.0%");
+	else if (!a)
+		snprintf(buf, len, "gone");
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * ((double)a - (double)b) / (double)b);
+	return buf;
+}
+
+/* @stack within @room bytes: "first;..;callers;leaf" keeping as many leaf-side frames as fit
+ * (at least the leaf, whatever its length). */
+static void fit_stack(char *out, size_t len, const char *stack, size_t room)
+{
+	const char *first_end = strchr(stack, ';'), *tail;
+	size_t first = first_end ? (size_t)(first_end - stack) : 0;
+
+	if (strlen(stack) <= room || !first_end) {
+		snprintf(out, len, "%s", stack);
+		return;
+	}
+	tail = strrchr(stack, ';') + 1; /* the leaf */
+	while (tail - 1 > first_end) {
+		const char *prev = tail - 2;
+
+		while (*prev != ';')
+			prev--;
+		if (first + 4 + strlen(prev + 1) > room)
+			break;
+		tail = prev + 1;
+	}
+	if (first + 4 + strlen(tail) <= room)
+		snprintf(out, len, "%.*s;..;%s", (int)first, stack, tail);
+	else
+		snprintf(out, len, "..;%s", tail);
+}
+
+static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum fl_metric m,
+		      unsigned width)
+{
+	char vb[UNITS_BUF], va[UNITS_BUF], vd[UNITS_BUF], pc[16];
+
+	units__emit(out, width, "%10s %10s %11s %8s  %s", value_str(vb, sizeof(vb), b, m),
+		    value_str(va, sizeof(va), a, m), delta_str(vd, sizeof(vd), b, a, m),
+		    percent_str(pc, sizeof(pc), b, a), what);
+}
+
+void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
+		 unsigned width)
+{
+	char stack[UNITS_LINE_MAX + 1], vg[UNITS_BUF], vs[UNITS_BUF];
+	enum fl_metric m = cfg->metric;
+	size_t shown = d->n < cfg->top ? d->n : cfg->top;
+
+	units__emit(out, width, "faultline diff (%s): %s -> %s", metric__name(m), cfg->before,
+		    cfg->after);
+	units__emit(out, width, "%10s %10s %11s %8s", "BEFORE", "AFTER", "DELTA", "CHANGE");
+	print_row(out, d->total_before, d->total_after, "total", m, width);
+	units__emit(out, width, "stacks: %zu -> %zu; %zu grew (%s), %zu shrank (%s), %zu new, "
+		    "%zu gone, %zu unchanged", d->stacks_before, d->stacks_after, d->grew,
+		    delta_str(vg, sizeof(vg), 0, d->grown, m), d->shrank,
+		    delta_str(vs, sizeof(vs), d->shrunk, 0, m), d->added, d->gone, d->same);
+	fputc('\n', out);
+	if (!d->n) {
+		units__emit(out, width, "no stack changed");
+		return;
+	}
+	units__emit(out, width, "stacks by absolute change (%zu of %zu):", shown, d->n);
+	units__emit(out, width, "%10s %10s %11s %8s  %s", "BEFORE", "AFTER", "DELTA", "CHANGE",
+		    "STACK");
+	for (size_t i = 0; i < shown; i++) {
+		const struct diff_row *r = &d->rows[i];
+
+		fit_stack(stack, sizeof(stack), r->stack,
+			  width > FIXED_COLS ? width - FIXED_COLS : 1);
+		print_row(out, r->before, r->after, stack, m, width);
+	}
+	fflush(out);
+}
+
+/* The terminal's width, else $COLUMNS, else 100 (as the main tool's table). */
+static unsigned out_width(void)
+{
+	const char *env = getenv("COLUMNS");
+	long c = env ? strtol(env, NULL, 10) : 0;
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
+		return ws.ws_col < UNITS_LINE_MAX ? ws.ws_col : UNITS_LINE_MAX;
+	return c >= 40 && c <= UNITS_LINE_MAX ? (unsigned)c : 100;
+}
+
+/* @path's stacks into a new *@p: 0, or -errno after reporting. */
+static int load(const char *path, enum fl_metric m, struct profile **p)
+{
+	FILE *f = fopen(path, "re");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "faultline: cannot read %s: %s\n", path, strerror(errno));
+		return err;
+	}
+	*p = profile__new();
+	err = *p ? folded__read(f, path, *p, m, stderr) : -ENOMEM;
+	fclose(f);
+	return err;
+}
+
+static int write_svg(const struct diff_config *cfg, const struct profile *b,
+		     const struct profile *a)
+{
+	struct svg_opts o = { .metric = cfg->metric, .title = "faultline diff",
+			      .before_name = cfg->before, .after_name = cfg->after };
+	FILE *f = fopen(cfg->svg, "we");
+	int err;
+
+	if (!f) {
+		err = -errno;
+		fprintf(stderr, "faultline: cannot write %s: %s\n", cfg->svg, strerror(errno));
+		return err;
+	}
+	err = svg__write_diff(f, b, a, &o);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "faultline: writing %s failed: %s\n", cfg->svg, strerror(-err));
+	return err;
+}
+
+int diff__main(int argc, char **argv)
+{
+	struct profile *before = NULL, *after = NULL;
+	struct diff_config cfg;
+	struct diff d = { 0 };
+	int err = diff__parse_args(argc, argv, &cfg);
+
+	if (err)
+		return err == FL_CLI_DONE ? 0 : 2;
+	err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
+	if (!err)
+		err = diff__compute(before, after, cfg.metric, &d);
+	if (!err)
+		diff__print(stdout, &d, &cfg, out_width());
+	if (!err && cfg.svg)
+		err = write_svg(&cfg, before, after);
+	if (err == -ENOMEM)
+		fprintf(stderr, "faultline: out of memory\n");
+	diff__fini(&d);
+	profile__free(before);
+	profile__free(after);
+	return err ? 1 : 0;
+}
