@@ -61,6 +61,15 @@ struct h_folded {
 	char err[160]; /* why h_folded_load() failed */
 };
 
+/* The threads workload's defaults: toucher-a 8 MiB, toucher-b 16 MiB, toucher-c 24 MiB, each
+ * from touch_a, touch_b, touch_c. */
+struct h_toucher {
+	const char *fn, *thread;
+	uint64_t bytes;
+};
+#define H_NTOUCHERS 3
+extern const struct h_toucher h_touchers[H_NTOUCHERS];
+
 /* Skips the test unless root; fails it when FAULTLINE or WORKLOADS is not set. */
 void h_require_root(void);
 /* Kills and reaps everything spawned, removes the session directories. A suite's .fini. */

@@ -18,16 +18,6 @@ static void setup(void)
 
 TestSuite(attach, .init = setup, .fini = h_cleanup, .timeout = 90);
 
-/* The threads workload's defaults: toucher-a 8 MiB, toucher-b 16 MiB, toucher-c 24 MiB. */
-static const struct {
-	const char *fn, *thread;
-	uint64_t bytes;
-} touchers[] = {
-	{ "touch_a", "toucher-a", 8 * H_MIB },
-	{ "touch_b", "toucher-b", 16 * H_MIB },
-	{ "touch_c", "toucher-c", 24 * H_MIB },
-};
-
 /*
  * Anon, because a thread's first run of libc code (pthread_setname_np, thread exit) also maps
  * file pages whose amount depends on libc, not on the workload.
@@ -39,18 +29,18 @@ Test(attach, threads_functions_and_threads)
 
 	h_attach_run_ok(&r, "threads", NULL, fl);
 	h_folded_root_ok(&r.folded, "threads");
-	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
+	for (size_t i = 0; i < H_NTOUCHERS; i++) {
 		char what[64];
 
-		snprintf(what, sizeof(what), "anon growth under %s", touchers[i].fn);
-		h_within_ok(what, h_folded_frame(&r.folded, touchers[i].fn),
-			    (int64_t)touchers[i].bytes, &r.folded);
-		snprintf(what, sizeof(what), "anon growth under toucher_main;%s", touchers[i].fn);
-		h_within_ok(what, h_folded_edge(&r.folded, "toucher_main", touchers[i].fn),
-			    (int64_t)touchers[i].bytes, &r.folded);
-		snprintf(what, sizeof(what), "anon growth of thread %s", touchers[i].thread);
-		h_within_ok(what, h_folded_thread(&r.folded, touchers[i].thread),
-			    (int64_t)touchers[i].bytes, &r.folded);
+		snprintf(what, sizeof(what), "anon growth under %s", h_touchers[i].fn);
+		h_within_ok(what, h_folded_frame(&r.folded, h_touchers[i].fn),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
+		snprintf(what, sizeof(what), "anon growth under toucher_main;%s", h_touchers[i].fn);
+		h_within_ok(what, h_folded_edge(&r.folded, "toucher_main", h_touchers[i].fn),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
+		snprintf(what, sizeof(what), "anon growth of thread %s", h_touchers[i].thread);
+		h_within_ok(what, h_folded_thread(&r.folded, h_touchers[i].thread),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
 	}
 	h_folded_free(&r.folded);
 }

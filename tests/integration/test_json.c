@@ -22,15 +22,6 @@ static void setup(void)
 
 TestSuite(json, .init = setup, .fini = h_cleanup, .timeout = 90);
 
-static const struct {
-	const char *fn;
-	uint64_t bytes;
-} touchers[] = {
-	{ "touch_a", 8 * H_MIB },
-	{ "touch_b", 16 * H_MIB },
-	{ "touch_c", 24 * H_MIB },
-};
-
 /* VmRSS of /proc/@pid/status in bytes (RssAnon and the others come from h_read_status). */
 static uint64_t vm_rss(pid_t pid)
 {
@@ -145,15 +136,15 @@ Test(json, final_document_and_stream)
 	cr_expect_str_eq(jv_get(&doc, "schema")->text, "faultline/1");
 	fin = jv_get(&doc, "final");
 	cr_expect(fin && fin->type == JV_BOOL && fin->b, "the --json document is not final");
-	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
-		uint64_t got = stacks_frame(&doc, touchers[i].fn);
+	for (size_t i = 0; i < H_NTOUCHERS; i++) {
+		uint64_t got = stacks_frame(&doc, h_touchers[i].fn);
 
-		cr_expect_eq(got, h_folded_frame(&r.folded, touchers[i].fn),
-			     "%s: JSON %" PRIu64 ", folded %" PRIu64, touchers[i].fn, got,
-			     h_folded_frame(&r.folded, touchers[i].fn));
-		h_within_ok(touchers[i].fn, got, (int64_t)touchers[i].bytes, &r.folded);
-		cr_log_info("%s: JSON %" PRIu64 " B, folded %" PRIu64 " B", touchers[i].fn, got,
-			    h_folded_frame(&r.folded, touchers[i].fn));
+		cr_expect_eq(got, h_folded_frame(&r.folded, h_touchers[i].fn),
+			     "%s: JSON %" PRIu64 ", folded %" PRIu64, h_touchers[i].fn, got,
+			     h_folded_frame(&r.folded, h_touchers[i].fn));
+		h_within_ok(h_touchers[i].fn, got, (int64_t)h_touchers[i].bytes, &r.folded);
+		cr_log_info("%s: JSON %" PRIu64 " B, folded %" PRIu64 " B", h_touchers[i].fn, got,
+			    h_folded_frame(&r.folded, h_touchers[i].fn));
 	}
 
 	/* the process block: the kernel's figures at the end, and the reconciliation */

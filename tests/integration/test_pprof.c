@@ -245,16 +245,6 @@ static void mapping_line(const struct raw *r, unsigned id, char *out, size_t len
 	}
 }
 
-/* The threads workload's defaults: toucher-a 8 MiB, toucher-b 16 MiB, toucher-c 24 MiB. */
-static const struct {
-	const char *fn, *thread;
-	uint64_t bytes;
-} touchers[] = {
-	{ "touch_a", "toucher-a", 8 * H_MIB },
-	{ "touch_b", "toucher-b", 16 * H_MIB },
-	{ "touch_c", "toucher-c", 24 * H_MIB },
-};
-
 /* An attach-mode run of @workload with `--pprof FILE @args`, its profile read back into @raw. */
 static void pprof_run(struct h_run *r, struct raw *raw, const char *workload,
 		      const char *const *args)
@@ -301,35 +291,35 @@ Test(pprof, threads_read_back_by_go_tool_pprof)
 		    raw.nsamples, (unsigned long)raw_sum(&raw, resident, NULL, NULL),
 		    (unsigned long)h_folded_total(&r.folded),
 		    (unsigned long)raw_sum(&raw, released, NULL, NULL));
-	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
+	for (size_t i = 0; i < H_NTOUCHERS; i++) {
 		unsigned loc = 0;
-		uint64_t got = raw_sum(&raw, resident, touchers[i].fn, &loc);
+		uint64_t got = raw_sum(&raw, resident, h_touchers[i].fn, &loc);
 
-		cr_log_info("%s: pprof %lu B, folded %lu B, thread %s, mapping %u", touchers[i].fn,
+		cr_log_info("%s: pprof %lu B, folded %lu B, thread %s, mapping %u", h_touchers[i].fn,
 			    (unsigned long)got,
-			    (unsigned long)h_folded_frame(&r.folded, touchers[i].fn),
+			    (unsigned long)h_folded_frame(&r.folded, h_touchers[i].fn),
 			    raw_thread(&raw, loc), raw.loc_map[loc]);
 
-		cr_expect_eq(got, h_folded_frame(&r.folded, touchers[i].fn),
-			     "%s: pprof %lu, folded %lu", touchers[i].fn, (unsigned long)got,
-			     (unsigned long)h_folded_frame(&r.folded, touchers[i].fn));
-		h_within_ok(touchers[i].fn, got, (int64_t)touchers[i].bytes, &r.folded);
-		cr_expect_geq(raw_sum(&raw, faults, touchers[i].fn, &loc),
-			      touchers[i].bytes / 4096, "%s: a fault per page", touchers[i].fn);
-		cr_assert_gt(loc, 0, "no location named %s", touchers[i].fn);
-		cr_expect_str_eq(raw_thread(&raw, loc), touchers[i].thread);
-		cr_expect_neq(raw.loc_addr[loc], 0, "%s has no address", touchers[i].fn);
+		cr_expect_eq(got, h_folded_frame(&r.folded, h_touchers[i].fn),
+			     "%s: pprof %lu, folded %lu", h_touchers[i].fn, (unsigned long)got,
+			     (unsigned long)h_folded_frame(&r.folded, h_touchers[i].fn));
+		h_within_ok(h_touchers[i].fn, got, (int64_t)h_touchers[i].bytes, &r.folded);
+		cr_expect_geq(raw_sum(&raw, faults, h_touchers[i].fn, &loc),
+			      h_touchers[i].bytes / 4096, "%s: a fault per page", h_touchers[i].fn);
+		cr_assert_gt(loc, 0, "no location named %s", h_touchers[i].fn);
+		cr_expect_str_eq(raw_thread(&raw, loc), h_touchers[i].thread);
+		cr_expect_neq(raw.loc_addr[loc], 0, "%s has no address", h_touchers[i].fn);
 		/* its mapping: the workload's file, and a build-id (gcc's default: 20 bytes) */
 		mapping_line(&raw, raw.loc_map[loc], line, sizeof(line));
 		snprintf(want, sizeof(want), " %s/threads ", getenv("WORKLOADS"));
 		cr_expect(strstr(line, want), "%s: mapping %u is not the workload's: '%s'",
-			  touchers[i].fn, raw.loc_map[loc], line);
+			  h_touchers[i].fn, raw.loc_map[loc], line);
 		cr_expect(strstr(line, want) && strspn(strstr(line, want) + strlen(want),
 							"0123456789abcdef") == 40,
 			  "no build-id after the file name: '%s'", line);
 		cr_expect(sscanf(line, "%*u: 0x%llx/0x%llx", &start, &limit) == 2 &&
 				  start <= raw.loc_addr[loc] && raw.loc_addr[loc] < limit,
-			  "%s at %#llx, outside its mapping '%s'", touchers[i].fn,
+			  "%s at %#llx, outside its mapping '%s'", h_touchers[i].fn,
 			  (unsigned long long)raw.loc_addr[loc], line);
 	}
 	mapping_line(&raw, 1, line, sizeof(line));

@@ -42,11 +42,6 @@ static int64_t svg_frame_bytes(const char *svg, const char *name)
 	return sum;
 }
 
-static const struct {
-	const char *fn;
-	uint64_t mib;
-} touchers[] = { { "touch_a", 8 }, { "touch_b", 16 }, { "touch_c", 24 } };
-
 Test(svg, threads_tooltips_carry_the_folded_bytes)
 {
 	char dir[] = "/tmp/faultline-svg-XXXXXX", path[64], title[96];
@@ -64,14 +59,14 @@ Test(svg, threads_tooltips_carry_the_folded_bytes)
 	snprintf(title, sizeof(title), ", pid %d threads</title>", r.wl.pid);
 	cr_expect(strstr(svg, title), "title without '%s': %.400s", title, svg);
 	cr_expect_eq(svg_frame_bytes(svg, "all"), (int64_t)h_folded_total(&r.folded));
-	for (size_t i = 0; i < sizeof(touchers) / sizeof(touchers[0]); i++) {
-		int64_t got = svg_frame_bytes(svg, touchers[i].fn);
+	for (size_t i = 0; i < H_NTOUCHERS; i++) {
+		int64_t got = svg_frame_bytes(svg, h_touchers[i].fn);
 
-		cr_expect_eq(got, (int64_t)h_folded_frame(&r.folded, touchers[i].fn),
-			     "%s: SVG %" PRId64 " bytes, folded %" PRIu64, touchers[i].fn, got,
-			     h_folded_frame(&r.folded, touchers[i].fn));
-		h_within_ok(touchers[i].fn, (uint64_t)(got < 0 ? 0 : got),
-			    (int64_t)(touchers[i].mib * H_MIB), &r.folded);
+		cr_expect_eq(got, (int64_t)h_folded_frame(&r.folded, h_touchers[i].fn),
+			     "%s: SVG %" PRId64 " bytes, folded %" PRIu64, h_touchers[i].fn, got,
+			     h_folded_frame(&r.folded, h_touchers[i].fn));
+		h_within_ok(h_touchers[i].fn, (uint64_t)(got < 0 ? 0 : got),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
 	}
 	free(svg);
 	h_folded_free(&r.folded);

@@ -3,6 +3,7 @@
  * A small XML well-formedness checker and a small PNG decoder, so that the SVG tests need
  * neither libxml2 nor an image library: the tests must say exactly what they check.
  */
+#include <criterion/criterion.h>
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -394,4 +395,16 @@ uint32_t png_pixel(const struct png_image *img, uint32_t x, uint32_t y)
 	const uint8_t *p = img->rgb + ((size_t)y * img->width + x) * 3;
 
 	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+double svg_frame_attr(const char *svg, const char *title, const char *attr)
+{
+	const char *t = strstr(svg, title), *a;
+	char key[32];
+
+	cr_assert_not_null(t, "no frame titled '%s'", title);
+	snprintf(key, sizeof(key), " %s=\"", attr);
+	a = strstr(t, key);
+	cr_assert_not_null(a, "frame '%s' has no %s", title, attr);
+	return strtod(a + strlen(key), NULL);
 }

@@ -26,4 +26,8 @@ void png_free(struct png_image *img);
 /* The pixel at (@x, @y) as 0xRRGGBB. */
 uint32_t png_pixel(const struct png_image *img, uint32_t x, uint32_t y);
 
+/* The numeric attribute @attr of the <rect> of the frame whose tooltip starts with @title
+ * ("<title>name\n"); fails the test when there is none. */
+double svg_frame_attr(const char *svg, const char *title, const char *attr);
+
 #endif /* FAULTLINE_TEST_SVGCHECK_H */

@@ -94,19 +94,6 @@ static size_t count(const char *s, const char *what)
 	return n;
 }
 
-/* The <rect> attribute @attr of the frame whose tooltip starts with @title ("name\n"). */
-static double frame_attr(const char *svg, const char *title, const char *attr)
-{
-	const char *t = strstr(svg, title), *a;
-	char key[32];
-
-	cr_assert_not_null(t, "no frame titled '%s'", title);
-	snprintf(key, sizeof(key), " %s=\"", attr);
-	a = strstr(t, key);
-	cr_assert_not_null(a);
-	return strtod(a + strlen(key), NULL);
-}
-
 static const char *frame_fill(const char *svg, const char *title, char *buf)
 {
 	const char *t = strstr(svg, title), *a;
@@ -146,14 +133,14 @@ Test(svg, tooltips_values_and_percents)
 			      "</title>"),
 		  "%.400s", svg);
 	/* widths: 1180 px for all, proportional below */
-	cr_expect_float_eq(frame_attr(svg, "<title>all\n", "width"), 1180.0, 0.01);
-	cr_expect_float_eq(frame_attr(svg, "<title>big\n", "width"), 1180.0 * 0.75, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>all\n", "width"), 1180.0, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>big\n", "width"), 1180.0 * 0.75, 0.01);
 	/* children in name order: [exit], then main (big, small) */
-	cr_expect_float_eq(frame_attr(svg, "<title>[exit]\n", "x"), 10, 0.01);
-	cr_expect_float_eq(frame_attr(svg, "<title>small\n", "x"), 10 + 1180.0 * 13 / 16, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>[exit]\n", "x"), 10, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>small\n", "x"), 10 + 1180.0 * 13 / 16, 0.01);
 	cr_expect_eq(count(svg, "<g><title>"), 6);
 	/* root at the bottom: deeper frames higher up */
-	cr_expect_gt(frame_attr(svg, "<title>all\n", "y"), frame_attr(svg, "<title>big\n", "y"));
+	cr_expect_gt(svg_frame_attr(svg, "<title>all\n", "y"), svg_frame_attr(svg, "<title>big\n", "y"));
 	free(svg);
 	profile__free(p);
 }
@@ -349,9 +336,9 @@ Test(svg, diff_widths_and_colours)
 	add(b, "app|e", anon(5, 0));
 	svg = render_diff(b, a, &o);
 	expect_well_formed(svg);
-	cr_expect_float_eq(frame_attr(svg, "<title>all\n", "data-v"), 365, 0.5);
-	cr_expect_float_eq(frame_attr(svg, "<title>a\n", "width"), 1180.0 * 200 / 365, 0.01);
-	cr_expect_float_eq(frame_attr(svg, "<title>c\n", "width"), 1180.0 * 50 / 365, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>all\n", "data-v"), 365, 0.5);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>a\n", "width"), 1180.0 * 200 / 365, 0.01);
+	cr_expect_float_eq(svg_frame_attr(svg, "<title>c\n", "width"), 1180.0 * 50 / 365, 0.01);
 	/* |delta| / max: a 0.5 -> 225 - 83 = 142; b 0.5; c and d 1 -> 60 */
 	cr_expect_str_eq(frame_fill(svg, "<title>a\n", fill), "ff8e8e");
 	cr_expect_str_eq(frame_fill(svg, "<title>b\n", fill), "8e8eff");

@@ -24,19 +24,6 @@ static void add(struct profile *p, const char *a, const char *b, const char *c, 
 	cr_assert_eq(profile__add(p, frames, 3, &n), 0);
 }
 
-/* The <rect> attribute @attr of the frame whose tooltip starts with @title. */
-static double frame_attr(const char *svg, const char *title, const char *attr)
-{
-	const char *t = strstr(svg, title), *a;
-	char key[32];
-
-	cr_assert_not_null(t, "no frame titled '%s'", title);
-	snprintf(key, sizeof(key), " %s=\"", attr);
-	a = strstr(t, key);
-	cr_assert_not_null(a);
-	return strtod(a + strlen(key), NULL);
-}
-
 static uint32_t max_channel_diff(uint32_t x, uint32_t y)
 {
 	uint32_t m = 0;
@@ -53,8 +40,8 @@ static uint32_t max_channel_diff(uint32_t x, uint32_t y)
 static void expect_frame_pixel(const struct png_image *img, const char *svg, const char *title,
 			       uint32_t want)
 {
-	double x = frame_attr(svg, title, "x"), w = frame_attr(svg, title, "width");
-	double y = frame_attr(svg, title, "y");
+	double x = svg_frame_attr(svg, title, "x"), w = svg_frame_attr(svg, title, "width");
+	double y = svg_frame_attr(svg, title, "y");
 	/* the right half: the label is on the left */
 	uint32_t px = png_pixel(img, (uint32_t)(x + w * 0.75), (uint32_t)(y + 7));
 

@@ -78,15 +78,6 @@ static uint32_t sizes[SEQ_LEN];
 volatile long allocbench_sink; /* gives the probe targets' results a use */
 static pthread_barrier_t ready_barrier, start_barrier;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		wl_die("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* The fixed sequence: xorshift32 from a fixed seed, over a few sizes from 16 to 4096. */
 static void make_sizes(void)
 {
@@ -150,7 +141,7 @@ __attribute__((noinline)) unsigned long alloc_loop(const struct worker *w)
 		n++;
 		if (w->max_pairs && n >= w->max_pairs)
 			break;
-		if (w->deadline_ns && n % CLOCK_EVERY == 0 && now_ns() >= w->deadline_ns)
+		if (w->deadline_ns && n % CLOCK_EVERY == 0 && wl_now_ns() >= w->deadline_ns)
 			break;
 	}
 	return n;
@@ -218,7 +209,7 @@ static void run_throughput(const struct wl_args *a)
 	start_workers(w, n);
 
 	wl_wait_start(a);
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	for (unsigned long i = 0; i < n; i++)
 		w[i].deadline_ns = seconds ? t0 + seconds * 1000000000ULL : 0;
 	barrier_wait(&start_barrier);	/* a barrier orders the deadlines before the reads */
@@ -226,7 +217,7 @@ static void run_throughput(const struct wl_args *a)
 		check(pthread_join(w[i].tid, NULL), "pthread_join");
 		total += w[i].pairs;
 	}
-	t1 = now_ns();
+	t1 = wl_now_ns();
 
 	snprintf(line, sizeof(line), "pairs %lu rate %.1f ns %llu threads %lu\n", total,
 		 (double)total * 1e9 / (double)(t1 - t0), (unsigned long long)(t1 - t0), n);
@@ -263,9 +254,9 @@ static void run_probe(const struct wl_args *a)
 		wl_usage(USAGE);
 
 	wl_wait_start(a);
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	allocbench_sink = call_target(fn, calls);
-	t1 = now_ns();
+	t1 = wl_now_ns();
 
 	snprintf(line, sizeof(line), "probe %s calls %lu ns %llu per_call %.1f\n", a->args[1],
 		 calls, (unsigned long long)(t1 - t0), (double)(t1 - t0) / (double)calls);

@@ -27,15 +27,6 @@
 #define MAX_CHUNK_MIB 4096
 #define MAX_SECONDS 3600
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		wl_die("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static long minor_faults(void)
 {
 	struct rusage ru;
@@ -60,7 +51,7 @@ __attribute__((noinline)) size_t touch_all(size_t total, size_t chunk, uint64_t 
 {
 	size_t done = 0;
 
-	while (done < total || (deadline_ns && now_ns() < deadline_ns)) {
+	while (done < total || (deadline_ns && wl_now_ns() < deadline_ns)) {
 		touch_chunk(chunk);
 		done += chunk;
 	}
@@ -87,11 +78,11 @@ int main(int argc, char **argv)
 
 	wl_wait_start(&a);
 	f0 = minor_faults();
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	if (seconds)
 		deadline = t0 + seconds * 1000000000ULL;
 	done = touch_all(total, chunk, deadline);
-	t1 = now_ns();
+	t1 = wl_now_ns();
 	f1 = minor_faults();
 
 	snprintf(line, sizeof(line), "result ns=%llu faults=%ld bytes=%zu\n",

@@ -26,15 +26,6 @@
 #define MAX_CALLS (1000UL * 1000UL * 1000UL)
 #define MAP_LEN (64 * 1024UL)
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts))
-		wl_die("clock_gettime");
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Every system call of the benchmark happens here: one mmap, one munmap. */
 __attribute__((noinline)) void map_unmap(void)
 {
@@ -73,9 +64,9 @@ int main(int argc, char **argv)
 		wl_usage(USAGE);
 
 	wl_wait_start(&a);
-	t0 = now_ns();
+	t0 = wl_now_ns();
 	done = map_unmap_all(calls);
-	t1 = now_ns();
+	t1 = wl_now_ns();
 
 	snprintf(line, sizeof(line), "result ns=%llu calls=%lu\n", (unsigned long long)(t1 - t0),
 		 done);

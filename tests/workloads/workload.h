@@ -39,6 +39,8 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
+#include <stdint.h>
+#include <time.h>
 #include <unistd.h>
 
 #define WL_PAGE 4096UL
@@ -62,6 +64,16 @@ static inline void wl_usage(const char *usage)
 {
 	fprintf(stderr, "usage: %s\n", usage);
 	exit(2);
+}
+
+/* CLOCK_MONOTONIC in nanoseconds: the benchmarks time themselves. */
+static inline uint64_t wl_now_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		wl_die("clock_gettime");
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* Blocks the protocol's signals; must run before anything else in main(). */
