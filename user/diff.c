@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * faultline diff. A stack is a folded line: its value in each file is the self value of its
- * leaf node, so stacks are compared exactly as the files list them, and the tree (with the
+ * faultline diff. A stack is a folded line, or an entry of a --json profile's "stacks": its
+ * value in each file is the self value of its leaf node, so stacks are compared exactly as the files list them, and the tree (with the
  * frames' totals) is left to the differential flame graph.
  */
 #include <errno.h>
@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "diff.h"
 #include "foldedread.h"
+#include "jsonprofile.h"
 #include "grow.h"
 #include "svg.h"
 #include "units.h"
@@ -25,25 +26,28 @@
 static const char usage[] =
 	"Usage: faultline diff [OPTIONS] BEFORE AFTER\n"
 	"\n"
-	"Compares two folded-stack files written by faultline --folded (one\n"
-	"'frame;...;leaf VALUE' line per stack) and prints the stacks whose value\n"
-	"changed most, growth and shrink alike, with before, after, delta and percent,\n"
-	"and the totals. Only folded files are read: JSON profiles are not accepted.\n"
+	"Compares two profiles and prints the stacks whose value changed most, growth\n"
+	"and shrink alike, with before, after, delta and percent, and the totals. Each\n"
+	"file is a folded-stack file written by faultline --folded (one\n"
+	"'frame;...;leaf VALUE' line per stack) or a JSON profile written by --json or\n"
+	"--json-stream (its last, final document), told apart by their first\n"
+	"character; a JSON profile holds every counter, so --metric picks any.\n"
 	"\n"
 	"EXAMPLES:\n"
 	"    faultline -q -d 60 --folded before.txt -p 1234\n"
 	"    faultline -q -d 60 --folded after.txt -p 1234\n"
 	"    faultline diff before.txt after.txt             # what changed most\n"
 	"    faultline diff --svg diff.svg before.txt after.txt  # and a flame graph\n"
+	"    faultline diff --metric faults a.json b.json     # two --json profiles\n"
 	"\n"
 	"  --top N         print the N stacks with the largest change (default 20)\n"
 	"  --svg FILE      also write a differential flame graph: the union of both\n"
 	"                  trees, each stack as wide as max(before, after) so that\n"
 	"                  shrunk and vanished stacks stay visible; red frames grew,\n"
 	"                  blue shrank, deeper for a larger relative change\n"
-	"  --metric NAME   the --metric both files were written with (default\n"
-	"                  resident): tells bytes from counts (faults, alloc-count,\n"
-	"                  live-count) and names the values\n"
+	"  --metric NAME   folded files: the --metric both were written with (default\n"
+	"                  resident), which tells bytes from counts and names the\n"
+	"                  values; JSON profiles: the metric compared\n"
 	"  -h, --help      show this help and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 runtime failure (a file unreadable or with a bad\n"
@@ -152,7 +156,7 @@ int diff__parse_args(int argc, char **argv, struct diff_config *cfg)
 		}
 	}
 	if (nfiles != 2) {
-		usage_error("give two folded files, BEFORE and AFTER");
+		usage_error("give two profiles (folded or JSON), BEFORE and AFTER");
 		return -EINVAL;
 	}
 	cfg->before = files[0];
@@ -433,7 +437,19 @@ static unsigned out_width(void)
 	return c >= 40 && c <= UNITS_LINE_MAX ? (unsigned)c : 100;
 }
 
-/* @path's stacks into a new *@p: 0, or -errno after reporting. */
+/* A --json profile begins with '{'; a folded line never does (its first frame is a name).
+ * Leaves @f where it was. */
+static bool starts_like_json(FILE *f)
+{
+	int c;
+
+	while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r')
+		;
+	rewind(f);
+	return c == '{';
+}
+
+/* @path's stacks (a folded or a --json file) into a new *@p: 0, or -errno after reporting. */
 static int load(const char *path, enum fl_metric m, struct profile **p)
 {
 	FILE *f = fopen(path, "re");
@@ -445,7 +461,12 @@ static int load(const char *path, enum fl_metric m, struct profile **p)
 		return err;
 	}
 	*p = profile__new();
-	err = *p ? folded__read(f, path, *p, m, stderr) : -ENOMEM;
+	if (!*p)
+		err = -ENOMEM;
+	else if (starts_like_json(f))
+		err = jsonprofile__read(f, path, *p, stderr);
+	else
+		err = folded__read(f, path, *p, m, stderr);
 	fclose(f);
 	return err;
 }

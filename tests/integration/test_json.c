@@ -3,7 +3,7 @@
  * --json and --json-stream on the threads workload (touch_a/b/c 8/16/24 MiB), attach mode:
  * the final document's stacks hold what the folded file holds, its process block what
  * /proc/PID/status says at the end, and the stream is one parseable document per line, the
- * last one final. The documents are read with tests/jsondom.h, a strict reader.
+ * last one final. The documents are read with user/jsonread.c, a strict reader.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "harness.h"
-#include "jsondom.h"
+#include "jsonread.h"
 
 static void setup(void)
 {

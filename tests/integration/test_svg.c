@@ -124,15 +124,33 @@ Test(svg, diff_ranks_the_changed_functions)
 {
 	static const char *const wl_before[] = { "8", "16", "24", NULL };
 	static const char *const wl_after[] = { "8", "32", "12", NULL };
-	static const char *const fl[] = { "--metric", "anon", NULL };
 	char dir[] = "/tmp/faultline-svg-XXXXXX", svg_path[64], fill[7], *out, *svg;
+	char json_b[64], json_a[64];
+	const char *fl_b[] = { "--metric", "anon", "--json", json_b, NULL };
+	const char *fl_a[] = { "--metric", "anon", "--json", json_a, NULL };
 	struct h_run before, after;
 	const char *table, *b, *c, *a;
 
 	cr_assert(mkdtemp(dir));
 	snprintf(svg_path, sizeof(svg_path), "%s/diff.svg", dir);
-	h_launch_run_ok(&before, "threads", wl_before, fl);
-	h_launch_run_ok(&after, "threads", wl_after, fl);
+	snprintf(json_b, sizeof(json_b), "%s/before.json", dir);
+	snprintf(json_a, sizeof(json_a), "%s/after.json", dir);
+	h_launch_run_ok(&before, "threads", wl_before, fl_b);
+	h_launch_run_ok(&after, "threads", wl_after, fl_a);
+	{
+		/* the same two runs as --json profiles: the same ranking */
+		const char *args[] = { "diff", "--metric", "anon", json_b, json_a, NULL };
+
+		cr_assert_eq(run_faultline(args, &out), 0, "faultline diff (JSON) failed:\n%s", out);
+		table = strstr(out, "stacks by absolute change");
+		cr_assert_not_null(table, "%s", out);
+		table = strchr(strchr(table, '\n') + 1, '\n') + 1;
+		b = row_of(table, "touch_b");
+		cr_expect(b == table && strstr(b, "+16.0 MiB  +100.0%"), "JSON diff:\n%s", out);
+		free(out);
+		unlink(json_b);
+		unlink(json_a);
+	}
 	{
 		const char *args[] = { "diff", "--metric", "anon", "--svg", svg_path,
 				       before.fl.folded_path, after.fl.folded_path, NULL };

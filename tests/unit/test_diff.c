@@ -332,5 +332,5 @@ Test(diff, help, .init = cr_redirect_stdout)
 	cr_assert_not_null(out);
 	cr_expect_gt(fread(text, 1, sizeof(text) - 1, out), 0);
 	cr_expect(strstr(text, "Usage: faultline diff [OPTIONS] BEFORE AFTER\n"), "%s", text);
-	cr_expect(strstr(text, "JSON profiles are not accepted"));
+	cr_expect(strstr(text, "or a JSON profile written by --json"), "%s", text);
 }

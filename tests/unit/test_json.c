@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json.h"
-#include "jsondom.h"
+#include "jsonread.h"
 
 /* A writer into memory; done() finishes it and returns the text. */
 struct mem {

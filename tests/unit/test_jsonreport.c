@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The JSON view on a report and profile built here: the document parses (tests/jsondom.h, and
+ * The JSON view on a report and profile built here: the document parses (user/jsonread.c, and
  * Python's json module when python3 is installed), every schema field is there with the exact
  * numbers the model holds, and fields of options not in effect are absent.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "jsondom.h"
+#include "jsonread.h"
 #include "jsonreport.h"
 
 #define MIB (1024ULL * 1024ULL)
@@ -348,7 +348,7 @@ Test(jsonreport, python_parses_it_too)
 	FILE *py;
 
 	if (system("command -v python3 >/dev/null 2>&1"))
-		cr_skip_test("python3 not installed: only tests/jsondom.h checked the syntax");
+		cr_skip_test("python3 not installed: only user/jsonread.c checked the syntax");
 	build(&m, true, true);
 	s = write_doc(&m, &d);
 	py = popen("python3 -c 'import json,sys; d=json.loads(sys.stdin.buffer.read()); "

@@ -1,32 +1,11 @@
-/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/*
- * A strict JSON reader for the tests (unit and integration), so that faultline's JSON is
- * checked by code that shares nothing with its writer. RFC 8259 exactly: no trailing commas,
- * no leading zeros, no raw control characters in strings, every byte of a string well-formed
- * UTF-8, \u escapes with surrogates paired; duplicate member names are refused too (faultline
- * never writes one). Numbers keep their text, so integers are compared exactly.
- * Header-only (static inline) because both test binaries include it.
- */
-#ifndef FAULTLINE_TEST_JSONDOM_H
-#define FAULTLINE_TEST_JSONDOM_H
-
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum jv_type { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
-
-struct jv {
-	enum jv_type type;
-	bool b;
-	char *text;	  /* JV_NUM: the number as written; JV_STR: decoded, NUL-terminated */
-	size_t len;	  /* JV_STR: bytes in text (a string may hold U+0000) */
-	struct jv *items; /* JV_ARR, JV_OBJ: elements, or members' values */
-	char **keys;	  /* JV_OBJ: members' names */
-	size_t n;
-};
+#include "jsonread.h"
 
 struct jv_parser {
 	const unsigned char *s, *end;
@@ -35,7 +14,7 @@ struct jv_parser {
 
 #define JV_MAX_DEPTH 64
 
-static inline void jv_free(struct jv *v)
+void jv_free(struct jv *v)
 {
 	for (size_t i = 0; i < v->n; i++) {
 		jv_free(&v->items[i]);
@@ -48,13 +27,13 @@ static inline void jv_free(struct jv *v)
 	memset(v, 0, sizeof(*v));
 }
 
-static inline void jv_ws(struct jv_parser *p)
+static void jv_ws(struct jv_parser *p)
 {
 	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
 		p->s++;
 }
 
-static inline bool jv_lit(struct jv_parser *p, const char *word)
+static bool jv_lit(struct jv_parser *p, const char *word)
 {
 	size_t n = strlen(word);
 
@@ -65,7 +44,7 @@ static inline bool jv_lit(struct jv_parser *p, const char *word)
 }
 
 /* Length of the well-formed UTF-8 sequence at s, 0 if none (Unicode table 3-7). */
-static inline size_t jv_utf8(const unsigned char *s, const unsigned char *end)
+static size_t jv_utf8(const unsigned char *s, const unsigned char *end)
 {
 	unsigned char c = *s, lo = 0x80, hi = 0xbf;
 	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
@@ -85,7 +64,7 @@ static inline size_t jv_utf8(const unsigned char *s, const unsigned char *end)
 	return len;
 }
 
-static inline int jv_hex4(struct jv_parser *p, unsigned *out)
+static int jv_hex4(struct jv_parser *p, unsigned *out)
 {
 	*out = 0;
 	for (int i = 0; i < 4; i++, p->s++) {
@@ -101,7 +80,7 @@ static inline int jv_hex4(struct jv_parser *p, unsigned *out)
 	return 0;
 }
 
-static inline size_t jv_put_cp(char *o, unsigned cp)
+static size_t jv_put_cp(char *o, unsigned cp)
 {
 	if (cp < 0x80)
 		return o[0] = (char)cp, 1;
@@ -117,7 +96,7 @@ static inline size_t jv_put_cp(char *o, unsigned cp)
 	return 4;
 }
 
-static inline int jv_escape(struct jv_parser *p, char *o, size_t *n)
+static int jv_escape(struct jv_parser *p, char *o, size_t *n)
 {
 	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
 	const char *e = p->s < p->end ? strchr(from, *p->s) : NULL;
@@ -141,7 +120,7 @@ static inline int jv_escape(struct jv_parser *p, char *o, size_t *n)
 	return 0;
 }
 
-static inline int jv_string(struct jv_parser *p, char **out, size_t *outlen)
+static int jv_string(struct jv_parser *p, char **out, size_t *outlen)
 {
 	char *o = malloc((size_t)(p->end - p->s) + 1);
 	size_t n = 0, len;
@@ -178,7 +157,7 @@ bad:
 	return -EINVAL;
 }
 
-static inline int jv_number(struct jv_parser *p, struct jv *v)
+static int jv_number(struct jv_parser *p, struct jv *v)
 {
 	const unsigned char *start = p->s;
 
@@ -211,9 +190,9 @@ static inline int jv_number(struct jv_parser *p, struct jv *v)
 	return v->text ? 0 : -ENOMEM;
 }
 
-static inline int jv_value(struct jv_parser *p, struct jv *v);
+static int jv_value(struct jv_parser *p, struct jv *v);
 
-static inline int jv_push(struct jv *v, char *key)
+static int jv_push(struct jv *v, char *key)
 {
 	void *items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
 	void *keys;
@@ -236,7 +215,7 @@ static inline int jv_push(struct jv *v, char *key)
 	return 0;
 }
 
-static inline int jv_container(struct jv_parser *p, struct jv *v, bool obj)
+static int jv_container(struct jv_parser *p, struct jv *v, bool obj)
 {
 	char close = obj ? '}' : ']';
 	int err;
@@ -286,7 +265,7 @@ static inline int jv_container(struct jv_parser *p, struct jv *v, bool obj)
 	}
 }
 
-static inline int jv_value(struct jv_parser *p, struct jv *v)
+static int jv_value(struct jv_parser *p, struct jv *v)
 {
 	jv_ws(p);
 	if (p->s >= p->end)
@@ -314,7 +293,7 @@ static inline int jv_value(struct jv_parser *p, struct jv *v)
 
 /* Parses exactly one JSON text (whitespace around it allowed) from @s, @len bytes. Returns 0,
  * -EINVAL (not JSON; @out is then freed) or -ENOMEM. */
-static inline int jv_parse(const char *s, size_t len, struct jv *out)
+int jv_parse(const char *s, size_t len, struct jv *out)
 {
 	struct jv_parser p = { (const unsigned char *)s, (const unsigned char *)s + len, 0 };
 	int err;
@@ -330,7 +309,7 @@ static inline int jv_parse(const char *s, size_t len, struct jv *out)
 }
 
 /* The member @key of object @v, or NULL. */
-static inline const struct jv *jv_get(const struct jv *v, const char *key)
+const struct jv *jv_get(const struct jv *v, const char *key)
 {
 	if (!v || v->type != JV_OBJ)
 		return NULL;
@@ -341,7 +320,7 @@ static inline const struct jv *jv_get(const struct jv *v, const char *key)
 }
 
 /* Members through a dotted path "a.b.c", or NULL. */
-static inline const struct jv *jv_path(const struct jv *v, const char *path)
+const struct jv *jv_path(const struct jv *v, const char *path)
 {
 	char buf[256], *save = NULL;
 
@@ -352,7 +331,7 @@ static inline const struct jv *jv_path(const struct jv *v, const char *path)
 }
 
 /* True when @v is a number written as a non-negative integer that fits: *out is it. */
-static inline bool jv_u64(const struct jv *v, uint64_t *out)
+bool jv_u64(const struct jv *v, uint64_t *out)
 {
 	char *end;
 
@@ -364,7 +343,7 @@ static inline bool jv_u64(const struct jv *v, uint64_t *out)
 }
 
 /* ... a signed integer. */
-static inline bool jv_i64(const struct jv *v, int64_t *out)
+bool jv_i64(const struct jv *v, int64_t *out)
 {
 	char *end;
 
@@ -374,5 +353,3 @@ static inline bool jv_i64(const struct jv *v, int64_t *out)
 	*out = strtoll(v->text, &end, 10);
 	return !*end && errno != ERANGE;
 }
-
-#endif /* FAULTLINE_TEST_JSONDOM_H */
