@@ -140,7 +140,8 @@ cached:
 	key->map_file = c->file;
 	/* whose stack an anonymous mapping is depends on the faulting thread's sp */
 	if (c->class == FL_MAP_ANON || c->class == FL_MAP_THREAD_STACK)
-		key->map_class = c->start <= m.sp && m.sp < c->end ? FL_MAP_THREAD_STACK : FL_MAP_ANON;
+		key->map_class = c->start <= m.sp && m.sp < c->end ? FL_MAP_THREAD_STACK
+								   : FL_MAP_ANON;
 }
 
 #endif /* FAULTLINE_MAPPING_BPF_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * faultline diff. A stack is a folded line, or an entry of a --json profile's "stacks": its
- * value in each file is the self value of its leaf node, so stacks are compared exactly as the files list them, and the tree (with the
- * frames' totals) is left to the differential flame graph.
+ * value in each file is the self value of its leaf node, so stacks are compared exactly as
+ * the files list them, and the tree (with the frames' totals) is left to the differential
+ * flame graph.
  */
 #include <errno.h>
 #include <inttypes.h>

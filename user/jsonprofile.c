@@ -144,7 +144,7 @@ int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs)
 	stacks = jv_get(&root, "stacks");
 	if (!schema || schema->type != JV_STR || strcmp(schema->text, JSONREPORT_SCHEMA) ||
 	    !stacks || stacks->type != JV_ARR) {
-		fprintf(errs, "faultline: %s: not a faultline JSON profile (schema %s with stacks)\n",
+		fprintf(errs, "faultline: %s: not a faultline JSON profile (schema %s, stacks)\n",
 			name, JSONREPORT_SCHEMA);
 		jv_free(&root);
 		return -EINVAL;
