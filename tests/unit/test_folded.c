@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "folded.h"
+#include "unit/model.h"
 
 static struct fl_counts counts(uint64_t anon, uint64_t file, uint64_t released, uint64_t faults)
 {
@@ -16,18 +17,6 @@ static struct fl_counts counts(uint64_t anon, uint64_t file, uint64_t released, 
 	c.release[FL_SHMEM] = released;
 	c.faults = faults;
 	return c;
-}
-
-static void add(struct profile *p, const char *path, struct fl_counts c)
-{
-	char buf[256], *save = NULL, *tok;
-	const char *frames[16];
-	size_t n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		frames[n++] = tok;
-	cr_assert_eq(profile__add(p, frames, n, &c), 0);
 }
 
 /* folded__write() into a string the caller frees. */
@@ -48,11 +37,11 @@ static struct profile *sample(void)
 	struct profile *p = profile__new();
 
 	/* '|' separates frames here; the names themselves hold ';' and newlines. */
-	add(p, "app|main|alloc", counts(300, 0, 0, 3));
-	add(p, "app|main", counts(20, 5, 0, 1));
-	add(p, "app|main|parse;json|lex\nnext", counts(0, 7, 0, 0));
-	add(p, "app|idle", counts(0, 0, 50, 9));
-	add(p, "other|main|alloc", counts(1, 0, 0, 0));
+	model_add(p, "app|main|alloc", counts(300, 0, 0, 3));
+	model_add(p, "app|main", counts(20, 5, 0, 1));
+	model_add(p, "app|main|parse;json|lex\nnext", counts(0, 7, 0, 0));
+	model_add(p, "app|idle", counts(0, 0, 50, 9));
+	model_add(p, "other|main|alloc", counts(1, 0, 0, 0));
 	return p;
 }
 
@@ -75,11 +64,11 @@ Test(folded, independent_of_sort_and_insertion_order)
 	struct profile *p = sample(), *q = profile__new();
 	char *a, *b;
 
-	add(q, "other|main|alloc", counts(1, 0, 0, 0));
-	add(q, "app|idle", counts(0, 0, 50, 9));
-	add(q, "app|main|parse;json|lex\nnext", counts(0, 7, 0, 0));
-	add(q, "app|main", counts(20, 5, 0, 1));
-	add(q, "app|main|alloc", counts(300, 0, 0, 3));
+	model_add(q, "other|main|alloc", counts(1, 0, 0, 0));
+	model_add(q, "app|idle", counts(0, 0, 50, 9));
+	model_add(q, "app|main|parse;json|lex\nnext", counts(0, 7, 0, 0));
+	model_add(q, "app|main", counts(20, 5, 0, 1));
+	model_add(q, "app|main|alloc", counts(300, 0, 0, 3));
 	profile__sort(p, FL_METRIC_FAULTS);
 	a = folded(p, FL_METRIC_FAULTS);
 	b = folded(q, FL_METRIC_FAULTS);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "jsonread.h"
 #include "jsonreport.h"
+#include "unit/model.h"
 
 #define MIB (1024ULL * 1024ULL)
 
@@ -22,18 +23,6 @@ struct model {
 	struct fl_call_site sites[1], vm_sites[1];
 	struct fl_report r;
 };
-
-static void add(struct profile *p, const char *path, const struct fl_counts *c)
-{
-	char buf[256], *save = NULL, *tok;
-	const char *frames[16];
-	size_t n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
-		frames[n++] = tok;
-	cr_assert_eq(profile__add(p, frames, n, c), 0);
-}
 
 static void build(struct model *m, bool alloc, bool vm)
 {
@@ -61,9 +50,9 @@ static void build(struct model *m, bool alloc, bool vm)
 	a.vm_calls = 5;
 	a.vm_failed = 1;
 	b.grow[FL_ANON] = UINT64_MAX; /* exact, not a double */
-	add(m->p, "app|main|touch_a", &a);
-	add(m->p, "app|main|parse\"x\n\xff", &b);
-	add(m->p, "app|main", &k); /* a leaf above another: both listed */
+	model_add(m->p, "app|main|touch_a", a);
+	model_add(m->p, "app|main|parse\"x\n\xff", b);
+	model_add(m->p, "app|main", k); /* a leaf above another: both listed */
 
 	s->pid = 42;
 	memcpy(s->comm, "app-with-16char", 16); /* fills comm: no NUL */
