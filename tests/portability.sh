@@ -12,6 +12,7 @@
 #  --by mapping, without the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every
 #    fault of heap_grow, stack_grow and thread_stack_grow lands in [heap], [stack] and
 #    [thread stack] (how many faults depends on the VM's THP setting);
+#  --json, --svg and --pprof are written there too (a document, a graph with touch_a, gzip);
 #  -f (a raw tracepoint read with CO-RE) follows the forker workload's child: child_grow
 #    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent.
 set -uo pipefail
@@ -38,7 +39,9 @@ trap 'rm -f "$log"' EXIT
 	-f "$wl/mappings" -f "$wl/forker" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
-	run FAULTS -- $wl/threads --now --exit 4 8 12
+	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
+	echo \"@@OUTPUTS\"; head -c 200 /tmp/j; echo; grep -c touch_a /tmp/s;
+	od -An -tx1 -N2 /tmp/p; echo @@END
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
@@ -56,6 +59,10 @@ for fn in touch_a:1024 touch_b:2048 touch_c:3072; do
 	got=$(sum FAULTS ";${fn%:*} ")
 	within "$got" "${fn#*:}"; check "${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
 done
+outputs=$(sed -n '/^@@OUTPUTS$/,/^@@END$/p' "$log")
+grep -q '"schema":"faultline/1"' <<<"$outputs"; check "--json writes a faultline/1 document" $?
+grep -qx '[1-9][0-9]*' <<<"$outputs"; check "--svg draws touch_a" $?
+grep -q '1f 8b' <<<"$outputs"; check "--pprof writes a gzip file" $?
 ran ALLOC --alloc
 for e in "leak_path;malloc:100000" "direct_caller;malloc:777"; do
 	got=$(sum ALLOC "${e%:*} ")
