@@ -247,7 +247,8 @@ struct fl_stack_cache {
 	__u64 stack; /* 0: the walk failed (FL_ORIGIN_STACK_LOST) */
 	__u64 leaf_ret;
 	__u32 sp_word_exec; /* sp_word lies in executable code */
-	__u32 map_class;    /* --by mapping: the class of the mapping the fault or call hit */
+	__u16 map_class;    /* --by mapping: the class of the mapping the fault or call hit */
+	__u16 call;	    /* --vm: the memory syscall the walk was taken for (fl_key.call) */
 	/* the last word seen at the stack pointer: bpf_find_vma() costs up to microseconds, and a
 	 * loop that faults again and again sees the same word */
 	__u64 sp_word;

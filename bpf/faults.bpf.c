@@ -21,9 +21,6 @@
 
 struct fl_stats stats;
 
-/* --vm: RSS changes inside a traced memory syscall go to the call's row (vm.bpf.c) */
-const volatile bool vm_calls = false;
-
 /* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
 static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member,
 				      __s64 delta)
@@ -150,13 +147,6 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	fl_user_stack(ctx, &key, false);
 	if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
 		key.map_class = FL_MAP_THP;
-	if (vm_calls) {
-		struct fl_vm_task *v;
-
-		v = bpf_task_storage_get(&vm_task, bpf_get_current_task_btf(), NULL, 0);
-		if (v)
-			key.call = v->call;
-	}
 	fl_charge(mm, &key, member, delta);
 }
 

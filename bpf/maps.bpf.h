@@ -53,14 +53,6 @@ struct {
 	__type(value, struct fl_thread);
 } threads SEC(".maps") __weak;
 
-/* The memory syscall each target thread is inside (--vm), from its entry to its exit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_vm_task);
-} vm_task SEC(".maps") __weak;
-
 extern struct fl_stats stats;
 
 /* bpf_map_update_elem(BPF_NOEXIST) lost a race to another CPU: the entry is there. */

@@ -240,8 +240,8 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
  * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
  * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @refill: called for a new page fault
  * or a traced syscall entry, which always walks and fills the cache (with @key's mapping
- * class too); other callers use the cache, mapping class included, when it holds the current
- * fault or call.
+ * class and call too); other callers use the cache, mapping class and call included, when it
+ * holds the current fault or call: an RSS change inside a traced syscall is the call's.
  */
 static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
 							     bool refill)
@@ -265,6 +265,7 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 			key->leaf_ret = c->leaf_ret;
 			key->map_class = c->map_class;
 			key->map_file = c->map_file;
+			key->call = c->call;
 		} else {
 			fl_walk(task, ip, bp, sp, key, c);
 		}
@@ -275,6 +276,7 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	c->leaf_ret = key->leaf_ret;
 	c->map_class = key->map_class;
 	c->map_file = key->map_file;
+	c->call = key->call;
 	c->ip = ip;
 	c->sp = sp;
 	c->bp = bp;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /*
  * Memory syscalls (--vm): mmap, munmap, mremap, brk and madvise of the targets, counted on the
- * caller's stack by what they do (enum fl_vm_call). The entry notes the call per thread, so
- * that the RSS changes made inside it (faults.bpf.c) are charged to the call's row too: who
- * gave memory back, and who populated it.
+ * caller's stack by what they do (enum fl_vm_call). The entry walks the stack into the
+ * per-thread cache with the call, so that the RSS changes made inside it (faults.bpf.c) are
+ * charged to the call's row too: who gave memory back, and who populated it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,6 +13,14 @@
 #include "maps.bpf.h"
 #include "stack.bpf.h"
 #include "mapping.bpf.h"
+
+/* The arguments of the memory syscall each target thread is inside, from entry to exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fl_vm_task);
+} vm_task SEC(".maps");
 
 /*
  * Notes a call of the current thread, a target's, and walks its stack for what follows.
@@ -38,11 +46,12 @@ static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u6
 	v->len = len;
 	v->arg = arg;
 	v->old_brk = old_brk;
+	key.call = call;
 	if (map_classes && class)
 		key.map_class = class;
 	else if (map_classes)
 		fl_classify(&key, addr);
-	/* refills the stack cache, so the RSS changes inside the call reuse this walk */
+	/* refills the stack cache with the call: the RSS changes inside it are charged to it */
 	fl_user_stack(ctx, &key, true);
 }
 

@@ -163,7 +163,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
 	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
 	set_vm_autoload(t->skel, o->vm);
-	t->skel->rodata->vm_calls = o->vm;
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
