@@ -17,6 +17,7 @@
 #include "diff.h"
 #include "foldedread.h"
 #include "jsonprofile.h"
+#include "output.h"
 #include "grow.h"
 #include "svg.h"
 #include "units.h"
@@ -477,20 +478,10 @@ static int write_svg(const struct diff_config *cfg, const struct profile *b,
 {
 	struct svg_opts o = { .metric = cfg->metric, .title = "faultline diff",
 			      .before_name = cfg->before, .after_name = cfg->after };
-	FILE *f = fopen(cfg->svg, "we");
-	int err;
+	FILE *f;
+	int err = output_open(cfg->svg, &f);
 
-	if (!f) {
-		err = -errno;
-		fprintf(stderr, "faultline: cannot write %s: %s\n", cfg->svg, strerror(errno));
-		return err;
-	}
-	err = svg__write_diff(f, b, a, &o);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (err)
-		fprintf(stderr, "faultline: writing %s failed: %s\n", cfg->svg, strerror(-err));
-	return err;
+	return err ? err : output_close(f, cfg->svg, svg__write_diff(f, b, a, &o));
 }
 
 int diff__main(int argc, char **argv)

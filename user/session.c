@@ -16,6 +16,7 @@
 #include "folded.h"
 #include "frames.h"
 #include "launch.h"
+#include "output.h"
 #include "session.h"
 #include "snapshot.h"
 #include "table.h"
@@ -270,17 +271,7 @@ static void start_view(struct session *s)
  * the session before it starts, not at its first refresh. */
 static int open_stream(struct session *s)
 {
-	const char *path = s->cfg->json_stream;
-	int err;
-
-	if (!path)
-		return 0;
-	s->stream = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	if (s->stream)
-		return 0;
-	err = -errno;
-	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
-	return err;
+	return s->cfg->json_stream ? output_open(s->cfg->json_stream, &s->stream) : 0;
 }
 
 static int setup(struct session *s)
@@ -599,11 +590,8 @@ static void teardown(struct session *s)
 	collector__free(s->col);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
-	if (s->stream && s->stream != stdout && fclose(s->stream) && !s->stream_err) {
-		s->stream_err = -errno;
-		fprintf(stderr, "faultline: writing %s failed: %s\n", s->cfg->json_stream,
-			strerror(errno));
-	}
+	if (s->stream)
+		s->stream_err = output_close(s->stream, s->cfg->json_stream, 0);
 }
 
 int session__run(const struct fl_config *cfg)

@@ -6,6 +6,7 @@
 #include <time.h>
 #include "calls.h"
 #include "folded.h"
+#include "output.h"
 #include "mapclass.h"
 #include "snapshot.h"
 #include "svg.h"
@@ -453,31 +454,6 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	if (!err)
 		profile__sort(snap->profile, o->metric);
 	free(ix);
-	return err;
-}
-
-/* @path opened for writing ("-": stdout) in *@f. Returns 0 or -errno (reported). */
-static int output_open(const char *path, FILE **f)
-{
-	int err;
-
-	*f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	if (*f)
-		return 0;
-	err = -errno;
-	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
-	return err;
-}
-
-/* Closes what output_open() gave (stdout is only flushed) after a write that returned @err;
- * returns the first error, reported. */
-static int output_close(FILE *f, const char *path, int err)
-{
-	errno = 0;
-	if ((f == stdout ? fflush(f) : fclose(f)) && !err)
-		err = errno ? -errno : -EIO;
-	if (err)
-		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
 	return err;
 }
 
