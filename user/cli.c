@@ -15,10 +15,6 @@
 #include <string.h>
 #include "cli.h"
 
-#ifndef FAULTLINE_VERSION
-#define FAULTLINE_VERSION "0.0.0-dev"
-#endif
-
 #define DEFAULT_INTERVAL_S 1.0
 #define DEFAULT_TOP 20
 #define DEFAULT_STACK_STORAGE 16384
@@ -282,14 +278,21 @@ static int parse_output(const char *opt, const char *arg, const char **out)
 }
 
 /* Two machine outputs on stdout would be one stream no program could split. */
+int config__stdout_outputs(const struct fl_config *cfg)
+{
+	return (cfg->folded && !strcmp(cfg->folded, "-")) +
+	       (cfg->json && !strcmp(cfg->json, "-")) +
+	       (cfg->json_stream && !strcmp(cfg->json_stream, "-"));
+}
+
+bool config__has_metric(const struct fl_config *cfg, enum fl_metric m)
+{
+	return (cfg->alloc || !metric__needs_alloc(m)) && (cfg->vm || !metric__needs_vm(m));
+}
+
 static int check_outputs(const struct fl_config *cfg)
 {
-	int n = 0;
-
-	n += cfg->folded && !strcmp(cfg->folded, "-");
-	n += cfg->json && !strcmp(cfg->json, "-");
-	n += cfg->json_stream && !strcmp(cfg->json_stream, "-");
-	if (n < 2)
+	if (config__stdout_outputs(cfg) < 2)
 		return 0;
 	usage_error("only one of --folded, --json and --json-stream can write to stdout ('-')");
 	return -EINVAL;

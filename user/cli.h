@@ -41,6 +41,10 @@ struct fl_config {
 	bool by_mapping;	/* ... and/or the class of the mapping the change hit */
 };
 
+#ifndef FAULTLINE_VERSION /* the Makefile defines it */
+#define FAULTLINE_VERSION "0.0.0-dev"
+#endif
+
 /* parse_args() results besides 0 (run) and -EINVAL (usage error, already reported on stderr) */
 #define FL_CLI_DONE 1 /* --help or --version was printed: exit 0 */
 
@@ -50,5 +54,12 @@ struct fl_config {
  * stderr for a usage error, or -ENOMEM. Never exits. @argv must outlive @cfg.
  */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
+
+/* How many machine formats (--folded, --json, --json-stream) @cfg writes to stdout ('-'):
+ * parse_args() allows one at most; with one, every table goes to stderr. */
+int config__stdout_outputs(const struct fl_config *cfg);
+
+/* True when the session @cfg describes fills metric @m (--alloc and --vm add some). */
+bool config__has_metric(const struct fl_config *cfg, enum fl_metric m);
 
 #endif /* FAULTLINE_CLI_H */

@@ -23,10 +23,6 @@
 #include "targets.h"
 #include "tui.h"
 
-#ifndef FAULTLINE_VERSION
-#define FAULTLINE_VERSION "0.0.0-dev"
-#endif
-
 struct session {
 	const struct fl_config *cfg;
 	struct tracer *tracer;
@@ -239,15 +235,6 @@ static void reload_execs(struct session *s)
 	}
 }
 
-/* True when a machine format writes to stdout: every table, live ones too, then goes to
- * stderr, so that stdout holds that format and nothing else. */
-static bool machine_stdout(const struct fl_config *cfg)
-{
-	return (cfg->folded && !strcmp(cfg->folded, "-")) ||
-	       (cfg->json && !strcmp(cfg->json, "-")) ||
-	       (cfg->json_stream && !strcmp(cfg->json_stream, "-"));
-}
-
 /*
  * The interactive view, when both stdin and stdout are a terminal and the live table is
  * wanted. Not for a launched command, which shares the terminal's input.
@@ -258,11 +245,11 @@ static void start_view(struct session *s)
 	enum fl_metric metrics[FL_METRIC__COUNT];
 	size_t n = 0;
 
-	if (cfg->quiet || cfg->plain || cfg->command || machine_stdout(cfg) ||
+	if (cfg->quiet || cfg->plain || cfg->command || config__stdout_outputs(cfg) ||
 	    !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return;
 	for (int m = 0; m < FL_METRIC__COUNT; m++)
-		if ((cfg->alloc || !metric__needs_alloc(m)) && (cfg->vm || !metric__needs_vm(m)))
+		if (config__has_metric(cfg, (enum fl_metric)m))
 			metrics[n++] = (enum fl_metric)m;
 	s->tui = tui__start(metrics, n, s->metric, s->threads);
 }
@@ -430,7 +417,8 @@ static int show(struct session *s, bool final)
 	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
 				      .threads = s->threads, .children = cfg->children,
 				      .by_stack = cfg->by_stack, .by_mapping = cfg->by_mapping };
-	FILE *out = machine_stdout(cfg) ? stderr : stdout;
+	/* a machine format on stdout keeps it to itself: the tables go to stderr */
+	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
 	unsigned rows;
 	int err;
