@@ -24,7 +24,7 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 {
 	const struct fl_counts *c = &s->attributed;
 	int64_t live = (int64_t)live_of(c, true);
-	int64_t anon = (int64_t)s->now.rss_anon - (int64_t)s->at_attach.rss_anon;
+	int64_t anon = report__sdiff(s->now.rss_anon, s->at_attach.rss_anon);
 	char b[4][UNITS_BUF], unmatched[48];
 
 	if (r->sample_bytes)

@@ -35,14 +35,6 @@ static const struct {
 	{ "swap", FL_SWAP },
 };
 
-/* @a - @b as a signed number of bytes, saturated. */
-static int64_t sdiff(uint64_t a, uint64_t b)
-{
-	if (a >= b)
-		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
-	return b - a > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(b - a);
-}
-
 static void by_kind(struct json *j, const char *key, const __u64 v[FL_MEMBERS])
 {
 	json__object_begin(j, key);
@@ -140,29 +132,21 @@ static void rollup(struct json *j, const char *key, const struct proc_status *s,
  */
 static void reconcile(struct json *j, const struct fl_proc_summary *s)
 {
-	const struct proc_status *n = &s->now, *t = &s->at_attach;
-	int64_t kern[FL_MEMBERS];
+	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
 
 	if (s->no_status) {
 		json__null(j, "kernel_change");
 		json__null(j, "gap");
 		return;
 	}
-	kern[FL_ANON] = sdiff(n->rss_anon, t->rss_anon);
-	kern[FL_FILE] = sdiff(n->rss_file, t->rss_file);
-	kern[FL_SHMEM] = sdiff(n->rss_shmem, t->rss_shmem);
-	kern[FL_SWAP] = sdiff(n->vm_swap, t->vm_swap);
+	proc_summary__reconcile(s, kern, gap);
 	json__object_begin(j, "kernel_change");
 	for (int i = 0; i < FL_MEMBERS; i++)
 		json__i64(j, kinds[i].key, kern[kinds[i].member]);
 	json__object_end(j);
 	json__object_begin(j, "gap");
-	for (int i = 0; i < FL_MEMBERS; i++) {
-		int m = kinds[i].member;
-
-		json__i64(j, kinds[i].key,
-			  kern[m] - sdiff(s->attributed.grow[m], s->attributed.release[m]));
-	}
+	for (int i = 0; i < FL_MEMBERS; i++)
+		json__i64(j, kinds[i].key, gap[kinds[i].member]);
 	json__object_end(j);
 }
 
@@ -177,10 +161,10 @@ static void private_cost(struct json *j, const struct fl_proc_summary *s)
 	}
 	json__object_begin(j, "private_cost");
 	if (t->have_pss)
-		json__u64(j, "at_attach", t->pss_anon + t->vm_pte);
+		json__u64(j, "at_attach", proc_status__private_cost(t));
 	else
 		json__null(j, "at_attach");
-	json__u64(j, "now", n->pss_anon + n->vm_pte);
+	json__u64(j, "now", proc_status__private_cost(n));
 	json__object_end(j);
 }
 

@@ -47,19 +47,13 @@ int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metr
 	return 0;
 }
 
-/* Anon + file + shmem of @s. */
-static int64_t rss_of(const struct proc_status *s)
-{
-	return (int64_t)(s->rss_anon + s->rss_file + s->rss_shmem);
-}
-
 static void proc_line(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
 	const struct fl_counts *c = &s->attributed;
-	uint64_t rel = c->release[FL_ANON] + c->release[FL_FILE] + c->release[FL_SHMEM];
-	uint64_t grow = c->grow[FL_ANON] + c->grow[FL_FILE] + c->grow[FL_SHMEM];
 	char b[7][UNITS_BUF], name[FL_COMM_LEN + 4];
-	int64_t kern = rss_of(&s->now) - rss_of(&s->at_attach);
+	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
+
+	proc_summary__reconcile(s, kern, gap);
 
 	snprintf(name, sizeof(name), "%.*s", FL_COMM_LEN, s->comm[0] ? s->comm : "?");
 	units__sanitize(name);
@@ -67,18 +61,18 @@ static void proc_line(FILE *out, unsigned width, const struct fl_proc_summary *s
 	units__bytes(b[0], UNITS_BUF, c->grow[FL_ANON]);
 	units__bytes(b[1], UNITS_BUF, c->grow[FL_FILE]);
 	units__bytes(b[2], UNITS_BUF, c->grow[FL_SHMEM]);
-	units__bytes(b[3], UNITS_BUF, rel);
+	units__bytes(b[3], UNITS_BUF, metric__value(c, FL_METRIC_RELEASED));
 	if (s->no_status) {
 		strcpy(b[4], "-");
 		strcpy(b[5], "-");
 	} else {
-		units__sbytes(b[4], UNITS_BUF, kern);
-		units__sbytes(b[5], UNITS_BUF, kern - ((int64_t)grow - (int64_t)rel));
+		units__sbytes(b[4], UNITS_BUF, kern[FL_ANON] + kern[FL_FILE] + kern[FL_SHMEM]);
+		units__sbytes(b[5], UNITS_BUF, gap[FL_ANON] + gap[FL_FILE] + gap[FL_SHMEM]);
 	}
 	if (s->no_status || !s->now.have_pss)
 		strcpy(b[6], "-");
 	else
-		units__bytes(b[6], UNITS_BUF, s->now.pss_anon + s->now.vm_pte);
+		units__bytes(b[6], UNITS_BUF, proc_status__private_cost(&s->now));
 	units__emit(out, width, "%7d %-*s %-6s %9s %9s %9s %9s %10s %10s %9s", (int)s->pid,
 		    NAME_COLS, name, s->alive ? "alive" : "exited", b[0], b[1], b[2], b[3], b[4],
 		    b[5], b[6]);

@@ -22,6 +22,20 @@ struct fl_proc_summary {
 	uint64_t hugetlb_faults;	/* --by mapping: faults in hugetlb mappings (not RSS) */
 };
 
+/* @a - @b as a signed number of bytes, saturated. */
+int64_t report__sdiff(uint64_t a, uint64_t b);
+
+/*
+ * The reconciliation of @s by member (enum fl_member): the kernel's change since attach
+ * (RssAnon, RssFile, RssShmem, VmSwap) into @kern, and the gap, that change minus faultline's
+ * growth net of releases, into @gap.
+ */
+void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
+			     int64_t gap[FL_MEMBERS]);
+
+/* Pss_Anon + VmPTE: what the process would give back if it went away. */
+uint64_t proc_status__private_cost(const struct proc_status *s);
+
 struct fl_thread_summary {
 	pid_t tgid;
 	pid_t tid;

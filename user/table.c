@@ -34,14 +34,6 @@ static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_VM_STATE] = "memory syscalls unseen",
 };
 
-/* @a - @b as a signed number of bytes, saturated. */
-static int64_t sdiff(uint64_t a, uint64_t b)
-{
-	if (a >= b)
-		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
-	return b - a > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(b - a);
-}
-
 static const int row_members[3] = { FL_ANON, FL_FILE, FL_SHMEM };
 
 /* One row of the per-process block: anon, file, shmem and their sum. */
@@ -86,7 +78,7 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, const char
 	for (int i = 0; i < 4; i++) {
 		units__bytes(a[i], UNITS_BUF, then[i]);
 		units__bytes(v[i], UNITS_BUF, now[i]);
-		units__sbytes(d[i], UNITS_BUF, sdiff(now[i], then[i]));
+		units__sbytes(d[i], UNITS_BUF, report__sdiff(now[i], then[i]));
 	}
 	snprintf(l[2], sizeof(l[2]), "%s at attach", label);
 	snprintf(l[0], sizeof(l[0]), "%s now", label);
@@ -121,21 +113,22 @@ static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_s
 	kernel_rows(out, width, "smaps_rollup", rollup,
 		    (const uint64_t[4]){ n->pss, n->pss_anon, n->pss_file, n->pss_shmem },
 		    (const uint64_t[4]){ t->pss, t->pss_anon, t->pss_file, t->pss_shmem });
-	units__bytes(v, sizeof(v), n->pss_anon + n->vm_pte);
-	units__sbytes(d, sizeof(d), sdiff(n->pss_anon + n->vm_pte, t->pss_anon + t->vm_pte));
+	units__bytes(v, sizeof(v), proc_status__private_cost(n));
+	units__sbytes(d, sizeof(d), report__sdiff(proc_status__private_cost(n),
+						  proc_status__private_cost(t)));
 	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since attach", v, d);
 }
 
 /* Swap beside RSS: VmSwap's change against the swap entries faultline saw come and go. */
 static void render_swap(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
-	int64_t kern = sdiff(s->now.vm_swap, s->at_attach.vm_swap);
-	int64_t net = sdiff(s->attributed.grow[FL_SWAP], s->attributed.release[FL_SWAP]);
+	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
 	char k[UNITS_BUF], f[UNITS_BUF], g[UNITS_BUF];
 
-	units__sbytes(k, sizeof(k), kern);
-	units__sbytes(f, sizeof(f), net);
-	units__sbytes(g, sizeof(g), kern - net);
+	proc_summary__reconcile(s, kern, gap);
+	units__sbytes(k, sizeof(k), kern[FL_SWAP]);
+	units__sbytes(f, sizeof(f), kern[FL_SWAP] - gap[FL_SWAP]);
+	units__sbytes(g, sizeof(g), gap[FL_SWAP]);
 	units__emit(out, width, "  swap: VmSwap change %s, faultline %s, gap %s", k, f, g);
 }
 
@@ -148,16 +141,14 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	const struct proc_status *now = &s->now, *then = &s->at_attach;
 	int64_t rss[3] = { now->rss_anon, now->rss_file, now->rss_shmem };
 	int64_t rss0[3] = { then->rss_anon, then->rss_file, then->rss_shmem };
-	int64_t kern[3] = { sdiff(now->rss_anon, then->rss_anon),
-			    sdiff(now->rss_file, then->rss_file),
-			    sdiff(now->rss_shmem, then->rss_shmem) };
-	int64_t grow[3], rel[3], gap[3];
-	int i;
+	int64_t kern_m[FL_MEMBERS], gap_m[FL_MEMBERS], kern[3], grow[3], rel[3], gap[3];
 
-	for (i = 0; i < 3; i++) {
-		grow[i] = sdiff(s->attributed.grow[row_members[i]], 0);
-		rel[i] = sdiff(s->attributed.release[row_members[i]], 0);
-		gap[i] = kern[i] - (grow[i] - rel[i]);
+	proc_summary__reconcile(s, kern_m, gap_m);
+	for (int i = 0; i < 3; i++) {
+		kern[i] = kern_m[row_members[i]];
+		gap[i] = gap_m[row_members[i]];
+		grow[i] = report__sdiff(s->attributed.grow[row_members[i]], 0);
+		rel[i] = report__sdiff(s->attributed.release[row_members[i]], 0);
 	}
 	proc_title(out, width, s);
 	if (s->no_status) {
