@@ -424,7 +424,6 @@ static int show(struct session *s, bool final)
 	int err;
 
 	terminal_size(&to.width, &rows);
-	discover(s);
 	err = collector__read(s->col);
 	if (!err)
 		reload_execs(s);
@@ -592,8 +591,10 @@ int session__run(const struct fl_config *cfg)
 		err = loop(&s);
 	tui__stop(s.tui); /* the final report goes to the plain terminal */
 	s.tui = NULL;
-	if (!err)
+	if (!err) {
+		discover(&s); /* the loop's last wake-up may not have looked (reap() does) */
 		err = show(&s, true);
+	}
 	else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);

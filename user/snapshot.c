@@ -128,84 +128,6 @@ static int pprof_setup(struct snapshot *snap, const struct snapshot_opts *o)
 	return 0;
 }
 
-/*
- * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
- * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
- */
-static int add_pprof_sample(struct snapshot *snap, const struct collector *col,
-			    const struct target *t, const struct fl_row *r, const char *const *path,
-			    const uint64_t *addrs, size_t depth)
-{
-	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
-	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
-	int64_t values[FL_METRIC__COUNT];
-	char tname[FL_COMM_LEN];
-	bool any = false;
-
-	for (size_t i = 0; i < snap->npprof_types; i++) {
-		values[i] = (int64_t)metric__value(&r->counts, snap->pprof_types[i]);
-		any |= values[i] != 0;
-	}
-	if (!any)
-		return 0;
-	for (size_t i = 0; i < depth; i++) {
-		struct pprof_frame *f = &frames[depth - 1 - i];
-		struct symbolizer_mapping m;
-
-		*f = (struct pprof_frame){ .name = path[i], .address = addrs[i], .pid = r->key.tgid };
-		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
-			continue;
-		maps[i] = (struct pprof_mapping){ .start = m.start, .limit = m.end,
-						  .offset = m.offset, .file = m.path,
-						  .build_id = m.build_id,
-						  .build_id_len = m.build_id_len };
-		f->mapping = &maps[i];
-	}
-	thread_name(col, r->key.tid, tname);
-	return pprof__add_sample(snap->pprof, frames, depth, values, tname, r->key.tgid,
-				 r->key.tid);
-}
-
-/* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
-static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
-		   const struct collector *col, struct frames *frames, struct target *t,
-		   const struct fl_row *r)
-{
-	/* process, thread, the stack, the call, the mapping */
-	const char *path[4 + FL_MAX_STACK_DEPTH];
-	uint64_t addrs[4 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
-	char tname[FL_COMM_LEN];
-	const char *const *names = NULL;
-	const uint64_t *ips = NULL;
-	size_t n = 0, depth = 0;
-	int err;
-
-	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
-	if (o->threads) {
-		thread_name(col, r->key.tid, tname);
-		path[depth++] = tname;
-	}
-	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)
-		n = frames__get_addrs(frames, col, t->sym, &r->key, &names, &ips);
-	if (n) {
-		memcpy(&path[depth], names, n * sizeof(*names));
-		memcpy(&addrs[depth], ips, n * sizeof(*ips));
-		depth += n;
-	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
-		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
-								: snapshot__origin_frame(r->key.origin);
-	}
-	/* the stack of a call's row ends in its caller: the call is the leaf */
-	if (o->by_stack && r->key.call)
-		path[depth++] = call__name(r->key.call);
-	if (o->by_mapping)
-		path[depth++] = mapping_frame(t, &r->key);
-	err = profile__add(snap->profile, path, depth, &r->counts);
-	if (!err && snap->pprof)
-		err = add_pprof_sample(snap, col, t, r, path, addrs, depth);
-	return err;
-}
-
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct fl_thread_summary *x = a, *y = b;
@@ -226,9 +148,10 @@ static int cmp_thread_weight(const void *a, const void *b, void *metric)
 	return cmp_thread(a, b);
 }
 
-/* Per-thread totals: one entry per tid (the pseudo-rows of other tasks have tid 0). */
-static int build_threads(struct snapshot *snap, const struct snapshot_opts *o,
-			 const struct collector *col, const struct fl_row *rows, size_t nrows)
+/* Per-thread totals: one entry per tid (the pseudo-rows of other tasks have tid 0), named
+ * once, in tid order until sort_threads(). */
+static int build_threads(struct snapshot *snap, const struct collector *col,
+			 const struct fl_row *rows, size_t nrows)
 {
 	struct fl_thread_summary *th = calloc(nrows ? nrows : 1, sizeof(*th));
 	size_t n = 0, out = 0;
@@ -252,11 +175,102 @@ static int build_threads(struct snapshot *snap, const struct snapshot_opts *o,
 		thread_name(col, th[out].tid, th[out].comm);
 		out++;
 	}
-	qsort_r(th, out, sizeof(*th), cmp_thread_weight, (void *)&o->metric);
 	snap->threads = th;
 	snap->report.threads = th;
 	snap->report.nthreads = out;
 	return 0;
+}
+
+/* The name of thread @tid (build_threads() named each once), while in tid order. */
+static const char *row_thread(const struct snapshot *snap, uint32_t tid)
+{
+	struct fl_thread_summary k = { .tid = (pid_t)tid };
+	const struct fl_thread_summary *t;
+
+	if (!tid)
+		return "[kernel]";
+	t = bsearch(&k, snap->threads, snap->report.nthreads, sizeof(k), cmp_thread);
+	return t ? t->comm : "[unknown thread]";
+}
+
+/* The thread table's order: heaviest by @m first. */
+static void sort_threads(struct snapshot *snap, enum fl_metric m)
+{
+	qsort_r(snap->threads, snap->report.nthreads, sizeof(*snap->threads), cmp_thread_weight,
+		&m);
+}
+
+/*
+ * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
+ * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
+ */
+static int add_pprof_sample(struct snapshot *snap, const struct target *t,
+			    const struct fl_row *r, const char *const *path, const uint64_t *addrs,
+			    size_t depth)
+{
+	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
+	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
+	int64_t values[FL_METRIC__COUNT];
+	bool any = false;
+
+	for (size_t i = 0; i < snap->npprof_types; i++) {
+		values[i] = (int64_t)metric__value(&r->counts, snap->pprof_types[i]);
+		any |= values[i] != 0;
+	}
+	if (!any)
+		return 0;
+	for (size_t i = 0; i < depth; i++) {
+		struct pprof_frame *f = &frames[depth - 1 - i];
+		struct symbolizer_mapping m;
+
+		*f = (struct pprof_frame){ .name = path[i], .address = addrs[i], .pid = r->key.tgid };
+		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
+			continue;
+		maps[i] = (struct pprof_mapping){ .start = m.start, .limit = m.end,
+						  .offset = m.offset, .file = m.path,
+						  .build_id = m.build_id,
+						  .build_id_len = m.build_id_len };
+		f->mapping = &maps[i];
+	}
+	return pprof__add_sample(snap->pprof, frames, depth, values,
+				 row_thread(snap, r->key.tid), r->key.tgid, r->key.tid);
+}
+
+/* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
+static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
+		   const struct collector *col, struct frames *frames, struct target *t,
+		   const struct fl_row *r)
+{
+	/* process, thread, the stack, the call, the mapping */
+	const char *path[4 + FL_MAX_STACK_DEPTH];
+	uint64_t addrs[4 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
+	const char *const *names = NULL;
+	const uint64_t *ips = NULL;
+	size_t n = 0, depth = 0;
+	int err;
+
+	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
+	if (o->threads)
+		path[depth++] = row_thread(snap, r->key.tid);
+	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)
+		n = frames__get_addrs(frames, col, t->sym, &r->key, &names, &ips);
+	if (n) {
+		memcpy(&path[depth], names, n * sizeof(*names));
+		memcpy(&addrs[depth], ips, n * sizeof(*ips));
+		depth += n;
+	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
+		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
+								: snapshot__origin_frame(r->key.origin);
+	}
+	/* the stack of a call's row ends in its caller: the call is the leaf */
+	if (o->by_stack && r->key.call)
+		path[depth++] = call__name(r->key.call);
+	if (o->by_mapping)
+		path[depth++] = mapping_frame(t, &r->key);
+	err = profile__add(snap->profile, path, depth, &r->counts);
+	if (!err && snap->pprof)
+		err = add_pprof_sample(snap, t, r, path, addrs, depth);
+	return err;
 }
 
 /* A site before merging: the row's key says which rows are one site. */
@@ -429,6 +443,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	}
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
+	err = build_threads(snap, col, rows, nrows);
 	for (size_t i = 0; i < nrows && !err; i++) {
 		struct target *t = target_of(targets, ix, ntargets, rows[i].key.tgid);
 
@@ -442,7 +457,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
 	if (!err)
-		err = build_threads(snap, o, col, rows, nrows);
+		sort_threads(snap, o->metric);
 	if (!err && o->alloc)
 		err = build_sites(o, col, frames, targets, ix, ntargets, false, &snap->sites,
 				  &snap->report.nsites);
