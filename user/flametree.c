@@ -50,7 +50,8 @@ struct ends {
 	size_t cap;
 };
 
-unsigned flametree__bar_width(unsigned width)
+/* Columns the bar takes at @width. */
+static unsigned bar_width(unsigned width)
 {
 	unsigned w = width / 8;
 
@@ -201,19 +202,6 @@ static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t
 		    (int)t->barw, bar, indent, "", name);
 }
 
-static int node_cmp(const void *a, const void *b, void *arg)
-{
-	const struct pnode *x = *(const struct pnode *const *)a;
-	const struct pnode *y = *(const struct pnode *const *)b;
-	uint64_t vx = node_value(arg, x), vy = node_value(arg, y);
-	int r;
-
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	r = strcmp(x->name, y->name);
-	return r < 0 ? -1 : r > 0;
-}
-
 /* The "[N more]" line of @n's light children, when that group was selected. */
 static void render_group(struct tree *t, const struct pnode *n, unsigned depth)
 {
@@ -252,7 +240,7 @@ static int render_children(struct tree *t, const struct pnode *n, unsigned depth
 		if (!is_light(t, n->children[i]) && in_set(t->vis, t->nvis, n->children[i]))
 			kids[nkids++] = n->children[i];
 	}
-	qsort_r(kids, nkids, sizeof(*kids), node_cmp, t);
+	qsort_r(kids, nkids, sizeof(*kids), pnode__cmp_weight, &t->metric);
 	for (i = 0; i < nkids && !err; i++)
 		err = render_node(t, kids[i], depth);
 	free(kids);
@@ -291,7 +279,7 @@ void flametree__render(FILE *out, const struct profile *p, const struct table_op
 		.out = out,
 		.metric = o->metric,
 		.width = width,
-		.barw = flametree__bar_width(width),
+		.barw = bar_width(width),
 		.total = metric__value(&root->total, o->metric),
 		.second = o->peak_column ? FL_METRIC_PEAK : FL_METRIC_FAULTS,
 	};

@@ -7,9 +7,6 @@
 #include "profile.h"
 #include "table.h"
 
-/* Columns the bar takes at @width. */
-unsigned flametree__bar_width(unsigned width);
-
 /*
  * Writes the column titles and the tree of @p to @out, every line within @width (20..1000):
  *  - root to leaf, children heaviest first by @o->metric (whatever order @p is in), 2 columns

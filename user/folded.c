@@ -62,32 +62,16 @@ static int write_line(struct folded_ctx *c, const struct pnode *n, uint64_t valu
 	return 0;
 }
 
-static int name_cmp(const void *a, const void *b)
-{
-	const struct pnode *x = *(const struct pnode *const *)a;
-	const struct pnode *y = *(const struct pnode *const *)b;
-	int r = strcmp(x->name, y->name);
-
-	return r < 0 ? -1 : r > 0;
-}
-
 static int write_subtree(struct folded_ctx *c, const struct pnode *n);
 
 /* Writes the children of @n in name order. */
 static int write_children(struct folded_ctx *c, const struct pnode *n)
 {
 	const struct pnode **kids;
-	size_t i;
-	int err = 0;
+	size_t nkids;
+	int err = pnode__children_by_name(n, &kids, &nkids);
 
-	if (!n->nchildren)
-		return 0;
-	kids = malloc(n->nchildren * sizeof(*kids));
-	if (!kids)
-		return -ENOMEM;
-	memcpy(kids, n->children, n->nchildren * sizeof(*kids));
-	qsort(kids, n->nchildren, sizeof(*kids), name_cmp);
-	for (i = 0; i < n->nchildren && !err; i++)
+	for (size_t i = 0; i < nkids && !err; i++)
 		err = write_subtree(c, kids[i]);
 	free(kids);
 	return err;

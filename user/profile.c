@@ -264,24 +264,45 @@ int profile__add(struct profile *p, const char *const *frames, size_t n, const s
 	return 0;
 }
 
-static int node_cmp(const void *a, const void *b, void *arg)
+static int name_cmp(const void *a, const void *b)
 {
 	const struct pnode *x = *(const struct pnode *const *)a;
 	const struct pnode *y = *(const struct pnode *const *)b;
-	enum fl_metric m = *(const enum fl_metric *)arg;
+	int r = strcmp(x->name, y->name);
+
+	return r < 0 ? -1 : r > 0;
+}
+
+int pnode__cmp_weight(const void *a, const void *b, void *metric)
+{
+	const struct pnode *x = *(const struct pnode *const *)a;
+	const struct pnode *y = *(const struct pnode *const *)b;
+	enum fl_metric m = *(const enum fl_metric *)metric;
 	uint64_t vx = metric__value(&x->total, m), vy = metric__value(&y->total, m);
-	int r;
 
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
-	r = strcmp(x->name, y->name);
-	return r < 0 ? -1 : r > 0;
+	return name_cmp(a, b);
+}
+
+int pnode__children_by_name(const struct pnode *n, const struct pnode ***out, size_t *count)
+{
+	*out = NULL;
+	*count = n ? n->nchildren : 0;
+	if (!*count)
+		return 0;
+	*out = malloc(*count * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, n->children, *count * sizeof(**out));
+	qsort(*out, *count, sizeof(**out), name_cmp);
+	return 0;
 }
 
 static void children_sort(struct pnode *n, enum fl_metric m)
 {
 	if (n->nchildren > 1)
-		qsort_r(n->children, n->nchildren, sizeof(*n->children), node_cmp, &m);
+		qsort_r(n->children, n->nchildren, sizeof(*n->children), pnode__cmp_weight, &m);
 }
 
 void profile__sort(struct profile *p, enum fl_metric m)

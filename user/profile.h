@@ -84,4 +84,12 @@ int profile__add(struct profile *p, const char *const *frames, size_t n, const s
 /* Orders every node's children by total of @m, heaviest first, ties by name. */
 void profile__sort(struct profile *p, enum fl_metric m);
 
+/* qsort_r() order of pnode pointers: by total of *(enum fl_metric *)@metric, heaviest first,
+ * ties by name (profile__sort's order). */
+int pnode__cmp_weight(const void *a, const void *b, void *metric);
+
+/* The children of @n (NULL: none) in name order, in a new array (*@out, NULL when there are
+ * none) of *@count: writers whose output must not depend on insertion order. 0 or -ENOMEM. */
+int pnode__children_by_name(const struct pnode *n, const struct pnode ***out, size_t *count);
+
 #endif /* FAULTLINE_PROFILE_H */

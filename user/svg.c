@@ -44,7 +44,6 @@ struct svg {
 	uint64_t total;	  /* the root's width */
 	uint64_t total_before, total_after;
 	unsigned depth;	  /* the deepest level drawn */
-	size_t drawn;
 	size_t dropped;	  /* frames not drawn, being narrower than min_px (or above one) */
 };
 
@@ -55,30 +54,6 @@ static void fnode_fini(struct fnode *f)
 	free(f->kids);
 	f->kids = NULL;
 	f->nkids = 0;
-}
-
-static int name_cmp(const void *a, const void *b)
-{
-	const struct pnode *x = *(const struct pnode *const *)a;
-	const struct pnode *y = *(const struct pnode *const *)b;
-	int r = strcmp(x->name, y->name);
-
-	return r < 0 ? -1 : r > 0;
-}
-
-/* The children of @n (NULL: none) in name order, in a new array; 0 or -ENOMEM. */
-static int sorted_kids(const struct pnode *n, const struct pnode ***out, size_t *count)
-{
-	*out = NULL;
-	*count = n ? n->nchildren : 0;
-	if (!*count)
-		return 0;
-	*out = malloc(*count * sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	memcpy(*out, n->children, *count * sizeof(**out));
-	qsort(*out, *count, sizeof(**out), name_cmp);
-	return 0;
 }
 
 static void fnode_add_kid(struct fnode *f, struct fnode *k)
@@ -106,11 +81,13 @@ static int build(struct fnode *f, const struct pnode *b, const struct pnode *a, 
 	f->after = a ? metric__value(&a->self, m) : 0;
 	f->width = f->before > f->after ? f->before : f->after;
 	f->nodes = 1;
-	err = sorted_kids(b, &kb, &nb) ?: sorted_kids(a, &ka, &na);
+	err = pnode__children_by_name(b, &kb, &nb);
+	if (!err)
+		err = pnode__children_by_name(a, &ka, &na);
 	if (!err && nb + na && !(f->kids = calloc(nb + na, sizeof(*f->kids))))
 		err = -ENOMEM;
 	while (!err && (i < nb || j < na)) {
-		int c = i == nb ? 1 : j == na ? -1 : name_cmp(&kb[i], &ka[j]);
+		int c = i == nb ? 1 : j == na ? -1 : strcmp(kb[i]->name, ka[j]->name);
 		const struct pnode *x = c <= 0 ? kb[i++] : NULL, *y = c >= 0 ? ka[j++] : NULL;
 		struct fnode *k = &f->kids[f->nkids];
 
@@ -301,7 +278,6 @@ static void walk(struct svg *g, const struct fnode *f, unsigned depth, uint64_t 
 	if (draw) {
 		put_frame(g, f, depth, SVG_MARGIN + (double)offset * g->scale, w);
 	} else {
-		g->drawn++;
 		if (depth > g->depth)
 			g->depth = depth;
 	}
@@ -408,7 +384,7 @@ static int render(struct svg *g, const struct fnode *root)
 {
 	unsigned height;
 
-	g->width = g->o->width ? g->o->width : SVG_WIDTH;
+	g->width = SVG_WIDTH;
 	g->min_px = g->o->min_px > 0 ? g->o->min_px : SVG_MIN_PX;
 	g->bytes = metric__is_bytes(g->o->metric);
 	g->total = root->width;

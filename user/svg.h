@@ -22,7 +22,6 @@ struct svg_opts {
 	const char *subject;   /* what was profiled ("pid 12 app, ..."); NULL: the root frames */
 	const char *before_name; /* diff: names of the two inputs, for the title (NULL: "before") */
 	const char *after_name;	 /* ... (NULL: "after") */
-	unsigned width;	       /* image width in px; 0: SVG_WIDTH */
 	double min_px;	       /* frames narrower are not drawn; 0: SVG_MIN_PX */
 };
 
