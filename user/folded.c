@@ -80,12 +80,10 @@ static int write_children(struct folded_ctx *c, const struct pnode *n)
 static int write_subtree(struct folded_ctx *c, const struct pnode *n)
 {
 	uint64_t v = metric__value(&n->self, c->metric);
-	int err;
+	int err = v ? write_line(c, n, v) : 0;
 
-	/* A subtree with nothing to write is skipped whole. */
-	if (!metric__value(&n->total, c->metric))
-		return 0;
-	err = v ? write_line(c, n, v) : 0;
+	/* no shortcut on a zero total: for peak and live-* a node's total is not the sum of the
+	 * values below it (+10 and -10 make 0), so a child can have a line of its own */
 	return err ? err : write_children(c, n);
 }
 

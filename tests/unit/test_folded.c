@@ -120,6 +120,26 @@ Test(folded, zero_values_omitted)
 	profile__free(p);
 }
 
+/* At the peak one stack held 10 bytes and its sibling had given 10 back: their parent's net
+ * is 0, yet the first stack has its line. */
+Test(folded, peak_line_under_a_zero_total)
+{
+	struct profile *p = profile__new();
+	struct fl_counts up = { 0 }, down = { 0 };
+	char *out;
+
+	cr_assert_not_null(p);
+	up.at_peak = 10;
+	down.at_peak = -10;
+	model_add(p, "app|main|held", up);
+	model_add(p, "app|main|gave_back", down);
+	cr_expect_eq(metric__value(&p->root.total, FL_METRIC_PEAK), 0);
+	out = folded(p, FL_METRIC_PEAK);
+	cr_expect_str_eq(out, "app;main;held 10\n");
+	free(out);
+	profile__free(p);
+}
+
 Test(folded, empty_profile)
 {
 	struct profile *p = profile__new();
