@@ -79,8 +79,8 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	json__fixed(j, "elapsed_s", r->elapsed_s, 3);
 	json__str(j, "metric", metric__name(o->metric));
 	json__object_begin(j, "options");
-	json__str(j, "by", o->by_stack && o->by_mapping ? "stack,mapping"
-			   : o->by_mapping		  ? "mapping"
+	json__str(j, "by", o->by_stack && r->map_classes ? "stack,mapping"
+			   : r->map_classes		   ? "mapping"
 							  : "stack");
 	json__bool(j, "threads", o->threads);
 	json__bool(j, "children", o->children);

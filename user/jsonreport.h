@@ -21,8 +21,7 @@ struct jsonreport_opts {
 	enum fl_metric metric; /* the metric the session ranks by */
 	bool threads;	       /* -T: the thread name is the second frame */
 	bool children;	       /* -f */
-	bool by_stack;	       /* --by: stack frames ... */
-	bool by_mapping;       /* ... and/or the mapping as the last frame */
+	bool by_stack;	       /* --by: stack frames (and/or the mapping: fl_report.map_classes) */
 };
 
 /*

@@ -416,7 +416,7 @@ static int show(struct session *s, bool final)
 				 .by_mapping_only = !cfg->by_stack };
 	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
 				      .threads = s->threads, .children = cfg->children,
-				      .by_stack = cfg->by_stack, .by_mapping = cfg->by_mapping };
+				      .by_stack = cfg->by_stack };
 	/* a machine format on stdout keeps it to itself: the tables go to stderr */
 	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
@@ -438,9 +438,6 @@ static int show(struct session *s, bool final)
 	snap.report.elapsed_s = now_s() - s->start;
 	snap.report.final = final;
 	snap.report.note = s->note;
-	snap.report.alloc = cfg->alloc;
-	snap.report.vm = cfg->vm;
-	snap.report.map_classes = cfg->by_mapping;
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));

@@ -443,6 +443,9 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	}
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
+	snap->report.alloc = o->alloc;
+	snap->report.vm = o->vm;
+	snap->report.map_classes = o->by_mapping;
 	err = build_threads(snap, col, rows, nrows);
 	for (size_t i = 0; i < nrows && !err; i++) {
 		struct target *t = target_of(targets, ix, ntargets, rows[i].key.tgid);

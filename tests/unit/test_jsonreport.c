@@ -99,7 +99,7 @@ static void build(struct model *m, bool alloc, bool vm)
 static char *write_doc(struct model *m, struct jv *doc)
 {
 	struct jsonreport_opts o = { .version = "9.9.9", .metric = FL_METRIC_ANON, .threads = true,
-				     .children = true, .by_stack = true, .by_mapping = true };
+				     .children = true, .by_stack = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
