@@ -17,6 +17,7 @@
 #include "elfsyms.h"
 #include "grow.h"
 #include "mapclass.h"
+#include "procfs.h"
 #include "procmaps.h"
 #include "symbolizer.h"
 
@@ -340,16 +341,14 @@ static struct symbolizer *symbolizer__alloc(struct elf_cache *cache)
 struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 {
 	struct symbolizer *s;
-	char path[32];
 	int err;
 
 	s = symbolizer__alloc(cache);
 	if (!s)
 		return NULL;
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	s->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	s->procfd = procfs__open(pid, "", O_PATH | O_DIRECTORY);
 	if (s->procfd < 0) {
-		err = errno == ENOENT ? -ESRCH : -errno;
+		err = s->procfd;
 		goto cleanup;
 	}
 	s->rootfd = openat(s->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
