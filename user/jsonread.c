@@ -194,21 +194,26 @@ static int jv_value(struct jv_parser *p, struct jv *v);
 
 static int jv_push(struct jv *v, char *key)
 {
-	void *items = realloc(v->items, (v->n + 1) * sizeof(*v->items));
-	void *keys;
+	if (v->n == v->cap) { /* doubled: a profile's "stacks" holds 100k entries */
+		size_t cap = v->cap ? 2 * v->cap : 8;
+		void *items = realloc(v->items, cap * sizeof(*v->items)), *keys;
 
-	if (!items)
-		return -ENOMEM;
-	v->items = items;
+		if (!items)
+			return -ENOMEM;
+		v->items = items;
+		if (v->type == JV_OBJ) {
+			keys = realloc(v->keys, cap * sizeof(*v->keys));
+			if (!keys)
+				return -ENOMEM;
+			v->keys = keys;
+		}
+		v->cap = cap;
+	}
 	memset(&v->items[v->n], 0, sizeof(*v->items));
 	if (v->type == JV_OBJ) {
 		for (size_t i = 0; i < v->n; i++)
 			if (!strcmp(v->keys[i], key))
 				return -EINVAL; /* a duplicate member */
-		keys = realloc(v->keys, (v->n + 1) * sizeof(*v->keys));
-		if (!keys)
-			return -ENOMEM;
-		v->keys = keys;
 		v->keys[v->n] = key;
 	}
 	v->n++;

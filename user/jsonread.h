@@ -23,6 +23,7 @@ struct jv {
 	struct jv *items; /* JV_ARR, JV_OBJ: elements, or members' values */
 	char **keys;	  /* JV_OBJ: members' names */
 	size_t n;
+	size_t cap;	  /* JV_ARR, JV_OBJ: room in items (and keys) */
 };
 
 /* Parses exactly one JSON text (whitespace around it allowed) from @s, @len bytes. Returns 0,
