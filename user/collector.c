@@ -256,10 +256,12 @@ static int read_mms(struct collector *c)
 	return err;
 }
 
-int collector__keep_mm(struct collector *c, const struct fl_mm *mm)
+int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
 {
-	int err = push_mm(c, mm);
+	int err = 0;
 
+	for (size_t i = 0; i < n && !err; i++)
+		err = push_mm(c, &mms[i]);
 	qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
 	return err;
 }

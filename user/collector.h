@@ -32,9 +32,9 @@ void collector__set_mm_state(struct collector *c, int mm_fd);
  * of collector__rows() already carry their net at that peak in counts.at_peak. */
 const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
 
-/* Keeps @mm, the last state of an exited process's mm that the loader took out of the map,
- * for collector__mm(). Returns 0 or -ENOMEM. */
-int collector__keep_mm(struct collector *c, const struct fl_mm *mm);
+/* Keeps the @n @mms, the last states of an exited process's mms that the loader took out of
+ * the map, for collector__mm(). Returns 0 or -ENOMEM. */
+int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n);
 
 /* Also reads the allocator maps (--alloc) at each collector__read(). */
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);

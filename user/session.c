@@ -137,8 +137,7 @@ static void retire(struct session *s, pid_t pid)
 	struct fl_mm gone[8];
 	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
 
-	for (size_t i = 0; i < n; i++)
-		collector__keep_mm(s->col, &gone[i]);
+	collector__keep_mms(s->col, gone, n);
 }
 
 /* A child the fork program added: a target from now on, with the allocator probes too. */
