@@ -15,6 +15,7 @@
 #include "collector.h"
 #include "folded.h"
 #include "frames.h"
+#include "grow.h"
 #include "launch.h"
 #include "output.h"
 #include "session.h"
@@ -210,28 +211,56 @@ cleanup:
  * refresh are named by the old image too, or by the new maps when the old ones have no
  * mapping at their addresses (the symbolizer re-reads the maps on a miss).
  */
+/* bsearch() of a pid among targets sorted by pid */
+static int cmp_pid_target(const void *key, const void *elem)
+{
+	pid_t x = *(const pid_t *)key, y = (*(struct target *const *)elem)->sum.pid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	return cmp_pid_target(&(*(struct target *const *)a)->sum.pid, b);
+}
+
 static void reload_execs(struct session *s)
 {
-	size_t nrows;
+	size_t nrows, n = 0, cap = 0;
 	const struct fl_row *rows = collector__rows(s->col, &nrows);
+	struct target **execd = NULL, **bigger;
 
 	for (size_t i = 0; i < s->targets.n; i++) {
 		struct target *t = &s->targets.v[i];
-		const char *const *names;
 		struct fl_proc p;
 
 		if (!t->sum.alive || tracer__target_proc(s->tracer, t->sum.pid, &p) ||
 		    p.execs == t->execs)
 			continue;
-		for (size_t r = 0; r < nrows; r++)
-			if (rows[r].key.tgid == (uint32_t)t->sum.pid &&
-			    rows[r].key.origin == FL_ORIGIN_USER)
-				frames__get(s->frames, s->col, t->sym, &rows[r].key, &names);
-		start_naming(s, t);
-		if (s->cfg->verbose)
-			fprintf(stderr, "faultline: process %d exec'd: now %s\n", t->sum.pid,
-				t->sum.comm);
+		bigger = grow__reserve(execd, &cap, n, sizeof(*execd));
+		if (!bigger)
+			break; /* out of memory: the next refresh retries the others */
+		execd = bigger;
+		execd[n++] = t;
 	}
+	/* one pass over the rows, however many targets exec'd */
+	qsort(execd, n, sizeof(*execd), cmp_target);
+	for (size_t r = 0; r < nrows && n; r++) {
+		pid_t pid = (pid_t)rows[r].key.tgid;
+		struct target **t;
+		const char *const *names;
+
+		if (rows[r].key.origin == FL_ORIGIN_USER &&
+		    (t = bsearch(&pid, execd, n, sizeof(*execd), cmp_pid_target)))
+			frames__get(s->frames, s->col, (*t)->sym, &rows[r].key, &names);
+	}
+	for (size_t i = 0; i < n; i++) {
+		start_naming(s, execd[i]);
+		if (s->cfg->verbose)
+			fprintf(stderr, "faultline: process %d exec'd: now %s\n", execd[i]->sum.pid,
+				execd[i]->sum.comm);
+	}
+	free(execd);
 }
 
 /*
