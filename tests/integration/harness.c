@@ -218,14 +218,19 @@ int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
 	}
 }
 
+void h_temp_dir_ok(char dir[64])
+{
+	snprintf(dir, 64, "/tmp/faultline-test-XXXXXX");
+	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	cr_assert_lt(ndirs, H_MAX_DIRS);
+	strcpy(dirs[ndirs++], dir);
+}
+
 void h_session_init_ok(struct h_session *s)
 {
 	memset(s, 0, sizeof(*s));
 	proc_init(&s->proc);
-	snprintf(s->dir, sizeof(s->dir), "/tmp/faultline-test-XXXXXX");
-	cr_assert(mkdtemp(s->dir), "mkdtemp: %s", strerror(errno));
-	cr_assert_lt(ndirs, H_MAX_DIRS);
-	strcpy(dirs[ndirs++], s->dir);
+	h_temp_dir_ok(s->dir);
 	snprintf(s->out_path, sizeof(s->out_path), "%s/stdout", s->dir);
 	snprintf(s->err_path, sizeof(s->err_path), "%s/stderr", s->dir);
 	snprintf(s->folded_path, sizeof(s->folded_path), "%s/folded", s->dir);

@@ -80,6 +80,8 @@ void h_spawn_workload_ok(struct h_proc *w, const char *name, const char *const *
 /* Reads @w's stdout until a whole line equal to @line arrives: 0, -ETIMEDOUT or -EPIPE. */
 int h_wait_line(struct h_proc *w, const char *line, int timeout_ms);
 
+/* A new directory under /tmp in @dir, removed with its files by h_cleanup(). */
+void h_temp_dir_ok(char dir[64]);
 /* Creates @s's directory and paths; call before building faultline's arguments. */
 void h_session_init_ok(struct h_session *s);
 /* Starts faultline with @args (NULL-terminated), stdout and stderr to @s's files. */

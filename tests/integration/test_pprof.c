@@ -15,26 +15,12 @@
 #define MAX_LOCS 4096
 #define MAX_TYPES 16
 
-static char dir[64];
-
 static void setup(void)
 {
 	h_require_root();
 }
 
-static void teardown(void)
-{
-	char path[128];
-
-	if (!dir[0])
-		return;
-	snprintf(path, sizeof(path), "%s/profile.pb.gz", dir);
-	unlink(path);
-	rmdir(dir);
-	h_cleanup();
-}
-
-TestSuite(pprof, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(pprof, .init = setup, .fini = h_cleanup, .timeout = 120);
 
 /* The go command: on PATH, or where the official tarball installs it. NULL when neither. */
 static const char *find_go(void)
@@ -251,14 +237,13 @@ static void pprof_run(struct h_run *r, struct raw *raw, const char *workload,
 {
 	const char *go = find_go();
 	const char *fl[8] = { "--pprof" };
-	char file[128];
+	char dir[64], file[128];
 	size_t n = 2;
 
 	if (!go)
 		cr_skip_test("Go is not installed (no go on PATH nor /usr/local/go/bin/go): "
 			     "go tool pprof cannot read the profile back");
-	strcpy(dir, "/tmp/faultline-pprof-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
+	h_temp_dir_ok(dir);
 	snprintf(file, sizeof(file), "%s/profile.pb.gz", dir);
 	fl[1] = file;
 	for (; args && *args && n < 7; args++)

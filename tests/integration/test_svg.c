@@ -44,12 +44,12 @@ static int64_t svg_frame_bytes(const char *svg, const char *name)
 
 Test(svg, threads_tooltips_carry_the_folded_bytes)
 {
-	char dir[] = "/tmp/faultline-svg-XXXXXX", path[64], title[96];
+	char dir[64], path[96], title[96];
 	const char *fl[] = { "--metric", "anon", "--svg", path, NULL };
 	struct h_run r;
 	char *svg;
 
-	cr_assert(mkdtemp(dir));
+	h_temp_dir_ok(dir);
 	snprintf(path, sizeof(path), "%s/threads.svg", dir);
 	h_attach_run_ok(&r, "threads", NULL, fl);
 	svg = h_read_file(path);
@@ -70,8 +70,6 @@ Test(svg, threads_tooltips_carry_the_folded_bytes)
 	}
 	free(svg);
 	h_folded_free(&r.folded);
-	unlink(path);
-	rmdir(dir);
 }
 
 /* `faultline ARGS`, to its end: its exit status; its stdout in *@out (to free). */
@@ -124,14 +122,14 @@ Test(svg, diff_ranks_the_changed_functions)
 {
 	static const char *const wl_before[] = { "8", "16", "24", NULL };
 	static const char *const wl_after[] = { "8", "32", "12", NULL };
-	char dir[] = "/tmp/faultline-svg-XXXXXX", svg_path[64], fill[7], *out, *svg;
-	char json_b[64], json_a[64];
+	char dir[64], svg_path[96], fill[7], *out, *svg;
+	char json_b[96], json_a[96];
 	const char *fl_b[] = { "--metric", "anon", "--json", json_b, NULL };
 	const char *fl_a[] = { "--metric", "anon", "--json", json_a, NULL };
 	struct h_run before, after;
 	const char *table, *b, *c, *a;
 
-	cr_assert(mkdtemp(dir));
+	h_temp_dir_ok(dir);
 	snprintf(svg_path, sizeof(svg_path), "%s/diff.svg", dir);
 	snprintf(json_b, sizeof(json_b), "%s/before.json", dir);
 	snprintf(json_a, sizeof(json_a), "%s/after.json", dir);
@@ -148,8 +146,6 @@ Test(svg, diff_ranks_the_changed_functions)
 		b = row_of(table, "touch_b");
 		cr_expect(b == table && strstr(b, "+16.0 MiB  +100.0%"), "JSON diff:\n%s", out);
 		free(out);
-		unlink(json_b);
-		unlink(json_a);
 	}
 	{
 		const char *args[] = { "diff", "--metric", "anon", "--svg", svg_path,
@@ -181,8 +177,6 @@ Test(svg, diff_ranks_the_changed_functions)
 	free(svg);
 	h_folded_free(&before.folded);
 	h_folded_free(&after.folded);
-	unlink(svg_path);
-	rmdir(dir);
 }
 
 Test(svg, diff_exit_status)

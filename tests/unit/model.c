@@ -4,14 +4,28 @@
 #include <string.h>
 #include "unit/model.h"
 
-void model_add(struct profile *p, const char *path, struct fl_counts c)
+void model_add_sep(struct profile *p, const char *path, const char *sep, struct fl_counts c)
 {
-	char buf[512], *save = NULL, *tok;
-	const char *frames[32];
+	char buf[1024], *save = NULL, *tok;
+	const char *frames[64];
 	size_t n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, "|", &save); tok && n < 32; tok = strtok_r(NULL, "|", &save))
+	for (tok = strtok_r(buf, sep, &save); tok && n < 64; tok = strtok_r(NULL, sep, &save))
 		frames[n++] = tok;
 	cr_assert_eq(profile__add(p, frames, n, &c), 0, "adding %s", path);
+}
+
+void model_add(struct profile *p, const char *path, struct fl_counts c)
+{
+	model_add_sep(p, path, "|", c);
+}
+
+struct fl_counts model_anon(uint64_t bytes, uint64_t faults)
+{
+	struct fl_counts c = { 0 };
+
+	c.grow[FL_ANON] = bytes;
+	c.faults = faults;
+	return c;
 }

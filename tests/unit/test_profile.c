@@ -4,15 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "profile.h"
-
-static struct fl_counts anon(uint64_t bytes, uint64_t faults)
-{
-	struct fl_counts c = { 0 };
-
-	c.grow[FL_ANON] = bytes;
-	c.faults = faults;
-	return c;
-}
+#include "unit/model.h"
 
 static const struct pnode *child(const struct pnode *n, const char *name)
 {
@@ -105,7 +97,7 @@ Test(profile, merge_totals_self)
 	const char *s1[] = { "app", "main", "alloc" };
 	const char *s2[] = { "app", "main", "parse" };
 	const char *s3[] = { "app", "main" };
-	struct fl_counts c1 = anon(100, 1), c2 = anon(10, 2), c3 = anon(1, 4);
+	struct fl_counts c1 = model_anon(100, 1), c2 = model_anon(10, 2), c3 = model_anon(1, 4);
 	const struct pnode *app, *mainf, *alloc;
 
 	cr_assert_not_null(p);
@@ -145,7 +137,7 @@ Test(profile, same_name_other_depth_does_not_merge)
 	struct profile *p = profile__new();
 	const char *s1[] = { "a", "b" };
 	const char *s2[] = { "b", "a" };
-	struct fl_counts c = anon(1, 0);
+	struct fl_counts c = model_anon(1, 0);
 
 	cr_assert_eq(profile__add(p, s1, 2, &c), 0);
 	cr_assert_eq(profile__add(p, s2, 2, &c), 0);
@@ -159,7 +151,7 @@ Test(profile, errors_and_null_frames)
 {
 	struct profile *p = profile__new();
 	const char *s[] = { "app", NULL };
-	struct fl_counts c = anon(1, 0);
+	struct fl_counts c = model_anon(1, 0);
 
 	cr_expect_eq(profile__add(p, s, 0, &c), -EINVAL);
 	cr_expect_eq(p->root.nchildren, 0);
@@ -193,7 +185,7 @@ Test(profile, sort_by_metric_ties_by_name)
 	for (i = 0; i < 4; i++) {
 		const char *s[] = { "app", names[i] };
 
-		c = anon(bytes[i], faults[i]);
+		c = model_anon(bytes[i], faults[i]);
 		cr_assert_eq(profile__add(p, s, 2, &c), 0);
 	}
 	profile__sort(p, FL_METRIC_RESIDENT);
@@ -215,7 +207,7 @@ Test(profile, sort_by_metric_ties_by_name)
 		cr_expect_str_eq(app->children[3]->name, "alpha");
 	}
 	/* Lookups still work after the children were reordered. */
-	c = anon(100, 0);
+	c = model_anon(100, 0);
 	{
 		const char *s[] = { "app", "bravo" };
 
@@ -231,7 +223,7 @@ Test(profile, sort_by_metric_ties_by_name)
 Test(profile, large_fan_out, .timeout = 10)
 {
 	struct profile *p = profile__new();
-	struct fl_counts c = anon(4096, 1);
+	struct fl_counts c = model_anon(4096, 1);
 	char name[32];
 	const char *s[3] = { "app", "main", name };
 	size_t i;

@@ -18,15 +18,6 @@
 
 #define MIB (1024ULL * 1024ULL)
 
-static struct fl_counts anon(uint64_t bytes, uint64_t faults)
-{
-	struct fl_counts c = { 0 };
-
-	c.grow[FL_ANON] = bytes;
-	c.faults = faults;
-	return c;
-}
-
 static char *render(const struct profile *p, const struct svg_opts *o)
 {
 	char *buf = NULL;
@@ -98,9 +89,9 @@ static struct profile *sample(void)
 {
 	struct profile *p = profile__new();
 
-	model_add(p, "app|main|big", anon(12 * MIB, 3072));
-	model_add(p, "app|main|small", anon(3 * MIB, 768));
-	model_add(p, "app|[exit]", anon(1 * MIB, 256));
+	model_add(p, "app|main|big", model_anon(12 * MIB, 3072));
+	model_add(p, "app|main|small", model_anon(3 * MIB, 768));
+	model_add(p, "app|[exit]", model_anon(1 * MIB, 256));
 	return p;
 }
 
@@ -154,8 +145,8 @@ Test(svg, names_escaped)
 	char *svg;
 
 	model_add(p, "app<&>|operator<(a, \"b\", 'c')|tab\there\x01|bad\xff\xfeutf8|caf\xc3\xa9",
-	    anon(MIB, 0));
-	model_add(p, "app<&>|]]>cdata", anon(MIB, 0));
+	    model_anon(MIB, 0));
+	model_add(p, "app<&>|]]>cdata", model_anon(MIB, 0));
 	svg = render(p, &o);
 	expect_well_formed(svg);
 	cr_expect(strstr(svg, "<title>operator&#60;(a, &#34;b&#34;, &#39;c&#39;)\n"), "%s", svg);
@@ -176,8 +167,8 @@ Test(svg, labels_clipped_to_the_box)
 	char *svg;
 
 	/* 100 px hold (100 - 6) / 7.2 = 13 characters: 11 and ".." */
-	model_add(p, "app|a_rather_long_function_name", anon(100, 0));
-	model_add(p, "app|z", anon(1080, 0));
+	model_add(p, "app|a_rather_long_function_name", model_anon(100, 0));
+	model_add(p, "app|z", model_anon(1080, 0));
 	svg = render(p, &o);
 	cr_expect(strstr(svg, ">a_rather_lo..</text>"), "%s", svg);
 	cr_expect(strstr(svg, ">z</text>"));
@@ -198,11 +189,11 @@ Test(svg, narrow_frames_dropped_at_2000_stacks)
 
 	for (int i = 0; i < 2000; i++) {
 		snprintf(path, sizeof(path), "app|light_%04d|leaf", i);
-		model_add(p, path, anon(4096, 1));
+		model_add(p, path, model_anon(4096, 1));
 	}
 	for (int i = 0; i < 20; i++) {
 		snprintf(path, sizeof(path), "app|heavy_%02d|leaf", i);
-		model_add(p, path, anon(MIB, 1));
+		model_add(p, path, model_anon(MIB, 1));
 	}
 	cr_assert_geq(p->nstacks, 1000);
 	svg = render(p, &o);
@@ -230,9 +221,9 @@ Test(svg, deterministic_whatever_the_order)
 	struct svg_opts o = { .metric = FL_METRIC_RESIDENT };
 	char *a, *b;
 
-	model_add(q, "app|[exit]", anon(1 * MIB, 256));
-	model_add(q, "app|main|small", anon(3 * MIB, 768));
-	model_add(q, "app|main|big", anon(12 * MIB, 3072));
+	model_add(q, "app|[exit]", model_anon(1 * MIB, 256));
+	model_add(q, "app|main|small", model_anon(3 * MIB, 768));
+	model_add(q, "app|main|big", model_anon(12 * MIB, 3072));
 	profile__sort(q, FL_METRIC_FAULTS);
 	a = render(p, &o);
 	b = render(q, &o);
@@ -314,14 +305,14 @@ Test(svg, diff_widths_and_colours)
 			      .after_name = "a.txt" };
 	char *svg, fill[8];
 
-	model_add(b, "app|a", anon(100, 0));
-	model_add(b, "app|b", anon(100, 0));
-	model_add(b, "app|c", anon(50, 0));
-	model_add(a, "app|a", anon(200, 0));
-	model_add(a, "app|b", anon(50, 0));
-	model_add(a, "app|d", anon(10, 0));
-	model_add(a, "app|e", anon(5, 0));
-	model_add(b, "app|e", anon(5, 0));
+	model_add(b, "app|a", model_anon(100, 0));
+	model_add(b, "app|b", model_anon(100, 0));
+	model_add(b, "app|c", model_anon(50, 0));
+	model_add(a, "app|a", model_anon(200, 0));
+	model_add(a, "app|b", model_anon(50, 0));
+	model_add(a, "app|d", model_anon(10, 0));
+	model_add(a, "app|e", model_anon(5, 0));
+	model_add(b, "app|e", model_anon(5, 0));
 	svg = render_diff(b, a, &o);
 	expect_well_formed(svg);
 	cr_expect_float_eq(svg_frame_attr(svg, "<title>all\n", "data-v"), 365, 0.5);

@@ -12,17 +12,9 @@
 #include <unistd.h>
 #include "svg.h"
 #include "unit/svgcheck.h"
+#include "unit/model.h"
 
 #define MIB (1024ULL * 1024ULL)
-
-static void add(struct profile *p, const char *a, const char *b, const char *c, uint64_t bytes)
-{
-	const char *frames[] = { a, b, c };
-	struct fl_counts n = { 0 };
-
-	n.grow[FL_ANON] = bytes;
-	cr_assert_eq(profile__add(p, frames, 3, &n), 0);
-}
 
 static uint32_t max_channel_diff(uint32_t x, uint32_t y)
 {
@@ -63,9 +55,9 @@ Test(svg_render, rsvg_convert_draws_the_frames)
 	if (system("command -v rsvg-convert >/dev/null 2>&1"))
 		cr_skip_test("rsvg-convert is missing (Debian: librsvg2-bin; make deps installs "
 			     "it)");
-	add(p, "app", "main", "cache_insert", 24 * MIB);
-	add(p, "app", "main", "[heap]", 8 * MIB);
-	add(p, "app", "worker", "malloc", 16 * MIB);
+	model_add(p, "app|main|cache_insert", model_anon(24 * MIB, 0));
+	model_add(p, "app|main|[heap]", model_anon(8 * MIB, 0));
+	model_add(p, "app|worker|malloc", model_anon(16 * MIB, 0));
 	f = open_memstream(&svg, &len);
 	cr_assert_eq(svg__write(f, p, &o), 0);
 	fclose(f);

@@ -5,22 +5,13 @@
 #include <string.h>
 #include "table.h"
 #include "units.h"
+#include "unit/model.h"
 
 #define MIB (1024ULL * 1024)
 
 static void add(struct profile *p, const char *path, uint64_t anon, uint64_t faults)
 {
-	char buf[1024], *save = NULL, *tok;
-	const char *frames[64];
-	struct fl_counts c = { 0 };
-	size_t n = 0;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
-		frames[n++] = tok;
-	c.grow[FL_ANON] = anon;
-	c.faults = faults;
-	cr_assert_eq(profile__add(p, frames, n, &c), 0);
+	model_add_sep(p, path, ";", model_anon(anon, faults));
 }
 
 static struct table_opts opts(unsigned width, unsigned top, double min_share)

@@ -4,17 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tuitree.h"
+#include "unit/model.h"
 
 #define MIB (1024ULL * 1024ULL)
-
-static void add(struct profile *p, const char *a, const char *b, const char *c, uint64_t anon)
-{
-	const char *frames[3] = { a, b, c };
-	struct fl_counts k = { 0 };
-
-	k.grow[FL_ANON] = anon;
-	cr_assert_eq(profile__add(p, frames, c ? 3 : 2, &k), 0);
-}
 
 /* app (100) -> main (100) -> {big 70, small 25, tiny 5}; app -> [exit] (0 resident) */
 static struct profile *sample(uint64_t big)
@@ -22,10 +14,10 @@ static struct profile *sample(uint64_t big)
 	struct profile *p = profile__new();
 
 	cr_assert_not_null(p);
-	add(p, "app", "main", "big", big * MIB);
-	add(p, "app", "main", "small", 25 * MIB);
-	add(p, "app", "main", "tiny", 5 * MIB);
-	add(p, "app", "[exit]", NULL, 0);
+	model_add(p, "app|main|big", model_anon(big * MIB, 0));
+	model_add(p, "app|main|small", model_anon(25 * MIB, 0));
+	model_add(p, "app|main|tiny", model_anon(5 * MIB, 0));
+	model_add(p, "app|[exit]", model_anon(0, 0));
 	return p;
 }
 
@@ -93,9 +85,9 @@ Test(tuitree, deltas_and_delta_order)
 	struct tui_row *r;
 	size_t n;
 
-	add(q, "app", "main", "big", 71 * MIB);
-	add(q, "app", "main", "small", 35 * MIB);
-	add(q, "app", "main", "tiny", 5 * MIB);
+	model_add(q, "app|main|big", model_anon(71 * MIB, 0));
+	model_add(q, "app|main|small", model_anon(35 * MIB, 0));
+	model_add(q, "app|main|tiny", model_anon(5 * MIB, 0));
 	cr_assert_eq(tuitree__rows(&t, p, FL_METRIC_RESIDENT, TUI_SORT_TOTAL, &r, &n), 0);
 	cr_expect_eq(r[0].delta, 0, "no previous refresh yet");
 	free(r);
