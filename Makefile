@@ -92,10 +92,10 @@ $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(TEST_CFLAGS) $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS) -lcriterion -lm -o $@
 
-# the integration tests read faultline's JSON with its own reader, compiled in
-$(OUTPUT)/tests/integration: $(INTEG_SRCS) user/jsonread.c user/jsonread.h | $(OUTPUT)/tests
+# the integration tests read faultline's JSON with its own reader (and its UTF-8 check)
+$(OUTPUT)/tests/integration: $(INTEG_SRCS) user/jsonread.[ch] user/units.[ch] | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) user/jsonread.c -lcriterion -lutil -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) user/jsonread.c user/units.c -lcriterion -lutil -o $@
 
 deps:
 	$(Q)scripts/deps.sh

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 #include "json.h"
+#include "units.h"
 
 void json__init(struct json *j, FILE *out)
 {
@@ -42,42 +43,6 @@ static void puts_(struct json *j, const char *s)
 	put(j, s, strlen(s));
 }
 
-/* The length of the well-formed UTF-8 sequence at @s (@n bytes left), or 0 and in @bad the
- * length of its maximal invalid subpart (at least 1). */
-static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t len, i;
-
-	*bad = 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4;
-	else
-		return 0; /* a continuation byte, C0, C1, F5..FF */
-	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	for (i = 1; i < len; i++) {
-		if (i >= n || s[i] < lo || s[i] > hi) {
-			*bad = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return len;
-}
-
 static void put_string(struct json *j, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -99,7 +64,7 @@ static void put_string(struct json *j, const char *str, size_t n)
 			run++;
 			continue;
 		}
-		if (c >= 0x80 && (len = utf8_len(s + i, n - i, &bad))) {
+		if (c >= 0x80 && (len = units__utf8_len(s + i, n - i, &bad))) {
 			i += len;
 			run += len;
 			continue;

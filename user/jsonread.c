@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jsonread.h"
+#include "units.h"
 
 struct jv_parser {
 	const unsigned char *s, *end;
@@ -41,27 +42,6 @@ static bool jv_lit(struct jv_parser *p, const char *word)
 		return false;
 	p->s += n;
 	return true;
-}
-
-/* Length of the well-formed UTF-8 sequence at s, 0 if none (Unicode table 3-7). */
-static size_t jv_utf8(const unsigned char *s, const unsigned char *end)
-{
-	unsigned char c = *s, lo = 0x80, hi = 0xbf;
-	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
-		   : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-
-	if (c == 0xe0)
-		lo = 0xa0;
-	if (c == 0xed)
-		hi = 0x9f;
-	if (c == 0xf0)
-		lo = 0x90;
-	if (c == 0xf4)
-		hi = 0x8f;
-	for (size_t i = 1; i < len; i++, lo = 0x80, hi = 0xbf)
-		if (s + i >= end || s[i] < lo || s[i] > hi)
-			return 0;
-	return len;
 }
 
 static int jv_hex4(struct jv_parser *p, unsigned *out)
@@ -123,7 +103,7 @@ static int jv_escape(struct jv_parser *p, char *o, size_t *n)
 static int jv_string(struct jv_parser *p, char **out, size_t *outlen)
 {
 	char *o = malloc((size_t)(p->end - p->s) + 1);
-	size_t n = 0, len;
+	size_t n = 0, len, bad;
 
 	if (!o)
 		return -ENOMEM;
@@ -137,7 +117,7 @@ static int jv_string(struct jv_parser *p, char **out, size_t *outlen)
 				goto bad;
 			continue;
 		}
-		len = jv_utf8(p->s, p->end);
+		len = units__utf8_len(p->s, (size_t)(p->end - p->s), &bad);
 		if (!len)
 			goto bad;
 		memcpy(o + n, p->s, len);

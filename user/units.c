@@ -83,3 +83,39 @@ void units__emit(FILE *out, unsigned width, const char *fmt, ...)
 	units__fit(line, width < UNITS_LINE_MAX ? width : UNITS_LINE_MAX);
 	fprintf(out, "%s\n", line);
 }
+
+size_t units__utf8_len(const unsigned char *s, size_t n, size_t *bad)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len, i;
+
+	*bad = 1;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0; /* a continuation byte, C0, C1, F5..FF */
+	/* the second byte's range excludes overlongs, surrogates and > U+10FFFF */
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < len; i++) {
+		if (i >= n || s[i] < lo || s[i] > hi) {
+			*bad = i;
+			return 0;
+		}
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}

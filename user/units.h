@@ -28,6 +28,11 @@ void units__fit(char *s, size_t width);
 /* Replaces control characters in @s (a newline in a thread name) with '?'. */
 void units__sanitize(char *s);
 
+/* The length of the well-formed UTF-8 sequence at @s (@n >= 1 bytes left; 1 for ASCII), or
+ * 0 and in @bad the length of its maximal invalid subpart (at least 1). Overlongs,
+ * surrogates and code points above U+10FFFF are invalid. */
+size_t units__utf8_len(const unsigned char *s, size_t n, size_t *bad);
+
 #define UNITS_LINE_MAX 1000 /* the widest line units__emit() writes */
 
 /* printf()s one line to @out: control characters replaced, cut to @width (<= UNITS_LINE_MAX)
