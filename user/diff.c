@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 #include "cli.h"
 #include "diff.h"
@@ -331,32 +330,6 @@ void diff__fini(struct diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static const char *value_str(char *buf, size_t len, uint64_t v, enum fl_metric m)
-{
-	return units__value(buf, len, v, metric__is_bytes(m));
-}
-
-static const char *delta_str(char *buf, size_t len, uint64_t b, uint64_t a, enum fl_metric m)
-{
-	int64_t d = (int64_t)(a - b);
-
-	if (metric__is_bytes(m))
-		return units__sbytes(buf, len, d);
-	snprintf(buf, len, "%+" PRId64, d);
-	return buf;
-}
-
-static const char *percent_str(char *buf, size_t len, uint64_t b, uint64_t a)
-{
-	if (!b)
-		snprintf(buf, len, "%s", a ? "new" : "+0.0%");
-	else if (!a)
-		snprintf(buf, len, "gone");
-	else
-		snprintf(buf, len, "%+.1f%%", 100.0 * ((double)a - (double)b) / (double)b);
-	return buf;
-}
-
 /* @stack within @room bytes: "first;..;callers;leaf" keeping as many leaf-side frames as fit
  * (at least the leaf, whatever its length). */
 static void fit_stack(char *out, size_t len, const char *stack, size_t room)
@@ -389,9 +362,10 @@ static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum 
 {
 	char vb[UNITS_BUF], va[UNITS_BUF], vd[UNITS_BUF], pc[16];
 
-	units__emit(out, width, "%10s %10s %11s %8s  %s", value_str(vb, sizeof(vb), b, m),
-		    value_str(va, sizeof(va), a, m), delta_str(vd, sizeof(vd), b, a, m),
-		    percent_str(pc, sizeof(pc), b, a), what);
+	units__emit(out, width, "%10s %10s %11s %8s  %s", units__value(vb, sizeof(vb), b, metric__is_bytes(m)),
+		    units__value(va, sizeof(va), a, metric__is_bytes(m)),
+		    units__svalue(vd, sizeof(vd), (int64_t)(a - b), metric__is_bytes(m)),
+		    units__change(pc, sizeof(pc), b, a, true), what);
 }
 
 void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
@@ -407,8 +381,9 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 	print_row(out, d->total_before, d->total_after, "total", m, width);
 	units__emit(out, width, "stacks: %zu -> %zu; %zu grew (%s), %zu shrank (%s), %zu new, "
 		    "%zu gone, %zu unchanged", d->stacks_before, d->stacks_after, d->grew,
-		    delta_str(vg, sizeof(vg), 0, d->grown, m), d->shrank,
-		    delta_str(vs, sizeof(vs), d->shrunk, 0, m), d->added, d->gone, d->same);
+		    units__svalue(vg, sizeof(vg), (int64_t)d->grown, metric__is_bytes(m)), d->shrank,
+		    units__svalue(vs, sizeof(vs), -(int64_t)d->shrunk, metric__is_bytes(m)),
+		    d->added, d->gone, d->same);
 	fputc('\n', out);
 	if (!d->n) {
 		units__emit(out, width, "no stack changed");
@@ -425,18 +400,6 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 		print_row(out, r->before, r->after, stack, m, width);
 	}
 	fflush(out);
-}
-
-/* The terminal's width, else $COLUMNS, else 100 (as the main tool's table). */
-static unsigned out_width(void)
-{
-	const char *env = getenv("COLUMNS");
-	long c = env ? strtol(env, NULL, 10) : 0;
-	struct winsize ws;
-
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40)
-		return ws.ws_col < UNITS_LINE_MAX ? ws.ws_col : UNITS_LINE_MAX;
-	return c >= 40 && c <= UNITS_LINE_MAX ? (unsigned)c : 100;
 }
 
 /* A --json profile begins with '{'; a folded line never does (its first frame is a name).
@@ -489,6 +452,7 @@ int diff__main(int argc, char **argv)
 	struct profile *before = NULL, *after = NULL;
 	struct diff_config cfg;
 	struct diff d = { 0 };
+	unsigned width, rows;
 	int err = diff__parse_args(argc, argv, &cfg);
 
 	if (err)
@@ -496,8 +460,10 @@ int diff__main(int argc, char **argv)
 	err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
 	if (!err)
 		err = diff__compute(before, after, cfg.metric, &d);
-	if (!err)
-		diff__print(stdout, &d, &cfg, out_width());
+	if (!err) {
+		units__terminal(&width, &rows);
+		diff__print(stdout, &d, &cfg, width);
+	}
 	if (!err && cfg.svg)
 		err = write_svg(&cfg, before, after);
 	if (err == -ENOMEM)

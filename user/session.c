@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +22,7 @@
 #include "table.h"
 #include "targets.h"
 #include "tui.h"
+#include "units.h"
 
 struct session {
 	const struct fl_config *cfg;
@@ -366,22 +366,6 @@ static int setup(struct session *s)
 	return 0;
 }
 
-/* The terminal's size, or no row limit and $COLUMNS columns (100 without it) when stdout is
- * not one. */
-static void terminal_size(unsigned *cols, unsigned *rows)
-{
-	const char *env = getenv("COLUMNS");
-	struct winsize ws;
-	long c = env ? strtol(env, NULL, 10) : 0;
-
-	*cols = c >= 40 && c <= 10000 ? (unsigned)c : 100;
-	*rows = 0;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) {
-		*cols = ws.ws_col;
-		*rows = ws.ws_row;
-	}
-}
-
 /* Redraws the live table in place, cut to the terminal's height so the header stays put. */
 static void redraw(FILE *out, const char *text, unsigned rows)
 {
@@ -451,7 +435,7 @@ static int show(struct session *s, bool final)
 	unsigned rows;
 	int err;
 
-	terminal_size(&to.width, &rows);
+	units__terminal(&to.width, &rows);
 	err = collector__read(s->col);
 	if (!err)
 		reload_execs(s);

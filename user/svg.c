@@ -201,17 +201,9 @@ static const char *value_text(const struct svg *g, char *buf, size_t len, uint64
 static void change_text(const struct svg *g, char *buf, size_t len, uint64_t b, uint64_t a)
 {
 	char d[UNITS_BUF], pct[32];
-	int64_t delta = (int64_t)(a - b);
 
-	if (g->bytes)
-		units__sbytes(d, sizeof(d), delta);
-	else
-		snprintf(d, sizeof(d), "%+" PRId64, delta);
-	if (!b)
-		snprintf(pct, sizeof(pct), "%s", a ? "new" : "+0.0%");
-	else
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * ((double)a - (double)b) / (double)b);
-	snprintf(buf, len, "%s (%s)", d, pct);
+	snprintf(buf, len, "%s (%s)", units__svalue(d, sizeof(d), (int64_t)(a - b), g->bytes),
+		 units__change(pct, sizeof(pct), b, a, false));
 }
 
 static void put_tooltip(const struct svg *g, const struct fnode *f, const char *name)

@@ -165,10 +165,7 @@ static void draw_row(const struct tui *t, int y, const struct tui_row *r, uint64
 	unsigned indent = r->depth * 2 > 40 ? 40 : r->depth * 2;
 
 	units__value(v, sizeof(v), r->value, bytes);
-	if (bytes)
-		units__sbytes(d, sizeof(d), r->delta);
-	else
-		snprintf(d, sizeof(d), "%+lld", (long long)r->delta);
+	units__svalue(d, sizeof(d), r->delta, bytes);
 	snprintf(name, sizeof(name), "%s", r->node->name);
 	units__sanitize(name);
 	snprintf(line, sizeof(line), "%10s %5.1f%% %10s  %*s%s %s", v,

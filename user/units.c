@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -118,4 +121,37 @@ size_t units__utf8_len(const unsigned char *s, size_t n, size_t *bad)
 		hi = 0xbf;
 	}
 	return len;
+}
+
+const char *units__svalue(char *buf, size_t len, int64_t v, bool bytes)
+{
+	if (bytes)
+		return units__sbytes(buf, len, v);
+	snprintf(buf, len, "%+" PRId64, v);
+	return buf;
+}
+
+const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after, bool say_gone)
+{
+	if (!before)
+		snprintf(buf, len, "%s", after ? "new" : "+0.0%");
+	else if (!after && say_gone)
+		snprintf(buf, len, "gone");
+	else
+		snprintf(buf, len, "%+.1f%%", 100.0 * ((double)after - (double)before) / (double)before);
+	return buf;
+}
+
+void units__terminal(unsigned *cols, unsigned *rows)
+{
+	const char *env = getenv("COLUMNS");
+	long c = env ? strtol(env, NULL, 10) : 0;
+	struct winsize ws;
+
+	*cols = c >= 40 ? (c < UNITS_LINE_MAX ? (unsigned)c : UNITS_LINE_MAX) : 100;
+	*rows = 0;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) {
+		*cols = ws.ws_col < UNITS_LINE_MAX ? ws.ws_col : UNITS_LINE_MAX;
+		*rows = ws.ws_row;
+	}
 }

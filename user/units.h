@@ -21,6 +21,15 @@ const char *units__bytes(char *buf, size_t len, uint64_t v);
 const char *units__sbytes(char *buf, size_t len, int64_t v);
 /* @v as units__bytes() when @bytes, else as a plain decimal count. Returns @buf. */
 const char *units__value(char *buf, size_t len, uint64_t v, bool bytes);
+/* ... signed, with the sign always shown: "+1.5 KiB", "-3". Returns @buf. */
+const char *units__svalue(char *buf, size_t len, int64_t v, bool bytes);
+/* The relative change from @before to @after: "+12.5%", "new" when @before is 0 ("+0.0%"
+ * when both are), and "gone" when @after is 0 and @say_gone. Returns @buf. */
+const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after, bool say_gone);
+
+/* The size of the terminal on stdout: *@cols (40..UNITS_LINE_MAX) and *@rows; when stdout is
+ * not one, $COLUMNS columns (100 without it) and *@rows 0, no limit. */
+void units__terminal(unsigned *cols, unsigned *rows);
 
 /* Cuts @s to at most @width bytes, ending it with "..." when something was cut (never in the
  * middle of a UTF-8 sequence). */
