@@ -6,7 +6,6 @@
  * flame graph.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
