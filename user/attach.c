@@ -73,6 +73,23 @@ static bool kernel_has_struct(const struct btf *btf, const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
 }
 
+/* The allocator programs (--alloc), the return probe first: an entry seen without its
+ * return would leave the thread looking inside an allocator call. */
+struct alloc_prog {
+	struct bpf_program *prog;
+	bool ret;	/* a return probe */
+	bool free_side; /* probes free and operator delete, not the allocating functions */
+};
+
+#define ALLOC_PROGS 3
+
+static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS])
+{
+	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, true, false };
+	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, false, false };
+	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true };
+}
+
 /* The memory syscall programs (--vm) load only when asked for: each enables its tracepoint. */
 static void set_vm_autoload(struct faultline *skel, bool on)
 {
@@ -124,6 +141,7 @@ static bool privileged(void)
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
+	struct alloc_prog progs[ALLOC_PROGS];
 	struct btf *btf = NULL;
 	struct tracer *t;
 	int err;
@@ -159,9 +177,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_map__set_max_entries(t->skel->maps.live, o->alloc ? o->max_live : 1);
 	bpf_map__set_max_entries(t->skel->maps.alloc_hists, o->alloc ? o->max_counts : 1);
 	t->skel->rodata->sample_mean = o->sample_bytes;
-	bpf_program__set_autoload(t->skel->progs.fl_alloc_enter, o->alloc);
-	bpf_program__set_autoload(t->skel->progs.fl_alloc_exit, o->alloc);
-	bpf_program__set_autoload(t->skel->progs.fl_free_enter, o->alloc);
+	alloc_progs(t->skel, progs);
+	for (size_t i = 0; i < ALLOC_PROGS; i++)
+		bpf_program__set_autoload(progs[i].prog, o->alloc);
 	set_vm_autoload(t->skel, o->vm);
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
@@ -170,13 +188,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
-	if (t->uprobe_multi) {
-		enum bpf_attach_type multi = (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI;
-
-		bpf_program__set_expected_attach_type(t->skel->progs.fl_alloc_enter, multi);
-		bpf_program__set_expected_attach_type(t->skel->progs.fl_alloc_exit, multi);
-		bpf_program__set_expected_attach_type(t->skel->progs.fl_free_enter, multi);
-	}
+	for (size_t i = 0; i < ALLOC_PROGS && t->uprobe_multi; i++)
+		bpf_program__set_expected_attach_type(progs[i].prog, (enum bpf_attach_type)
+						      FL_TRACE_UPROBE_MULTI);
 	err = faultline__load(t->skel);
 	if (err) {
 		explain_load_error(err);
@@ -356,39 +370,28 @@ static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bo
 
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
 {
+	struct alloc_prog progs[ALLOC_PROGS];
 	char path[PATH_MAX + 32];
 	int err = 0;
 
 	/* through the target's root, so a containerised target's own file is probed */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, plan->path);
-	if (t->uprobe_multi) {
-		/* returns first: see below */
-		err = attach_multi(t, t->skel->progs.fl_alloc_exit, true, false, pid, path, plan);
-		if (!err)
-			err = attach_multi(t, t->skel->progs.fl_alloc_enter, false, false, pid, path,
-					   plan);
-		if (!err)
-			err = attach_multi(t, t->skel->progs.fl_free_enter, false, true, pid, path,
-					   plan);
-	}
+	alloc_progs(t->skel, progs);
+	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
+		err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid, path,
+				   plan);
 	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 		uint64_t off = p->entry_off + p->site.offset;
 
 		if (p->state != ALLOC_PROBE_ATTACH)
 			continue;
-		if (alloc_fn__is_free(p->fn)) {
-			err = attach_uprobe(t, t->skel->progs.fl_free_enter, false, pid, path, off,
-					    p->fn);
-			continue;
-		}
-		/* The return probe goes first: an entry seen without its return would leave the
-		 * thread looking inside an allocator call. It shares the entry's site (the stack
-		 * pointer is unchanged there), so one breakpoint serves both. */
-		err = attach_uprobe(t, t->skel->progs.fl_alloc_exit, true, pid, path, off, p->fn);
-		if (!err)
-			err = attach_uprobe(t, t->skel->progs.fl_alloc_enter, false, pid, path, off,
-					    p->fn);
+		/* a function's return and entry probes share its site (the stack pointer is
+		 * unchanged there): one breakpoint serves both */
+		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
+			if (progs[j].free_side == alloc_fn__is_free(p->fn))
+				err = attach_uprobe(t, progs[j].prog, progs[j].ret, pid, path, off,
+						    p->fn);
 	}
 	if (err)
 		fprintf(stderr, "faultline: attaching the allocator probes of pid %d in %s failed: "
