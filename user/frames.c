@@ -19,7 +19,8 @@ struct stack_id {
 struct named_stack {
 	struct stack_id id;
 	bool used;
-	bool retry; /* cut at a frame outside code: name it again next time */
+	bool retry; /* cut at a frame outside code: name it again next refresh */
+	unsigned round; /* the refresh it was named in */
 	size_t n;
 	char **names;	 /* root first */
 	uint64_t *addrs; /* the address each name is of, root first */
@@ -30,7 +31,13 @@ struct frames {
 	struct named_stack *slots;
 	size_t cap;
 	size_t used;
+	unsigned round; /* frames__next_round() count */
 };
+
+void frames__next_round(struct frames *f)
+{
+	f->round++;
+}
 
 struct frames *frames__new(void)
 {
@@ -182,6 +189,14 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 	return kept;
 }
 
+/* @s could not be named whole: it is named again at its next use, this round or not. */
+static size_t out_of_memory(const struct frames *f, struct named_stack *s)
+{
+	s->retry = true;
+	s->round = f->round - 1;
+	return 0;
+}
+
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
 		   const struct fl_key *key, const char *const **out)
 {
@@ -203,7 +218,9 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
 	s = &f->slots[slot_of(f, &id)];
-	if (s->used && !s->retry) {
+	/* a cut stack is named again once per refresh, not for every row that shares it: the
+	 * maps it could be named from do not change within one */
+	if (s->used && (!s->retry || s->round == f->round)) {
 		*out = (const char *const *)s->names;
 		*addrs = s->addrs;
 		return s->n;
@@ -215,20 +232,16 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 		names_free(s);
 	else
 		f->used++;
-	*s = (struct named_stack){ .id = id, .used = true };
+	*s = (struct named_stack){ .id = id, .used = true, .round = f->round };
 	s->names = calloc(n, sizeof(char *));
 	s->addrs = calloc(n, sizeof(uint64_t));
-	if (!s->names || !s->addrs) {
-		s->retry = true;
-		return 0;
-	}
+	if (!s->names || !s->addrs)
+		return out_of_memory(f, s);
 	s->n = name_stack(sym, ips, n, id.returns, s->names, s->addrs, &cut);
 	s->retry = cut;
 	for (size_t i = 0; i < s->n; i++)
-		if (!s->names[i]) { /* out of memory: name it again next time */
-			s->retry = true;
-			return 0;
-		}
+		if (!s->names[i])
+			return out_of_memory(f, s);
 	*out = (const char *const *)s->names;
 	*addrs = s->addrs;
 	return s->n;

@@ -13,14 +13,17 @@ struct frames;
 struct frames *frames__new(void);
 void frames__free(struct frames *f); /* accepts NULL */
 
+/* A new refresh: stacks that were cut may be named again (once each). */
+void frames__next_round(struct frames *f);
+
 /*
  * The frame names of the user stack of counts row @key, outermost caller first, leaf last,
  * named with @sym (NULL: addresses only) on first use. The walk is repaired where it is known
  * to go wrong: the caller of a frameless leaf (key->leaf_ret) is put back, repeats of one frame
  * are folded, and frames from the first return address outside executable code on are cut (a
  * walk gone astray through code without frame pointers). A stack cut that way is named again
- * next time, in case a library was mapped since. Allocation rows (fl_call_is_alloc(key->call)) are named
- * with every frame read as a return address. Returns the count and sets *@out to an array
+ * in the next round (frames__next_round()), in case a library was mapped since. Allocation
+ * rows (fl_call_is_alloc(key->call)) are named with every frame read as a return address. Returns the count and sets *@out to an array
  * owned by @f; 0 when the stack is unknown or memory ran out.
  */
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,

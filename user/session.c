@@ -436,6 +436,7 @@ static int show(struct session *s, bool final)
 	int err;
 
 	units__terminal(&to.width, &rows);
+	frames__next_round(s->frames);
 	err = collector__read(s->col);
 	if (!err)
 		reload_execs(s);
