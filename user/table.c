@@ -235,12 +235,6 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 {
 	size_t i;
 
-	if (r->final)
-		units__emit(out, width, "faultline final report: %.1f s, metric %s", r->elapsed_s,
-			    metric__name(o->metric));
-	else
-		units__emit(out, width, "faultline: %.1f s elapsed, metric %s", r->elapsed_s,
-			    metric__name(o->metric));
 	if (r->nprocs < 2) {
 		for (i = 0; i < r->nprocs; i++)
 			render_proc_detail(out, width, r, &r->procs[i]);
@@ -361,6 +355,12 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 {
 	unsigned width = fit_width(o);
 
+	if (r->final)
+		units__emit(out, width, "faultline final report: %.1f s, metric %s", r->elapsed_s,
+			    metric__name(o->metric));
+	else
+		units__emit(out, width, "faultline: %.1f s elapsed, metric %s", r->elapsed_s,
+			    metric__name(o->metric));
 	table__render_figures(out, r, o);
 	units__emit(out, width, "%s", "");
 	flametree__render(out, p, o, width);

@@ -30,7 +30,8 @@ struct table_opts {
 void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
 		   const struct table_opts *o);
 
-/* Everything table__render() writes above the tree (the interactive view draws its own). */
+/* Everything table__render() writes between its title line and the tree (the interactive
+ * view draws its own title and tree). */
 void table__render_figures(FILE *out, const struct fl_report *r, const struct table_opts *o);
 
 #endif /* FAULTLINE_TABLE_H */

@@ -132,7 +132,7 @@ static int draw_text(int y, const char *text, int max)
 /* The header figures (the table's), cut to a share of the screen. */
 static int draw_figures(struct tui *t, int y)
 {
-	char *text = NULL, *body;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *mem;
 	int used;
@@ -142,9 +142,7 @@ static int draw_figures(struct tui *t, int y)
 	t->opts.width = (unsigned)COLS;
 	table__render_figures(mem, &t->snap.report, &t->opts);
 	fclose(mem);
-	/* its first line is the table's title, which the view's own title replaces */
-	body = strchr(text ? text : "", '\n');
-	used = draw_text(y, body ? body + 1 : "", (int)(LINES * HEADER_SHARE));
+	used = draw_text(y, text ? text : "", (int)(LINES * HEADER_SHARE));
 	free(text);
 	return used;
 }
