@@ -129,8 +129,7 @@ static bool privileged(void)
 
 	if (geteuid() == 0)
 		return true;
-	f = fopen("/proc/self/status", "re");
-	if (!f)
+	if (procfs__fopen(getpid(), "status", &f))
 		return false;
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "CapEff: %llx", &eff) == 1)
