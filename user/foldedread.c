@@ -20,53 +20,6 @@ struct reader {
 	const char **frames; /* FOLDED_MAX_FRAMES pointers into the line */
 };
 
-struct fl_counts folded__counts(enum fl_metric m, uint64_t v)
-{
-	struct fl_counts c = { 0 };
-
-	switch (m) {
-	case FL_METRIC_RESIDENT:
-	case FL_METRIC_ANON:
-		c.grow[FL_ANON] = v;
-		break;
-	case FL_METRIC_FILE:
-		c.grow[FL_FILE] = v;
-		break;
-	case FL_METRIC_SHMEM:
-		c.grow[FL_SHMEM] = v;
-		break;
-	case FL_METRIC_SWAP:
-		c.grow[FL_SWAP] = v;
-		break;
-	case FL_METRIC_FAULTS:
-		c.faults = v;
-		break;
-	case FL_METRIC_RELEASED:
-		c.release[FL_ANON] = v;
-		break;
-	case FL_METRIC_ALLOC_BYTES:
-	case FL_METRIC_LIVE_BYTES:
-		c.alloc_bytes = v;
-		break;
-	case FL_METRIC_ALLOC_COUNT:
-	case FL_METRIC_LIVE_COUNT:
-		c.allocs = v;
-		break;
-	case FL_METRIC_PEAK:
-		c.at_peak = (int64_t)v;
-		break;
-	case FL_METRIC_RESERVED:
-		c.reserved = v;
-		break;
-	case FL_METRIC_UNMAPPED:
-		c.unmapped = v;
-		break;
-	default:
-		break;
-	}
-	return c;
-}
-
 __attribute__((format(printf, 2, 3))) static void bad_line(struct reader *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -174,7 +127,7 @@ static int read_line(struct reader *r, char *line, size_t len, struct profile *p
 	n = split_frames(r, line);
 	if (!n)
 		return -EINVAL;
-	c = folded__counts(m, v);
+	c = metric__counts(m, v);
 	return profile__add(p, r->frames, n, &c);
 }
 

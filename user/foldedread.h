@@ -10,12 +10,9 @@
 #define FOLDED_MAX_FRAMES 1024 /* a line with more is refused (the tree is walked recursively) */
 #define FOLDED_MAX_ERRORS 5    /* bad lines reported one by one; the rest are counted */
 
-/* Counts whose value of metric @m is @v, every other field 0 (@v <= INT64_MAX). */
-struct fl_counts folded__counts(enum fl_metric m, uint64_t v);
-
 /*
  * Reads "frame;frame;...;leaf VALUE" lines from @in into @p, each stack added with VALUE as
- * metric @m (folded__counts()); lines of the same stack add up. VALUE is what follows the
+ * metric @m (metric__counts()); lines of the same stack add up. VALUE is what follows the
  * last space: a whole decimal number up to INT64_MAX. Frame names may hold spaces; a trailing
  * "\r" is dropped and blank lines are skipped. Each bad line (no value, a value that is not
  * such a number, no frames, an empty frame, more than FOLDED_MAX_FRAMES frames, a NUL byte)

@@ -2,11 +2,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "foldedread.h"
 #include "jsonprofile.h"
 #include "jsonread.h"
 #include "jsonreport.h"
-
-#define MAX_FRAMES 1024
 
 /* The whole of @in, NUL-terminated, in *@buf. */
 static int slurp(FILE *in, char **buf, size_t *len)
@@ -104,10 +103,10 @@ static struct fl_counts read_counts(const struct jv *o)
 static int add_stack(struct profile *p, const struct jv *st)
 {
 	const struct jv *fr = jv_get(st, "frames"), *counts = jv_get(st, "counts");
-	const char *names[MAX_FRAMES];
+	const char *names[FOLDED_MAX_FRAMES];
 	struct fl_counts c;
 
-	if (!fr || fr->type != JV_ARR || !fr->n || fr->n > MAX_FRAMES || !counts ||
+	if (!fr || fr->type != JV_ARR || !fr->n || fr->n > FOLDED_MAX_FRAMES || !counts ||
 	    counts->type != JV_OBJ)
 		return -EINVAL;
 	for (size_t i = 0; i < fr->n; i++) {

@@ -100,6 +100,53 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 	}
 }
 
+struct fl_counts metric__counts(enum fl_metric m, uint64_t v)
+{
+	struct fl_counts c = { 0 };
+
+	switch (m) {
+	case FL_METRIC_RESIDENT:
+	case FL_METRIC_ANON:
+		c.grow[FL_ANON] = v;
+		break;
+	case FL_METRIC_FILE:
+		c.grow[FL_FILE] = v;
+		break;
+	case FL_METRIC_SHMEM:
+		c.grow[FL_SHMEM] = v;
+		break;
+	case FL_METRIC_SWAP:
+		c.grow[FL_SWAP] = v;
+		break;
+	case FL_METRIC_FAULTS:
+		c.faults = v;
+		break;
+	case FL_METRIC_RELEASED:
+		c.release[FL_ANON] = v;
+		break;
+	case FL_METRIC_ALLOC_BYTES:
+	case FL_METRIC_LIVE_BYTES:
+		c.alloc_bytes = v;
+		break;
+	case FL_METRIC_ALLOC_COUNT:
+	case FL_METRIC_LIVE_COUNT:
+		c.allocs = v;
+		break;
+	case FL_METRIC_PEAK:
+		c.at_peak = (int64_t)v;
+		break;
+	case FL_METRIC_RESERVED:
+		c.reserved = v;
+		break;
+	case FL_METRIC_UNMAPPED:
+		c.unmapped = v;
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
 void counts__add(struct fl_counts *dst, const struct fl_counts *src)
 {
 	int i;

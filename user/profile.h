@@ -43,6 +43,9 @@ bool metric__needs_alloc(enum fl_metric m);
 bool metric__needs_vm(enum fl_metric m);
 /* The value of @m in @c. */
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
+/* Counts whose value of metric @m is @v, every other field 0 (@v <= INT64_MAX): the inverse of
+ * metric__value(), for values read back from a file. */
+struct fl_counts metric__counts(enum fl_metric m, uint64_t v);
 /* @dst += @src, field by field. */
 void counts__add(struct fl_counts *dst, const struct fl_counts *src);
 

@@ -83,7 +83,7 @@ Test(folded_read, round_trip_every_metric)
 	char *out;
 
 	for (enum fl_metric m = 0; m < FL_METRIC__COUNT; m++) {
-		struct fl_counts c = folded__counts(m, 12345);
+		struct fl_counts c = metric__counts(m, 12345);
 		struct read_result r;
 
 		cr_expect_eq(metric__value(&c, m), 12345, "%s", metric__name(m));
