@@ -111,8 +111,6 @@ static __noinline __attribute__((unused)) void fl_classify(struct fl_key *key, _
 	bool cacheable = fl_mm_seq(task->mm, &m.seq), covered;
 	long err;
 
-	if (!key)
-		return;
 	c = bpf_task_storage_get(&map_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	covered = c && c->mm == m.mm && c->start <= addr && addr < c->end;
 	if (covered && cacheable && c->seq == m.seq)
