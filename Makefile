@@ -42,12 +42,14 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/faultline.skel.h
 
-USER_SRCS := $(wildcard user/*.c)
+# user/ holds the program (main, session, cli, snapshot, diff) and one folder per stage.
+USER_SRCS := $(wildcard user/*.c user/*/*.c)
 USER_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(USER_SRCS))
 # Every loader module but main.c: what the unit tests link against.
 LIB_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(USER_OBJS))
 
-UNIT_SRCS := $(wildcard tests/unit/*.c)
+# tests/unit mirrors user/: a folder per stage (and bpf/ for the shared arithmetic)
+UNIT_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 INTEG_SRCS := $(wildcard tests/integration/*.c)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
@@ -55,7 +57,7 @@ TEST_CFLAGS := $(CFLAGS) -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -Ibpf -I
 
 all: $(OUTPUT)/faultline
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/workloads:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests $(OUTPUT)/workloads:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf
@@ -71,10 +73,11 @@ $(SKEL): $(OUTPUT)/faultline.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name faultline > $@
 
 # Only the module that embeds the skeleton needs it; listing it keeps parallel builds right.
-$(OUTPUT)/user/attach.o: $(SKEL)
+$(OUTPUT)/user/trace/attach.o: $(SKEL)
 
-$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/faultline: $(USER_OBJS)
@@ -93,9 +96,10 @@ $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 	$(Q)$(CC) $(TEST_CFLAGS) $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS) -lcriterion -lm -o $@
 
 # the integration tests read faultline's JSON with its own reader (and its UTF-8 check)
-$(OUTPUT)/tests/integration: $(INTEG_SRCS) user/jsonread.[ch] user/units.[ch] | $(OUTPUT)/tests
+INTEG_READER := user/formats/jsonread.c user/base/units.c
+$(OUTPUT)/tests/integration: $(INTEG_SRCS) $(INTEG_READER) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) user/jsonread.c user/units.c -lcriterion -lutil -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) $(INTEG_READER) -lcriterion -lutil -o $@
 
 deps:
 	$(Q)scripts/deps.sh
@@ -110,8 +114,10 @@ integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
 portability: $(OUTPUT)/faultline $(WORKLOADS)
 	$(Q)tests/portability.sh $(OUTPUT)
 
-# No root, no BPF: the man page against --help, and make install into a scratch DESTDIR.
+# No root, no BPF: the layering of user/, the man page against --help, and make install into a
+# scratch DESTDIR.
 scripts-test: $(OUTPUT)/faultline
+	$(Q)tests/layers.sh
 	$(Q)tests/man.sh $(OUTPUT)
 	$(Q)tests/install.sh $(OUTPUT)
 
@@ -129,8 +135,9 @@ demo: deps
 	$(Q)scripts/demo.sh $(OUTPUT)
 
 check: $(OUTPUT)/faultline
+	$(Q)tests/layers.sh
 	$(Q)tests/man.sh $(OUTPUT)
-	$(Q)clang-format --dry-run -Werror bpf/*.h bpf/*.bpf.c user/*.c user/*.h
+	$(Q)clang-format --dry-run -Werror bpf/*.h bpf/*.bpf.c $(USER_SRCS) $(wildcard user/*.h user/*/*.h)
 
 vmlinux:
 	$(call msg,GEN,vmlinux/vmlinux.h)
@@ -154,4 +161,4 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d)

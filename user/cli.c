@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_options.h"
 
 #define DEFAULT_INTERVAL_S 1.0
 #define DEFAULT_TOP 20
@@ -28,124 +29,10 @@
 #define MAX_MAX_LIVE 67108864
 #define MAX_SAMPLE_BYTES 4294967296.0 /* keeps the BPF side's fixed-point draws exact */
 
-enum {
-	OPT_TOP = 0x100,
-	OPT_VERSION,
-	OPT_FOLDED,
-	OPT_METRIC,
-	OPT_STACK_STORAGE,
-	OPT_ALLOC,
-	OPT_ALLOC_LIB,
-	OPT_ALLOC_PREFIX,
-	OPT_MAX_LIVE,
-	OPT_SAMPLE_BYTES,
-	OPT_VM,
-	OPT_BY,
-	OPT_PLAIN,
-	OPT_PPROF,
-	OPT_JSON,
-	OPT_JSON_STREAM,
-	OPT_SVG,
-};
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
 #define STOP_DONE ECANCELED
 
-static const char args_doc[] = "-p PID[,PID...]\n-- COMMAND [ARG...]";
-
-static const char doc[] =
-	"Profile the resident memory growth and page faults of processes by call stack.\n"
-	"\n"
-	"USAGE: faultline [OPTIONS] -p PID[,PID...]\n"
-	"       faultline [OPTIONS] -- COMMAND [ARG...]\n"
-	"       faultline diff [OPTIONS] BEFORE AFTER   (faultline diff --help)\n"
-	"\n"
-	"EXAMPLES:\n"
-	"    faultline -p 1234             # until process 1234 exits, or Ctrl-C\n"
-	"    faultline -p 1234,5678 -d 30  # two processes for 30 seconds\n"
-	"    faultline -f -p 1234          # 1234 and every process it forks from now on\n"
-	"    faultline -T -p 1234          # per-thread table, thread frames\n"
-	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
-	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
-	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
-	"    faultline -q --json-stream - -p 1234  # one JSON line per refresh\n"
-	"    faultline -q --svg out.svg -p 1234  # an interactive flame graph\n"
-	"    faultline diff before.txt after.txt  # what changed between two --folded files\n"
-	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
-	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
-	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
-	"\v"
-	"Metrics: resident (anon + file + shmem growth; the default), anon, file,\n"
-	"shmem, swap, faults (a count), released (anon + file + shmem released),\n"
-	"peak (net bytes each stack held when the process's RSS was highest);\n"
-	"with --alloc: alloc-bytes, alloc-count (allocations since attach), live-bytes,\n"
-	"live-count (allocated since attach and not freed); with --vm: reserved\n"
-	"(virtual bytes mapped by mmap, mremap and brk growth), unmapped (given back by\n"
-	"munmap, mremap and brk shrink).\n"
-	"\n"
-	"--alloc probes the target's allocator (the loaded object that defines malloc:\n"
-	"glibc, jemalloc, tcmalloc, mimalloc, or a static executable) in the target\n"
-	"processes only. Each probed call traps into the kernel (about 0.6 us, more for\n"
-	"the few probes that must be single-stepped), sampled or not: --sample-bytes\n"
-	"makes recording cheaper and bounds the live table, not the trap.\n"
-	"\n"
-	"-f follows every new process a target forks (not threads; not processes\n"
-	"forked before faultline started), up to 4096 processes in all: their growth\n"
-	"counts from fork on, the copy of the parent's pages excluded. With several\n"
-	"processes the report has one line per process, heaviest first.\n"
-	"\n"
-	"SIGINT or SIGTERM ends the session with the final report.\n"
-	"\n"
-	"Exit status: 0 success (a target that exits is a success), 1 runtime\n"
-	"failure, 2 usage error.";
-
-static const struct argp_option options[] = {
-	{ NULL, 0, NULL, 0, "Target:", 1 },
-	{ "pid", 'p', "PID[,PID...]", 0, "Attach to these processes (repeatable; <= 64)", 1 },
-	{ "children", 'f', NULL, 0, "Follow new processes the targets fork (<= 4096 in all)", 1 },
-	{ NULL, 0, NULL, 0, "Session:", 2 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: when targets exit)", 2 },
-	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1, >= 0.1)", 2 },
-	{ "vm", OPT_VM, NULL, 0,
-	  "Also trace mmap, munmap, mremap, brk and madvise by stack (the RSS changes inside "
-	  "them go to the call)", 2 },
-	{ NULL, 0, NULL, 0, "Allocator (--alloc):", 3 },
-	{ "alloc", OPT_ALLOC, NULL, 0, "Also trace malloc, free and operator new/delete", 3 },
-	{ "alloc-lib", OPT_ALLOC_LIB, "PATH", 0, "The allocator is PATH (default: found per target)",
-	  3 },
-	{ "alloc-prefix", OPT_ALLOC_PREFIX, "PREFIX", 0,
-	  "Its C functions are PREFIXmalloc... (jemalloc built with je_)", 3 },
-	{ "max-live", OPT_MAX_LIVE, "N", 0,
-	  "Track at most N live blocks (default 1048576; more are counted as lost)", 3 },
-	{ "sample-bytes", OPT_SAMPLE_BYTES, "N", 0,
-	  "Record one allocation per N bytes on average, scaled back (default: all)", 3 },
-	{ NULL, 0, NULL, 0, "Output:", 4 },
-	{ "metric", OPT_METRIC, "NAME", 0, "Rank and write this metric (default resident)", 4 },
-	{ "by", OPT_BY, "WHAT", 0,
-	  "Group by stack (default), mapping (heap, stack, anon, THP, file path, shmem, "
-	  "hugetlb), or stack,mapping (the mapping as the leaf frame)", 4 },
-	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
-	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
-	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
-	{ "pprof", OPT_PPROF, "FILE", 0,
-	  "Write a pprof profile to FILE (gzip-compressed profile.proto: every metric, addresses, "
-	  "mappings with build-ids, thread and pid labels)", 4 },
-	{ "json", OPT_JSON, "FILE", 0, "Write the final report and stacks as JSON to FILE", 4 },
-	{ "json-stream", OPT_JSON_STREAM, "FILE", 0,
-	  "Write one JSON line per refresh, then the final one, to FILE", 4 },
-	{ "svg", OPT_SVG, "FILE", 0, "Write an interactive flame graph of the metric to FILE", 4 },
-	{ "quiet", 'q', NULL, 0, "No live table, only the final report", 4 },
-	{ "plain", OPT_PLAIN, NULL, 0,
-	  "Plain snapshots even on a terminal (no interactive view)", 4 },
-	{ NULL, 0, NULL, 0, "Tuning:", 5 },
-	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
-	  "Stack map entries (default 16384, 256..1048576)", 5 },
-	{ NULL, 0, NULL, 0, "Miscellaneous:", 6 },
-	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 6 },
-	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },
-	{ "version", OPT_VERSION, NULL, 0, "Show the version and exit", -1 },
-	{ 0 },
-};
 
 struct cli_state {
 	struct fl_config *cfg;
@@ -532,10 +419,10 @@ static void config_defaults(struct fl_config *cfg)
 int parse_args(int argc, char **argv, struct fl_config *cfg)
 {
 	static const struct argp argp = {
-		.options = options,
+		.options = cli_options,
 		.parser = parse_opt,
-		.args_doc = args_doc,
-		.doc = doc,
+		.args_doc = cli_args_doc,
+		.doc = cli_doc,
 	};
 	struct cli_state cs = { .cfg = cfg };
 	char *argv0 = argc > 0 ? argv[0] : NULL;

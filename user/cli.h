@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "profile.h"
+#include "model/profile.h"
 
 #define FL_MAX_PIDS 64
 

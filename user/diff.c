@@ -13,12 +13,12 @@
 #include <unistd.h>
 #include "cli.h"
 #include "diff.h"
-#include "foldedread.h"
-#include "jsonprofile.h"
-#include "output.h"
-#include "grow.h"
-#include "svg.h"
-#include "units.h"
+#include "formats/foldedread.h"
+#include "formats/jsonprofile.h"
+#include "formats/output.h"
+#include "base/grow.h"
+#include "formats/svg.h"
+#include "base/units.h"
 
 #define MAX_TOP 1000000
 #define FIXED_COLS 44 /* the four number columns and their spaces, before the stack */

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "profile.h"
+#include "model/profile.h"
 
 #define DIFF_DEFAULT_TOP 20
 

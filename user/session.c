@@ -9,41 +9,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "allocsetup.h"
-#include "attach.h"
-#include "collector.h"
-#include "folded.h"
-#include "frames.h"
-#include "grow.h"
-#include "launch.h"
-#include "output.h"
+#include "base/units.h"
+#include "follow.h"
+#include "formats/folded.h"
+#include "formats/output.h"
 #include "session.h"
-#include "snapshot.h"
-#include "table.h"
-#include "targets.h"
-#include "tui.h"
-#include "units.h"
-
-struct session {
-	const struct fl_config *cfg;
-	struct tracer *tracer;
-	struct collector *col;
-	struct elf_cache *elf;
-	struct frames *frames;
-	struct target_set targets; /* the given ones, then the children -f found */
-	struct launch launch;
-	bool launched;	   /* a launched child we have not reaped */
-	bool child_waiting; /* ... still blocked before its exec */
-	int sigfd;
-	double start;
-	bool stop;
-	const char *note;
-	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
-	bool threads;	       /* -T, or as the interactive view switched it */
-	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
-	FILE *stream;	       /* --json-stream, open for the whole session; NULL: none */
-	int stream_err;	       /* its write failed: streaming stopped, the exit status is 1 */
-};
+#include "session_state.h"
+#include "views/table.h"
+#include "views/tui.h"
 
 #define MAX_THREADS 16384
 /* counts rows per stored stack: one stack is charged from several threads and origins */
@@ -114,153 +87,6 @@ static void announce(const struct session *s)
 				"updates %s\n", s->cfg->stack_storage,
 			s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
 			tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
-}
-
-/* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
-static void start_naming(struct session *s, struct target *t)
-{
-	struct fl_proc p;
-
-	target__start_naming(t, s->elf);
-	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) ? 0 : p.execs;
-}
-
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Takes @pid out of the targets; its rows stay, and so do the peaks they are measured at. */
-static void retire(struct session *s, pid_t pid)
-{
-	struct fl_mm gone[8];
-	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
-
-	collector__keep_mms(s->col, gone, n);
-}
-
-/* A child the fork program added: a target from now on, with the allocator probes too. */
-static void follow(struct session *s, pid_t pid)
-{
-	struct target *t = target_set__add(&s->targets);
-	struct fl_thread th;
-	struct fl_proc p;
-	bool have_p;
-
-	if (!t) {
-		fprintf(stderr, "faultline: out of memory: child %d not shown\n", pid);
-		tracer__remove_target(s->tracer, pid, NULL, 0);
-		return;
-	}
-	/* the BPF entry before the status: a baseline taken in between is in the status */
-	have_p = !tracer__target_proc(s->tracer, pid, &p);
-	target__init_followed(t, pid, have_p ? &p : NULL,
-			      collector__thread(s->col, (uint32_t)pid, &th) ? NULL : th.comm);
-	if (s->cfg->verbose)
-		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
-			t->sum.alive ? "" : ", already exited");
-	if (!t->sum.alive) {
-		/* mappings made after the fork are missing there: those frames stay addresses */
-		if (have_p && !p.execs && p.parent)
-			target__name_from_parent(t, s->elf, (pid_t)p.parent);
-		retire(s, pid);
-		return;
-	}
-	start_naming(s, t);
-	/* not fatal: the child may be gone already, or map no allocator */
-	if (s->cfg->alloc)
-		allocsetup__attach(s->tracer, s->cfg, pid, NULL);
-}
-
-/*
- * -f: the processes the fork program added to the BPF target set since the last look. Run
- * every wake-up (<= 100 ms), so a child is named and probed soon after its fork.
- */
-static void discover(struct session *s)
-{
-	pid_t *pids = NULL, *known;
-	size_t n = 0, nknown = s->targets.n;
-
-	if (!s->cfg->children || tracer__target_pids(s->tracer, &pids, &n) || !n)
-		goto cleanup;
-	known = malloc(nknown * sizeof(*known) + 1);
-	if (!known)
-		goto cleanup;
-	for (size_t i = 0; i < nknown; i++)
-		known[i] = s->targets.v[i].sum.pid;
-	qsort(known, nknown, sizeof(*known), cmp_pid);
-	/* sorted, so a key the walk returned twice (the map changed under it) is seen once */
-	qsort(pids, n, sizeof(*pids), cmp_pid);
-	for (size_t i = 0; i < n; i++) {
-		if ((i && pids[i] == pids[i - 1]) ||
-		    bsearch(&pids[i], known, nknown, sizeof(*known), cmp_pid))
-			continue;
-		follow(s, pids[i]);
-	}
-	free(known);
-cleanup:
-	free(pids);
-}
-
-/*
- * A target that exec'd runs another image: its stacks named so far, and those the counts map
- * already holds (most of them from before the exec), get their names from the old image now;
- * then a new symbolizer and name take over. Stacks first charged between the exec and this
- * refresh are named by the old image too, or by the new maps when the old ones have no
- * mapping at their addresses (the symbolizer re-reads the maps on a miss).
- */
-/* bsearch() of a pid among targets sorted by pid */
-static int cmp_pid_target(const void *key, const void *elem)
-{
-	pid_t x = *(const pid_t *)key, y = (*(struct target *const *)elem)->sum.pid;
-
-	return x < y ? -1 : x > y;
-}
-
-static int cmp_target(const void *a, const void *b)
-{
-	return cmp_pid_target(&(*(struct target *const *)a)->sum.pid, b);
-}
-
-static void reload_execs(struct session *s)
-{
-	size_t nrows, n = 0, cap = 0;
-	const struct fl_row *rows = collector__rows(s->col, &nrows);
-	struct target **execd = NULL, **bigger;
-
-	for (size_t i = 0; i < s->targets.n; i++) {
-		struct target *t = &s->targets.v[i];
-		struct fl_proc p;
-
-		if (!t->sum.alive || tracer__target_proc(s->tracer, t->sum.pid, &p) ||
-		    p.execs == t->execs)
-			continue;
-		bigger = grow__reserve(execd, &cap, n, sizeof(*execd));
-		if (!bigger)
-			break; /* out of memory: the next refresh retries the others */
-		execd = bigger;
-		execd[n++] = t;
-	}
-	/* one pass over the rows, however many targets exec'd */
-	qsort(execd, n, sizeof(*execd), cmp_target);
-	for (size_t r = 0; r < nrows && n; r++) {
-		pid_t pid = (pid_t)rows[r].key.tgid;
-		struct target **t;
-		const char *const *names;
-
-		if (rows[r].key.origin == FL_ORIGIN_USER &&
-		    (t = bsearch(&pid, execd, n, sizeof(*execd), cmp_pid_target)))
-			frames__get(s->frames, s->col, (*t)->sym, &rows[r].key, &names);
-	}
-	for (size_t i = 0; i < n; i++) {
-		start_naming(s, execd[i]);
-		if (s->cfg->verbose)
-			fprintf(stderr, "faultline: process %d exec'd: now %s\n", execd[i]->sum.pid,
-				execd[i]->sum.comm);
-	}
-	free(execd);
 }
 
 /*
@@ -346,7 +172,7 @@ static int setup(struct session *s)
 	if (!err)
 		err = tracer__attach(s->tracer);
 	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
-		err = allocsetup__attach(s->tracer, cfg, s->targets.v[i].sum.pid,
+		err = allocsetup__attach(s->tracer, &s->alloc, s->targets.v[i].sum.pid,
 					 s->launched ? cfg->command[0] : NULL);
 	if (err)
 		return err;
@@ -361,7 +187,7 @@ static int setup(struct session *s)
 		}
 	}
 	for (size_t i = 0; i < s->targets.n; i++)
-		start_naming(s, &s->targets.v[i]);
+		follow__start_naming(s, &s->targets.v[i]);
 	start_view(s);
 	return 0;
 }
@@ -439,7 +265,7 @@ static int show(struct session *s, bool final)
 	frames__next_round(s->frames);
 	err = collector__read(s->col);
 	if (!err)
-		reload_execs(s);
+		follow__reload_execs(s);
 	for (size_t i = 0; i < s->targets.n; i++)
 		target__refresh(&s->targets.v[i]);
 	if (!err)
@@ -465,9 +291,17 @@ static int show(struct session *s, bool final)
 	/* written even when the folded file failed: it is a separate file */
 	if (final && cfg->svg)
 		err = snapshot__write_svg(&snap, cfg->svg, s->metric) ?: err;
-	if (s->tui && !final)
-		tui__show(s->tui, &snap, &to); /* keeps the snapshot for its redraws: last */
-	else if (final || !cfg->quiet)
+	if (s->tui && !final) {
+		/* the view reads what it shows until the next one: s->shown keeps it alive */
+		struct snapshot old = s->shown;
+
+		s->shown = snap;
+		snap = old; /* freed below */
+		if (!tui__show(s->tui, &s->shown.report, s->shown.profile, &to)) {
+			snap = s->shown; /* paused: the view still shows the old one */
+			s->shown = old;
+		}
+	} else if (final || !cfg->quiet)
 		render(out, &snap, &to, !final, rows);
 	if (final && cfg->verbose) {
 		size_t nrows;
@@ -494,7 +328,7 @@ static void reap(struct session *s)
 	}
 	/* before the exits: a parent that forks and exits hands the session to its children, and
 	 * a launched command stopped at its exit can still name the children that are gone */
-	discover(s);
+	follow__discover(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case 1: /* stopped at exit: its last mappings and figures are still readable */
@@ -504,21 +338,11 @@ static void reap(struct session *s)
 		case 2:
 			s->launched = false;
 			s->targets.v[0].sum.alive = false;
-			retire(s, s->launch.pid);
+			follow__retire(s, s->launch.pid);
 			break;
 		}
 	}
-	for (size_t i = 0; i < s->targets.n; i++) {
-		struct target *t = &s->targets.v[i];
-
-		if (!t->sum.alive || !target__exited(t))
-			continue;
-		/* a forking server's children come and go: only -v tells each */
-		if (!t->sum.followed || s->cfg->verbose)
-			fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid,
-				t->sum.comm);
-		retire(s, t->sum.pid);
-	}
+	follow__exits(s);
 }
 
 static bool any_alive(const struct session *s)
@@ -593,7 +417,8 @@ static void teardown(struct session *s)
 
 int session__run(const struct fl_config *cfg)
 {
-	struct session s = { .cfg = cfg, .sigfd = -1 };
+	struct session s = { .cfg = cfg, .sigfd = -1,
+			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose } };
 	int err;
 
 	err = setup(&s);
@@ -601,8 +426,9 @@ int session__run(const struct fl_config *cfg)
 		err = loop(&s);
 	tui__stop(s.tui); /* the final report goes to the plain terminal */
 	s.tui = NULL;
+	snapshot__fini(&s.shown);
 	if (!err) {
-		discover(&s); /* the loop's last wake-up may not have looked (reap() does) */
+		follow__discover(&s); /* the loop's last wake-up may not have looked (reap() does) */
 		err = show(&s, true);
 	}
 	else if (s.child_waiting)

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "calls.h"
-#include "folded.h"
-#include "output.h"
-#include "mapclass.h"
+#include "model/calls.h"
+#include "formats/folded.h"
+#include "formats/output.h"
+#include "symbols/mapclass.h"
 #include "snapshot.h"
-#include "svg.h"
+#include "formats/svg.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
 {

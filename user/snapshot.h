@@ -4,13 +4,13 @@
 #define FAULTLINE_SNAPSHOT_H
 
 #include "cli.h"
-#include "collector.h"
-#include "frames.h"
-#include "pprof.h"
-#include "jsonreport.h"
-#include "profile.h"
-#include "report.h"
-#include "targets.h"
+#include "trace/collector.h"
+#include "trace/frames.h"
+#include "formats/pprof.h"
+#include "formats/jsonreport.h"
+#include "model/profile.h"
+#include "model/report.h"
+#include "trace/targets.h"
 
 struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */

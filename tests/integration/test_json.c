@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "harness.h"
-#include "jsonread.h"
+#include "formats/jsonread.h"
 
 static void setup(void)
 {

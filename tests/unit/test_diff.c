@@ -12,8 +12,8 @@
 #include <string.h>
 #include "cli.h"
 #include "diff.h"
-#include "folded.h"
-#include "foldedread.h"
+#include "formats/folded.h"
+#include "formats/foldedread.h"
 
 struct read_result {
 	int err;

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* /proc/PID/status and /proc/PID/comm. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/procfs.h"
+
+struct status_field {
+	const char *key; /* with the colon, so "VmRSS" does not match "VmRSSx" */
+	size_t off;
+};
+
+static const struct status_field status_fields[] = {
+	{ "VmRSS:", offsetof(struct proc_status, vm_rss) },
+	{ "RssAnon:", offsetof(struct proc_status, rss_anon) },
+	{ "RssFile:", offsetof(struct proc_status, rss_file) },
+	{ "RssShmem:", offsetof(struct proc_status, rss_shmem) },
+	{ "VmSwap:", offsetof(struct proc_status, vm_swap) },
+	{ "VmPTE:", offsetof(struct proc_status, vm_pte) },
+	{ "HugetlbPages:", offsetof(struct proc_status, hugetlb) },
+};
+
+static const struct status_field rollup_fields[] = {
+	{ "Pss:", offsetof(struct proc_status, pss) },
+	{ "Pss_Anon:", offsetof(struct proc_status, pss_anon) },
+	{ "Pss_File:", offsetof(struct proc_status, pss_file) },
+	{ "Pss_Shmem:", offsetof(struct proc_status, pss_shmem) },
+};
+
+/* Parses "   1234 kB" into bytes. */
+static int parse_kb(const char *s, uint64_t *out)
+{
+	unsigned long long kb;
+	char *end;
+
+	errno = 0;
+	kb = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (strncmp(end, "kB", 2) != 0)
+		return -EINVAL;
+	if (kb > UINT64_MAX / 1024)
+		return -ERANGE;
+	*out = (uint64_t)kb * 1024;
+	return 0;
+}
+
+/*
+ * Fills the fields of @fields found in the "Key:   123 kB" lines of @f. Returns a bit mask of
+ * the fields found (bit i: @fields[i]), or -EINVAL on a malformed number. A "Tgid:" line fills
+ * out->tgid.
+ */
+static int parse_kb_fields(FILE *f, const struct status_field *fields, size_t n,
+			   struct proc_status *out)
+{
+	char line[256];
+	int found = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Tgid: %d", &out->tgid) == 1)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			size_t klen = strlen(fields[i].key);
+
+			if (strncmp(line, fields[i].key, klen) != 0)
+				continue;
+			if (parse_kb(line + klen, (uint64_t *)((char *)out + fields[i].off)))
+				return -EINVAL;
+			found |= 1 << i;
+			break;
+		}
+	}
+	return found;
+}
+
+int procfs__parse_status(FILE *f, struct proc_status *out)
+{
+	int found;
+
+	memset(out, 0, sizeof(*out));
+	found = parse_kb_fields(f, status_fields, sizeof(status_fields) / sizeof(status_fields[0]),
+				out);
+	/* VmRSS (field 0) is what every user process has, and kernel threads and zombies lack */
+	return found < 0 || !(found & 1) ? -EINVAL : 0;
+}
+
+int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out)
+{
+	int err = parse_kb_fields(f, rollup_fields,
+				  sizeof(rollup_fields) / sizeof(rollup_fields[0]), out);
+
+	if (err <= 0)
+		return -EINVAL;
+	out->have_pss = true;
+	return 0;
+}
+
+int procfs__open(pid_t pid, const char *name, int flags)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+int procfs__fopen(pid_t pid, const char *name, FILE **out)
+{
+	int fd = procfs__open(pid, name, O_RDONLY), err;
+
+	if (fd < 0)
+		return fd;
+	*out = fdopen(fd, "r");
+	if (*out)
+		return 0;
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+int procfs__readlink(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	if (!len)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	n = readlink(path, buf, len - 1);
+	if (n < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int procfs__read_status(pid_t pid, struct proc_status *out)
+{
+	FILE *f;
+	int err = procfs__fopen(pid, "status", &f);
+
+	if (err)
+		return err;
+	err = procfs__parse_status(f, out);
+	fclose(f);
+	if (err)
+		return err;
+	/* the kernel walks every mapping for this file: worth it once a refresh */
+	if (!procfs__fopen(pid, "smaps_rollup", &f)) {
+		procfs__parse_smaps_rollup(f, out);
+		fclose(f);
+	}
+	return 0;
+}
+
+int procfs__read_comm(pid_t pid, char *buf, size_t len)
+{
+	char tmp[64]; /* TASK_COMM_LEN is 16; leave room for a longer future one */
+	ssize_t n;
+	int fd, err = 0;
+
+	if (!len)
+		return -EINVAL;
+	buf[0] = '\0';
+	fd = procfs__open(pid, "comm", O_RDONLY);
+	if (fd < 0)
+		return fd;
+	n = read(fd, tmp, sizeof(tmp) - 1);
+	if (n < 0) {
+		/* reading the comm of a task that just exited fails with ESRCH already */
+		err = -errno;
+		goto cleanup;
+	}
+	tmp[n] = '\0';
+	tmp[strcspn(tmp, "\n")] = '\0';
+	snprintf(buf, len, "%s", tmp);
+cleanup:
+	close(fd);
+	return err;
+}

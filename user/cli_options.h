@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The command line as the user reads it: --help's text and argp's option table (cli.c parses). */
+#ifndef FAULTLINE_CLI_OPTIONS_H
+#define FAULTLINE_CLI_OPTIONS_H
+
+#include <argp.h>
+
+/* The keys of the long options without a short letter. */
+enum {
+	OPT_TOP = 0x100,
+	OPT_VERSION,
+	OPT_FOLDED,
+	OPT_METRIC,
+	OPT_STACK_STORAGE,
+	OPT_ALLOC,
+	OPT_ALLOC_LIB,
+	OPT_ALLOC_PREFIX,
+	OPT_MAX_LIVE,
+	OPT_SAMPLE_BYTES,
+	OPT_VM,
+	OPT_BY,
+	OPT_PLAIN,
+	OPT_PPROF,
+	OPT_JSON,
+	OPT_JSON_STREAM,
+	OPT_SVG,
+};
+
+extern const char cli_args_doc[];
+extern const char cli_doc[];
+extern const struct argp_option cli_options[];
+
+#endif /* FAULTLINE_CLI_OPTIONS_H */

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <stdio.h>
+#include <stdlib.h>
+#include "base/grow.h"
+#include "follow.h"
+
+void follow__start_naming(struct session *s, struct target *t)
+{
+	struct fl_proc p;
+
+	target__start_naming(t, s->elf);
+	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) ? 0 : p.execs;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void follow__retire(struct session *s, pid_t pid)
+{
+	struct fl_mm gone[8];
+	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
+
+	collector__keep_mms(s->col, gone, n);
+}
+
+/* A child the fork program added: a target from now on, with the allocator probes too. */
+static void follow(struct session *s, pid_t pid)
+{
+	struct target *t = target_set__add(&s->targets);
+	struct fl_thread th;
+	struct fl_proc p;
+	bool have_p;
+
+	if (!t) {
+		fprintf(stderr, "faultline: out of memory: child %d not shown\n", pid);
+		tracer__remove_target(s->tracer, pid, NULL, 0);
+		return;
+	}
+	/* the BPF entry before the status: a baseline taken in between is in the status */
+	have_p = !tracer__target_proc(s->tracer, pid, &p);
+	target__init_followed(t, pid, have_p ? &p : NULL,
+			      collector__thread(s->col, (uint32_t)pid, &th) ? NULL : th.comm);
+	if (s->cfg->verbose)
+		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
+			t->sum.alive ? "" : ", already exited");
+	if (!t->sum.alive) {
+		/* mappings made after the fork are missing there: those frames stay addresses */
+		if (have_p && !p.execs && p.parent)
+			target__name_from_parent(t, s->elf, (pid_t)p.parent);
+		follow__retire(s, pid);
+		return;
+	}
+	follow__start_naming(s, t);
+	/* not fatal: the child may be gone already, or map no allocator */
+	if (s->cfg->alloc)
+		allocsetup__attach(s->tracer, &s->alloc, pid, NULL);
+}
+
+void follow__discover(struct session *s)
+{
+	pid_t *pids = NULL, *known;
+	size_t n = 0, nknown = s->targets.n;
+
+	if (!s->cfg->children || tracer__target_pids(s->tracer, &pids, &n) || !n)
+		goto cleanup;
+	known = malloc(nknown * sizeof(*known) + 1);
+	if (!known)
+		goto cleanup;
+	for (size_t i = 0; i < nknown; i++)
+		known[i] = s->targets.v[i].sum.pid;
+	qsort(known, nknown, sizeof(*known), cmp_pid);
+	/* sorted, so a key the walk returned twice (the map changed under it) is seen once */
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; i < n; i++) {
+		if ((i && pids[i] == pids[i - 1]) ||
+		    bsearch(&pids[i], known, nknown, sizeof(*known), cmp_pid))
+			continue;
+		follow(s, pids[i]);
+	}
+	free(known);
+cleanup:
+	free(pids);
+}
+
+/* bsearch() of a pid among targets sorted by pid */
+static int cmp_pid_target(const void *key, const void *elem)
+{
+	pid_t x = *(const pid_t *)key, y = (*(struct target *const *)elem)->sum.pid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	return cmp_pid_target(&(*(struct target *const *)a)->sum.pid, b);
+}
+
+void follow__reload_execs(struct session *s)
+{
+	size_t nrows, n = 0, cap = 0;
+	const struct fl_row *rows = collector__rows(s->col, &nrows);
+	struct target **execd = NULL, **bigger;
+
+	for (size_t i = 0; i < s->targets.n; i++) {
+		struct target *t = &s->targets.v[i];
+		struct fl_proc p;
+
+		if (!t->sum.alive || tracer__target_proc(s->tracer, t->sum.pid, &p) ||
+		    p.execs == t->execs)
+			continue;
+		bigger = grow__reserve(execd, &cap, n, sizeof(*execd));
+		if (!bigger)
+			break; /* out of memory: the next refresh retries the others */
+		execd = bigger;
+		execd[n++] = t;
+	}
+	/* one pass over the rows, however many targets exec'd */
+	qsort(execd, n, sizeof(*execd), cmp_target);
+	for (size_t r = 0; r < nrows && n; r++) {
+		pid_t pid = (pid_t)rows[r].key.tgid;
+		struct target **t;
+		const char *const *names;
+
+		if (rows[r].key.origin == FL_ORIGIN_USER &&
+		    (t = bsearch(&pid, execd, n, sizeof(*execd), cmp_pid_target)))
+			frames__get(s->frames, s->col, (*t)->sym, &rows[r].key, &names);
+	}
+	for (size_t i = 0; i < n; i++) {
+		follow__start_naming(s, execd[i]);
+		if (s->cfg->verbose)
+			fprintf(stderr, "faultline: process %d exec'd: now %s\n", execd[i]->sum.pid,
+				execd[i]->sum.comm);
+	}
+	free(execd);
+}
+
+
+void follow__exits(struct session *s)
+{
+	for (size_t i = 0; i < s->targets.n; i++) {
+		struct target *t = &s->targets.v[i];
+
+		if (!t->sum.alive || !target__exited(t))
+			continue;
+		/* a forking server's children come and go: only -v tells each */
+		if (!t->sum.followed || s->cfg->verbose)
+			fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid,
+				t->sum.comm);
+		follow__retire(s, t->sum.pid);
+	}
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The targets over a session: the children -f finds, the execs that change a target's image,
+ * the exits that retire it. Rows of a retired target stay in the profile.
+ */
+#ifndef FAULTLINE_FOLLOW_H
+#define FAULTLINE_FOLLOW_H
+
+#include <sys/types.h>
+#include "session_state.h"
+
+/* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
+void follow__start_naming(struct session *s, struct target *t);
+
+/* Takes @pid out of the BPF target set; its rows stay, and so do the peaks they are measured
+ * at. */
+void follow__retire(struct session *s, pid_t pid);
+
+/*
+ * -f: the processes the fork program added to the BPF target set since the last look become
+ * targets (named, probed with --alloc). Run every wake-up (<= 100 ms), so a child is named and
+ * probed soon after its fork.
+ */
+void follow__discover(struct session *s);
+
+/*
+ * A target that exec'd runs another image: its stacks named so far, and those the counts map
+ * already holds (most of them from before the exec), get their names from the old image now;
+ * then a new symbolizer and name take over. Stacks first charged between the exec and this
+ * refresh are named by the old image too, or by the new maps when the old ones have no
+ * mapping at their addresses (the symbolizer re-reads the maps on a miss).
+ */
+void follow__reload_execs(struct session *s);
+
+/* Retires the targets that exited since the last look, saying so (for children only with -v). */
+void follow__exits(struct session *s);
+
+#endif /* FAULTLINE_FOLLOW_H */

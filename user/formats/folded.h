@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* Folded stacks (Brendan Gregg's flamegraph.pl input): "root;...;leaf VALUE" per line. */
+#ifndef FAULTLINE_FOLDED_H
+#define FAULTLINE_FOLDED_H
+
+#include <stdio.h>
+#include "model/profile.h"
+
+/*
+ * One line "frame;frame;...;leaf VALUE\n" per node whose self value of @m is above 0, root-most
+ * frame first, VALUE a decimal integer (bytes, or a count for faults). The values add up to
+ * the profile's total of @m. Lines come in pre-order with siblings in strcmp() order, so the
+ * output depends only on the profile's content. In frame names ';' is written as ':' and
+ * every control character (newline, tab, ...) as a space, so that every line parses.
+ * Flushes @out. Returns 0, -ENOMEM, or -errno of the failed write (-EIO when unknown).
+ */
+int folded__write(FILE *out, const struct profile *p, enum fl_metric m);
+
+#endif /* FAULTLINE_FOLDED_H */

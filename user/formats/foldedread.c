@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Folded stacks read back. The whole file is read even after a bad line, so that one run
+ * names every problem (up to a bound), but a file with a bad line is refused: a diff of half
+ * a file would rank the missing stacks as shrunk.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/foldedread.h"
+
+struct reader {
+	const char *name;
+	FILE *errs;
+	size_t line;
+	size_t bad;
+	const char **frames; /* FOLDED_MAX_FRAMES pointers into the line */
+};
+
+__attribute__((format(printf, 2, 3))) static void bad_line(struct reader *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (++r->bad > FOLDED_MAX_ERRORS)
+		return;
+	fprintf(r->errs, "faultline: %s:%zu: ", r->name, r->line);
+	va_start(ap, fmt);
+	vfprintf(r->errs, fmt, ap);
+	va_end(ap);
+	fputc('\n', r->errs);
+}
+
+/* @s cut to 40 bytes with control characters as '?', for a message. */
+static const char *shown(char *buf, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] && i + 1 < len && i < 40; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* A whole decimal number up to INT64_MAX: 0, or -EINVAL after reporting. */
+static int parse_value(struct reader *r, const char *s, uint64_t *out)
+{
+	char tmp[48];
+	uint64_t v = 0;
+
+	if (!*s) {
+		bad_line(r, "no value after the last space (expected 'frame;...;frame VALUE')");
+		return -EINVAL;
+	}
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9') {
+			bad_line(r, "value '%s' is not a whole decimal number",
+				 shown(tmp, sizeof(tmp), s));
+			return -EINVAL;
+		}
+		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*p - '0')) / 10) {
+			bad_line(r, "value '%s' is too large", shown(tmp, sizeof(tmp), s));
+			return -EINVAL;
+		}
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* Splits @s (the frames, cut at the value) at ';' into r->frames: their number, or 0. */
+static size_t split_frames(struct reader *r, char *s)
+{
+	size_t n = 0;
+
+	if (!*s) {
+		bad_line(r, "no frames before the value");
+		return 0;
+	}
+	for (;;) {
+		char *semi = strchr(s, ';');
+
+		if (semi)
+			*semi = '\0';
+		if (!*s) {
+			bad_line(r, "frame %zu is empty", n + 1);
+			return 0;
+		}
+		if (n == FOLDED_MAX_FRAMES) {
+			bad_line(r, "more than %d frames", FOLDED_MAX_FRAMES);
+			return 0;
+		}
+		r->frames[n++] = s;
+		if (!semi)
+			return n;
+		s = semi + 1;
+	}
+}
+
+/* One line without its newline: 0 (added or skipped), -EINVAL (reported), -ENOMEM. */
+static int read_line(struct reader *r, char *line, size_t len, struct profile *p,
+		     enum fl_metric m)
+{
+	struct fl_counts c;
+	uint64_t v;
+	size_t n;
+	char *sp;
+
+	if (len && line[len - 1] == '\r')
+		line[--len] = '\0';
+	if (strlen(line) != len) {
+		bad_line(r, "the line holds a NUL byte");
+		return -EINVAL;
+	}
+	if (!line[strspn(line, " \t")])
+		return 0;
+	sp = strrchr(line, ' ');
+	if (!sp) {
+		bad_line(r, "no value (expected 'frame;...;frame VALUE')");
+		return -EINVAL;
+	}
+	*sp = '\0';
+	if (parse_value(r, sp + 1, &v))
+		return -EINVAL;
+	n = split_frames(r, line);
+	if (!n)
+		return -EINVAL;
+	c = metric__counts(m, v);
+	return profile__add(p, r->frames, n, &c);
+}
+
+int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs)
+{
+	struct reader r = { .name = name, .errs = errs };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int err = 0;
+
+	r.frames = malloc(FOLDED_MAX_FRAMES * sizeof(*r.frames));
+	if (!r.frames)
+		return -ENOMEM;
+	errno = 0;
+	while (err != -ENOMEM && (len = getline(&line, &cap, in)) >= 0) {
+		r.line++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		err = read_line(&r, line, (size_t)len, p, m);
+	}
+	if (err != -ENOMEM && ferror(in)) {
+		err = errno ? -errno : -EIO;
+		fprintf(errs, "faultline: reading %s failed: %s\n", name, strerror(-err));
+	} else if (err != -ENOMEM && r.bad) {
+		if (r.bad > FOLDED_MAX_ERRORS)
+			fprintf(errs, "faultline: %s: %zu more bad line%s\n", name,
+				r.bad - FOLDED_MAX_ERRORS, r.bad - FOLDED_MAX_ERRORS > 1 ? "s" : "");
+		err = -EINVAL;
+	}
+	free(line);
+	free(r.frames);
+	return err;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* Reading folded stacks back (faultline diff): the format folded__write() writes. */
+#ifndef FAULTLINE_FOLDEDREAD_H
+#define FAULTLINE_FOLDEDREAD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "model/profile.h"
+
+#define FOLDED_MAX_FRAMES 1024 /* a line with more is refused (the tree is walked recursively) */
+#define FOLDED_MAX_ERRORS 5    /* bad lines reported one by one; the rest are counted */
+
+/*
+ * Reads "frame;frame;...;leaf VALUE" lines from @in into @p, each stack added with VALUE as
+ * metric @m (metric__counts()); lines of the same stack add up. VALUE is what follows the
+ * last space: a whole decimal number up to INT64_MAX. Frame names may hold spaces; a trailing
+ * "\r" is dropped and blank lines are skipped. Each bad line (no value, a value that is not
+ * such a number, no frames, an empty frame, more than FOLDED_MAX_FRAMES frames, a NUL byte)
+ * is reported on @errs as "faultline: NAME:LINE: reason" (@name is the file's name; after
+ * FOLDED_MAX_ERRORS of them only their number), and makes the read fail once the whole file
+ * was read. Returns 0, -EINVAL (bad lines), -ENOMEM, or -errno of a read error (reported too).
+ */
+int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs);
+
+#endif /* FAULTLINE_FOLDEDREAD_H */

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * The JSON view. Every figure is an integer in bytes (or a count), as the BPF side counted it,
+ * never rounded to KiB; only the elapsed time has a fraction. A figure that could not be
+ * measured is null, and a field only an option fills (--alloc, --vm, --by mapping) is absent
+ * without it, so that 0 always means "measured, and zero". docs/json.md is the schema.
+ */
+#include <string.h>
+#include "formats/json.h"
+#include "formats/jsonreport.h"
+
+/* The drops by name: identifiers a program can rely on, unlike the table's wording. */
+static const char *const drop_keys[FL_DROP__COUNT] = {
+	[FL_DROP_STACKS_FULL] = "stacks_map_full",
+	[FL_DROP_STACK_FAILED] = "stacks_failed",
+	[FL_DROP_COUNTS_FULL] = "counts_map_full",
+	[FL_DROP_MM_FULL] = "mm_map_full",
+	[FL_DROP_THREADS_FULL] = "threads_map_full",
+	[FL_DROP_TASK_STORAGE] = "task_storage",
+	[FL_DROP_LIVE_FULL] = "live_table_full",
+	[FL_DROP_ALLOC_STATE] = "alloc_calls_unseen",
+	[FL_DROP_HISTS_FULL] = "hists_map_full",
+	[FL_DROP_PROCS_FULL] = "procs_map_full",
+	[FL_DROP_VM_STATE] = "vm_calls_unseen",
+};
+
+/* The RSS counter members in the order the schema lists them. */
+static const struct {
+	const char *key;
+	int member;
+} kinds[FL_MEMBERS] = {
+	{ "anon", FL_ANON },
+	{ "file", FL_FILE },
+	{ "shmem", FL_SHMEM },
+	{ "swap", FL_SWAP },
+};
+
+static void by_kind(struct json *j, const char *key, const __u64 v[FL_MEMBERS])
+{
+	json__object_begin(j, key);
+	for (int i = 0; i < FL_MEMBERS; i++)
+		json__u64(j, kinds[i].key, v[kinds[i].member]);
+	json__object_end(j);
+}
+
+static void counts(struct json *j, const char *key, const struct fl_counts *c,
+		   const struct fl_report *r)
+{
+	json__object_begin(j, key);
+	by_kind(j, "growth", c->grow);
+	by_kind(j, "released", c->release);
+	json__u64(j, "faults", c->faults);
+	json__u64(j, "write_faults", c->write_faults);
+	json__i64(j, "at_peak", c->at_peak);
+	if (r->alloc) {
+		json__u64(j, "allocs", c->allocs);
+		json__u64(j, "alloc_bytes", c->alloc_bytes);
+		json__u64(j, "frees", c->frees);
+		json__u64(j, "free_bytes", c->free_bytes);
+		json__u64(j, "live_count", metric__value(c, FL_METRIC_LIVE_COUNT));
+		json__u64(j, "live_bytes", metric__value(c, FL_METRIC_LIVE_BYTES));
+		json__u64(j, "unmatched_frees", c->unmatched_frees);
+	}
+	if (r->vm) {
+		json__u64(j, "reserved", c->reserved);
+		json__u64(j, "unmapped", c->unmapped);
+		json__u64(j, "advised", c->advised);
+		json__u64(j, "vm_calls", c->vm_calls);
+		json__u64(j, "vm_failed", c->vm_failed);
+	}
+	json__object_end(j);
+}
+
+static void header(struct json *j, const struct fl_report *r, const struct jsonreport_opts *o)
+{
+	json__str(j, "schema", JSONREPORT_SCHEMA);
+	json__str(j, "version", o->version);
+	json__bool(j, "final", r->final);
+	json__fixed(j, "elapsed_s", r->elapsed_s, 3);
+	json__str(j, "metric", metric__name(o->metric));
+	json__object_begin(j, "options");
+	json__str(j, "by", o->by_stack && r->map_classes ? "stack,mapping"
+			   : r->map_classes		   ? "mapping"
+							  : "stack");
+	json__bool(j, "threads", o->threads);
+	json__bool(j, "children", o->children);
+	json__bool(j, "alloc", r->alloc);
+	json__u64(j, "sample_bytes", r->sample_bytes);
+	json__bool(j, "vm", r->vm);
+	json__object_end(j);
+	json__str(j, "note", r->note);
+	json__object_begin(j, "drops");
+	for (int i = 0; i < FL_DROP__COUNT; i++)
+		json__u64(j, drop_keys[i], r->drops[i]);
+	json__object_end(j);
+}
+
+static void status(struct json *j, const char *key, const struct proc_status *s, bool known)
+{
+	if (!known) {
+		json__null(j, key);
+		return;
+	}
+	json__object_begin(j, key);
+	json__u64(j, "vm_rss", s->vm_rss);
+	json__u64(j, "rss_anon", s->rss_anon);
+	json__u64(j, "rss_file", s->rss_file);
+	json__u64(j, "rss_shmem", s->rss_shmem);
+	json__u64(j, "vm_swap", s->vm_swap);
+	json__u64(j, "vm_pte", s->vm_pte);
+	json__u64(j, "hugetlb_pages", s->hugetlb);
+	json__object_end(j);
+}
+
+static void rollup(struct json *j, const char *key, const struct proc_status *s, bool known)
+{
+	if (!known || !s->have_pss) {
+		json__null(j, key);
+		return;
+	}
+	json__object_begin(j, key);
+	json__u64(j, "pss", s->pss);
+	json__u64(j, "pss_anon", s->pss_anon);
+	json__u64(j, "pss_file", s->pss_file);
+	json__u64(j, "pss_shmem", s->pss_shmem);
+	json__object_end(j);
+}
+
+/*
+ * The kernel's change since attach (or since a child's baselines) per kind, and the gap:
+ * that change minus faultline's growth net of releases, as the table's reconciliation shows.
+ */
+static void reconcile(struct json *j, const struct fl_proc_summary *s)
+{
+	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
+
+	if (s->no_status) {
+		json__null(j, "kernel_change");
+		json__null(j, "gap");
+		return;
+	}
+	proc_summary__reconcile(s, kern, gap);
+	json__object_begin(j, "kernel_change");
+	for (int i = 0; i < FL_MEMBERS; i++)
+		json__i64(j, kinds[i].key, kern[kinds[i].member]);
+	json__object_end(j);
+	json__object_begin(j, "gap");
+	for (int i = 0; i < FL_MEMBERS; i++)
+		json__i64(j, kinds[i].key, gap[kinds[i].member]);
+	json__object_end(j);
+}
+
+/* Pss_Anon + VmPTE: what the process would give back if it went away. */
+static void private_cost(struct json *j, const struct fl_proc_summary *s)
+{
+	const struct proc_status *n = &s->now, *t = &s->at_attach;
+
+	if (s->no_status || !n->have_pss) {
+		json__null(j, "private_cost");
+		return;
+	}
+	json__object_begin(j, "private_cost");
+	if (t->have_pss)
+		json__u64(j, "at_attach", proc_status__private_cost(t));
+	else
+		json__null(j, "at_attach");
+	json__u64(j, "now", proc_status__private_cost(n));
+	json__object_end(j);
+}
+
+static void process(struct json *j, const struct fl_report *r, const struct fl_proc_summary *s)
+{
+	json__object_begin(j, NULL);
+	json__i64(j, "pid", s->pid);
+	json__strn(j, "name", s->comm, sizeof(s->comm));
+	json__bool(j, "alive", s->alive);
+	json__bool(j, "followed", s->followed);
+	status(j, "status_at_attach", &s->at_attach, !s->no_status);
+	status(j, "status_now", &s->now, !s->no_status);
+	rollup(j, "smaps_rollup_at_attach", &s->at_attach, !s->no_status);
+	rollup(j, "smaps_rollup_now", &s->now, !s->no_status);
+	counts(j, "attributed", &s->attributed, r);
+	reconcile(j, s);
+	private_cost(j, s);
+	if (s->peak > 0)
+		json__i64(j, "peak_rss", s->peak);
+	else
+		json__null(j, "peak_rss");
+	if (r->map_classes)
+		json__u64(j, "hugetlb_faults", s->hugetlb_faults);
+	json__object_end(j);
+}
+
+static void thread(struct json *j, const struct fl_report *r, const struct fl_thread_summary *t)
+{
+	json__object_begin(j, NULL);
+	json__i64(j, "tid", t->tid);
+	json__i64(j, "tgid", t->tgid);
+	json__strn(j, "name", t->comm, sizeof(t->comm));
+	counts(j, "counts", &t->counts, r);
+	json__object_end(j);
+}
+
+static void hist(struct json *j, const char *key, const __u64 v[FL_HIST_BUCKETS])
+{
+	json__array_begin(j, key);
+	for (int i = 0; i < FL_HIST_BUCKETS; i++)
+		json__u64(j, NULL, v[i]);
+	json__array_end(j);
+}
+
+static void site(struct json *j, const struct fl_report *r, const struct fl_call_site *s,
+		 bool alloc)
+{
+	json__object_begin(j, NULL);
+	json__i64(j, "pid", s->pid);
+	json__strn(j, "caller", s->caller, sizeof(s->caller));
+	json__str(j, "function", s->fn);
+	counts(j, "counts", &s->counts, r);
+	if (alloc) {
+		hist(j, "size_hist", s->hist.size);
+		hist(j, "latency_hist_ns", s->hist.latency);
+		if (s->oldest_ts && r->now_ns >= s->oldest_ts)
+			json__u64(j, "oldest_live_age_ns", r->now_ns - s->oldest_ts);
+		else
+			json__null(j, "oldest_live_age_ns");
+	}
+	json__object_end(j);
+}
+
+static void sites(struct json *j, const struct fl_report *r, const char *key,
+		  const struct fl_call_site *v, size_t n, bool alloc)
+{
+	json__array_begin(j, key);
+	for (size_t i = 0; i < n; i++)
+		site(j, r, &v[i], alloc);
+	json__array_end(j);
+}
+
+/* The frames from the root's child down to @n. */
+static void frames(struct json *j, const struct pnode *n)
+{
+	if (!n->parent)
+		return;
+	frames(j, n->parent);
+	json__str(j, NULL, n->name);
+}
+
+static void stacks(struct json *j, const struct fl_report *r, const struct pnode *n)
+{
+	if (n->leaf && n->parent) {
+		json__object_begin(j, NULL);
+		json__array_begin(j, "frames");
+		frames(j, n);
+		json__array_end(j);
+		counts(j, "counts", &n->self, r);
+		json__object_end(j);
+	}
+	for (size_t i = 0; i < n->nchildren && !j->err; i++)
+		stacks(j, r, n->children[i]);
+}
+
+int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile *p,
+		      const struct jsonreport_opts *o)
+{
+	struct json j;
+
+	json__init(&j, out);
+	json__object_begin(&j, NULL);
+	header(&j, r, o);
+	json__array_begin(&j, "processes");
+	for (size_t i = 0; i < r->nprocs; i++)
+		process(&j, r, &r->procs[i]);
+	json__array_end(&j);
+	json__array_begin(&j, "threads");
+	for (size_t i = 0; i < r->nthreads; i++)
+		thread(&j, r, &r->threads[i]);
+	json__array_end(&j);
+	if (r->alloc)
+		sites(&j, r, "allocation_sites", r->sites, r->nsites, true);
+	if (r->vm)
+		sites(&j, r, "memory_call_sites", r->vm_sites, r->nvm_sites, false);
+	json__array_begin(&j, "stacks");
+	stacks(&j, r, &p->root);
+	json__array_end(&j);
+	json__object_end(&j);
+	return json__finish(&j);
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "faultline.h"
+#include "model/calls.h"
+
+const char *call__name(uint32_t call)
+{
+	static const char *const names[FL_VM__END] = {
+		[FL_FN_NONE] = "[none]",
+		[FL_FN_MALLOC] = "malloc",
+		[FL_FN_CALLOC] = "calloc",
+		[FL_FN_REALLOC] = "realloc",
+		[FL_FN_REALLOCARRAY] = "reallocarray",
+		[FL_FN_POSIX_MEMALIGN] = "posix_memalign",
+		[FL_FN_ALIGNED_ALLOC] = "aligned_alloc",
+		[FL_FN_VALLOC] = "valloc",
+		[FL_FN_NEW] = "operator new",
+		[FL_FN_NEW_ARRAY] = "operator new[]",
+		[FL_FN_FREE] = "free",
+		/* bracketed: the syscall wrapper is the stack's own leaf already */
+		[FL_VM_MMAP_ANON] = "[mmap anon]",
+		[FL_VM_MMAP_SHARED] = "[mmap shared]",
+		[FL_VM_MMAP_FILE] = "[mmap file]",
+		[FL_VM_MUNMAP] = "[munmap]",
+		[FL_VM_MREMAP] = "[mremap]",
+		[FL_VM_BRK_GROW] = "[brk grow]",
+		[FL_VM_BRK_SHRINK] = "[brk shrink]",
+		[FL_VM_MADV_DONTNEED] = "[madvise DONTNEED]",
+		[FL_VM_MADV_FREE] = "[madvise FREE]",
+		[FL_VM_MADV_REMOVE] = "[madvise REMOVE]",
+		[FL_VM_MADV_PAGEOUT] = "[madvise PAGEOUT]",
+		[FL_VM_MADV_COLD] = "[madvise COLD]",
+		[FL_VM_MADV_OTHER] = "[madvise other]",
+	};
+
+	return call < FL_VM__END && names[call] ? names[call] : "[unknown call]";
+}

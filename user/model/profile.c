@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The profile model: metrics over struct fl_counts and the call tree.
+ *
+ * Children are found through one hash table per profile keyed by (parent, name), not by
+ * scanning the children array: a process node can have thousands of distinct callers below it
+ * and a profile 100k stacks, so a linear scan per frame would be quadratic.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/grow.h"
+#include "model/profile.h"
+
+static const char *const metric_names[FL_METRIC__COUNT] = {
+	[FL_METRIC_RESIDENT] = "resident", [FL_METRIC_ANON] = "anon",
+	[FL_METRIC_FILE] = "file",	   [FL_METRIC_SHMEM] = "shmem",
+	[FL_METRIC_SWAP] = "swap",	   [FL_METRIC_FAULTS] = "faults",
+	[FL_METRIC_RELEASED] = "released",
+	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes", [FL_METRIC_ALLOC_COUNT] = "alloc-count",
+	[FL_METRIC_LIVE_BYTES] = "live-bytes",	 [FL_METRIC_LIVE_COUNT] = "live-count",
+	[FL_METRIC_PEAK] = "peak",
+	[FL_METRIC_RESERVED] = "reserved",	 [FL_METRIC_UNMAPPED] = "unmapped",
+};
+
+int metric__parse(const char *name, enum fl_metric *out)
+{
+	int i;
+
+	if (!name)
+		return -EINVAL;
+	for (i = 0; i < FL_METRIC__COUNT; i++) {
+		if (strcmp(name, metric_names[i]) == 0) {
+			*out = (enum fl_metric)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *metric__name(enum fl_metric m)
+{
+	return (unsigned)m < FL_METRIC__COUNT ? metric_names[m] : "unknown";
+}
+
+bool metric__is_bytes(enum fl_metric m)
+{
+	return m != FL_METRIC_FAULTS && m != FL_METRIC_ALLOC_COUNT && m != FL_METRIC_LIVE_COUNT;
+}
+
+bool metric__needs_alloc(enum fl_metric m)
+{
+	return m >= FL_METRIC_ALLOC_BYTES && m <= FL_METRIC_LIVE_COUNT;
+}
+
+bool metric__needs_vm(enum fl_metric m)
+{
+	return m == FL_METRIC_RESERVED || m == FL_METRIC_UNMAPPED;
+}
+
+/* allocated - freed, never below 0: a free racing its allocation's read can pass it */
+static uint64_t live(uint64_t allocated, uint64_t freed)
+{
+	return allocated > freed ? allocated - freed : 0;
+}
+
+uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
+{
+	switch (m) {
+	case FL_METRIC_RESIDENT:
+		return c->grow[FL_ANON] + c->grow[FL_FILE] + c->grow[FL_SHMEM];
+	case FL_METRIC_ANON:
+		return c->grow[FL_ANON];
+	case FL_METRIC_FILE:
+		return c->grow[FL_FILE];
+	case FL_METRIC_SHMEM:
+		return c->grow[FL_SHMEM];
+	case FL_METRIC_SWAP:
+		return c->grow[FL_SWAP];
+	case FL_METRIC_FAULTS:
+		return c->faults;
+	case FL_METRIC_RELEASED:
+		return c->release[FL_ANON] + c->release[FL_FILE] + c->release[FL_SHMEM];
+	case FL_METRIC_ALLOC_BYTES:
+		return c->alloc_bytes;
+	case FL_METRIC_ALLOC_COUNT:
+		return c->allocs;
+	case FL_METRIC_LIVE_BYTES:
+		return live(c->alloc_bytes, c->free_bytes);
+	case FL_METRIC_LIVE_COUNT:
+		return live(c->allocs, c->frees);
+	case FL_METRIC_PEAK: /* resolved by the snapshot: the net at the peak */
+		return c->at_peak > 0 ? (uint64_t)c->at_peak : 0;
+	case FL_METRIC_RESERVED:
+		return c->reserved;
+	case FL_METRIC_UNMAPPED:
+		return c->unmapped;
+	default:
+		return 0;
+	}
+}
+
+struct fl_counts metric__counts(enum fl_metric m, uint64_t v)
+{
+	struct fl_counts c = { 0 };
+
+	switch (m) {
+	case FL_METRIC_RESIDENT:
+	case FL_METRIC_ANON:
+		c.grow[FL_ANON] = v;
+		break;
+	case FL_METRIC_FILE:
+		c.grow[FL_FILE] = v;
+		break;
+	case FL_METRIC_SHMEM:
+		c.grow[FL_SHMEM] = v;
+		break;
+	case FL_METRIC_SWAP:
+		c.grow[FL_SWAP] = v;
+		break;
+	case FL_METRIC_FAULTS:
+		c.faults = v;
+		break;
+	case FL_METRIC_RELEASED:
+		c.release[FL_ANON] = v;
+		break;
+	case FL_METRIC_ALLOC_BYTES:
+	case FL_METRIC_LIVE_BYTES:
+		c.alloc_bytes = v;
+		break;
+	case FL_METRIC_ALLOC_COUNT:
+	case FL_METRIC_LIVE_COUNT:
+		c.allocs = v;
+		break;
+	case FL_METRIC_PEAK:
+		c.at_peak = (int64_t)v;
+		break;
+	case FL_METRIC_RESERVED:
+		c.reserved = v;
+		break;
+	case FL_METRIC_UNMAPPED:
+		c.unmapped = v;
+		break;
+	default:
+		break;
+	}
+	return c;
+}
+
+void counts__add(struct fl_counts *dst, const struct fl_counts *src)
+{
+	int i;
+
+	for (i = 0; i < FL_MEMBERS; i++) {
+		dst->grow[i] += src->grow[i];
+		dst->release[i] += src->release[i];
+	}
+	dst->faults += src->faults;
+	dst->write_faults += src->write_faults;
+	dst->allocs += src->allocs;
+	dst->alloc_bytes += src->alloc_bytes;
+	dst->frees += src->frees;
+	dst->free_bytes += src->free_bytes;
+	dst->unmatched_frees += src->unmatched_frees;
+	dst->at_peak += src->at_peak;
+	dst->reserved += src->reserved;
+	dst->unmapped += src->unmapped;
+	dst->advised += src->advised;
+	dst->vm_calls += src->vm_calls;
+	dst->vm_failed += src->vm_failed;
+}
+
+struct profile *profile__new(void)
+{
+	return calloc(1, sizeof(struct profile));
+}
+
+static void node_free(struct pnode *n)
+{
+	free(n->children);
+	free(n);
+}
+
+void profile__free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nslots; i++) {
+		if (p->slots[i])
+			node_free(p->slots[i]);
+	}
+	free(p->slots);
+	free(p->root.children);
+	free(p);
+}
+
+/* FNV-1a over the name, the parent's address mixed in, then murmur3's finalizer. */
+static size_t node_hash(const struct pnode *parent, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const unsigned char *s;
+
+	for (s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 0x100000001b3ULL;
+	h ^= (uint64_t)(uintptr_t)parent;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return (size_t)h;
+}
+
+/* The slot holding (@parent, @name), or the empty slot where it belongs. nslots must be > 0. */
+static struct pnode **slot_find(const struct profile *p, const struct pnode *parent,
+				const char *name)
+{
+	size_t mask = p->nslots - 1;
+	size_t i = node_hash(parent, name) & mask;
+
+	while (p->slots[i]) {
+		if (p->slots[i]->parent == parent && strcmp(p->slots[i]->name, name) == 0)
+			break;
+		i = (i + 1) & mask;
+	}
+	return &p->slots[i];
+}
+
+/* Keeps the table at most 3/4 full so that probes stay short. */
+static int slots_reserve(struct profile *p)
+{
+	struct pnode **old = p->slots;
+	size_t oldn = p->nslots, i;
+
+	if ((p->nnodes + 1) * 4 <= p->nslots * 3)
+		return 0;
+	p->nslots = oldn ? oldn * 2 : 64;
+	p->slots = calloc(p->nslots, sizeof(*p->slots));
+	if (!p->slots) {
+		p->slots = old;
+		p->nslots = oldn;
+		return -ENOMEM;
+	}
+	for (i = 0; i < oldn; i++) {
+		if (old[i])
+			*slot_find(p, old[i]->parent, old[i]->name) = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+static int child_append(struct pnode *parent, struct pnode *child)
+{
+	struct pnode **children = grow__reserve(parent->children, &parent->cap, parent->nchildren,
+						sizeof(*children));
+
+	if (!children)
+		return -ENOMEM;
+	parent->children = children;
+	parent->children[parent->nchildren++] = child;
+	return 0;
+}
+
+/* The child @name of @parent, created with zero counts when missing; NULL on ENOMEM. */
+static struct pnode *child_get(struct profile *p, struct pnode *parent, const char *name)
+{
+	struct pnode **slot, *n;
+	size_t len = strlen(name);
+
+	if (slots_reserve(p))
+		return NULL;
+	slot = slot_find(p, parent, name);
+	if (*slot)
+		return *slot;
+	/* The name lives in the same allocation as the node. */
+	n = calloc(1, sizeof(*n) + len + 1);
+	if (!n)
+		return NULL;
+	n->name = (char *)(n + 1);
+	memcpy(n->name, name, len + 1);
+	n->parent = parent;
+	if (child_append(parent, n)) {
+		free(n);
+		return NULL;
+	}
+	*slot = n;
+	p->nnodes++;
+	return n;
+}
+
+int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c)
+{
+	struct pnode *node = &p->root;
+	size_t i;
+
+	if (n == 0)
+		return -EINVAL;
+	/* Build the whole path first so that a failure leaves every count unchanged. */
+	for (i = 0; i < n; i++) {
+		node = child_get(p, node, frames[i] ? frames[i] : "[unknown]");
+		if (!node)
+			return -ENOMEM;
+	}
+	counts__add(&node->self, c);
+	if (!node->leaf) {
+		node->leaf = true;
+		p->nstacks++;
+	}
+	for (; node; node = node->parent)
+		counts__add(&node->total, c);
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct pnode *x = *(const struct pnode *const *)a;
+	const struct pnode *y = *(const struct pnode *const *)b;
+	int r = strcmp(x->name, y->name);
+
+	return r < 0 ? -1 : r > 0;
+}
+
+int pnode__cmp_weight(const void *a, const void *b, void *metric)
+{
+	const struct pnode *x = *(const struct pnode *const *)a;
+	const struct pnode *y = *(const struct pnode *const *)b;
+	enum fl_metric m = *(const enum fl_metric *)metric;
+	uint64_t vx = metric__value(&x->total, m), vy = metric__value(&y->total, m);
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return name_cmp(a, b);
+}
+
+int pnode__children_by_name(const struct pnode *n, const struct pnode ***out, size_t *count)
+{
+	*out = NULL;
+	*count = n ? n->nchildren : 0;
+	if (!*count)
+		return 0;
+	*out = malloc(*count * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, n->children, *count * sizeof(**out));
+	qsort(*out, *count, sizeof(**out), name_cmp);
+	return 0;
+}
+
+static void children_sort(struct pnode *n, enum fl_metric m)
+{
+	if (n->nchildren > 1)
+		qsort_r(n->children, n->nchildren, sizeof(*n->children), pnode__cmp_weight, &m);
+}
+
+void profile__sort(struct profile *p, enum fl_metric m)
+{
+	size_t i;
+
+	/* Every node but the root is in the table: no recursion needed. */
+	children_sort(&p->root, m);
+	for (i = 0; i < p->nslots; i++) {
+		if (p->slots[i])
+			children_sort(p->slots[i], m);
+	}
+}

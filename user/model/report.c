@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "model/report.h"
+
+int64_t report__sdiff(uint64_t a, uint64_t b)
+{
+	if (a >= b)
+		return a - b > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(a - b);
+	return b - a > (uint64_t)INT64_MAX ? -INT64_MAX : -(int64_t)(b - a);
+}
+
+void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
+			     int64_t gap[FL_MEMBERS])
+{
+	const struct proc_status *n = &s->now, *t = &s->at_attach;
+	const struct fl_counts *c = &s->attributed;
+
+	kern[FL_ANON] = report__sdiff(n->rss_anon, t->rss_anon);
+	kern[FL_FILE] = report__sdiff(n->rss_file, t->rss_file);
+	kern[FL_SHMEM] = report__sdiff(n->rss_shmem, t->rss_shmem);
+	kern[FL_SWAP] = report__sdiff(n->vm_swap, t->vm_swap);
+	for (int m = 0; m < FL_MEMBERS; m++)
+		gap[m] = kern[m] - report__sdiff(c->grow[m], c->release[m]);
+}
+
+uint64_t proc_status__private_cost(const struct proc_status *s)
+{
+	return s->pss_anon + s->vm_pte;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The figures every view shows above the tree: per process, per thread, and the drops. */
+#ifndef FAULTLINE_REPORT_H
+#define FAULTLINE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "faultline.h"
+#include "base/procfs.h"
+
+struct fl_proc_summary {
+	pid_t pid;
+	char comm[FL_COMM_LEN];
+	bool alive;			/* false once the process has exited */
+	bool followed;			/* a child -f found, not a given target */
+	bool no_status;			/* it exited before its status could be read */
+	struct proc_status at_attach;	/* /proc/PID/status when the session began */
+	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
+	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */
+	int64_t peak;			/* highest anon + file + shmem seen since attach */
+	uint64_t hugetlb_faults;	/* --by mapping: faults in hugetlb mappings (not RSS) */
+};
+
+/* @a - @b as a signed number of bytes, saturated. */
+int64_t report__sdiff(uint64_t a, uint64_t b);
+
+/*
+ * The reconciliation of @s by member (enum fl_member): the kernel's change since attach
+ * (RssAnon, RssFile, RssShmem, VmSwap) into @kern, and the gap, that change minus faultline's
+ * growth net of releases, into @gap.
+ */
+void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
+			     int64_t gap[FL_MEMBERS]);
+
+/* Pss_Anon + VmPTE: what the process would give back if it went away. */
+uint64_t proc_status__private_cost(const struct proc_status *s);
+
+struct fl_thread_summary {
+	pid_t tgid;
+	pid_t tid;
+	char comm[FL_COMM_LEN];
+	struct fl_counts counts;
+};
+
+/* One call site: a stack and the allocator function (--alloc) or memory syscall (--vm) it
+ * calls, summed over threads. */
+struct fl_call_site {
+	pid_t pid;
+	char caller[128];   /* the two frames above the allocator: "parent > caller" */
+	const char *fn;	    /* "malloc", "operator new", "[munmap]", ... (calls.h) */
+	struct fl_counts counts;
+	struct fl_alloc_hist hist; /* --alloc */
+	uint64_t oldest_ts; /* --alloc: CLOCK_MONOTONIC ns of its oldest live block; 0: none */
+};
+
+struct fl_report {
+	double elapsed_s;
+	const struct fl_proc_summary *procs;
+	size_t nprocs;
+	const struct fl_thread_summary *threads; /* sorted by the metric, heaviest first */
+	size_t nthreads;
+	uint64_t drops[FL_DROP__COUNT];
+	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
+	bool alloc;		/* --alloc: the allocator figures below mean something */
+	uint64_t sample_bytes;	/* --sample-bytes (0: every allocation recorded) */
+	uint64_t now_ns;	/* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
+	const struct fl_call_site *sites; /* sorted by the metric (live bytes by default) */
+	size_t nsites;
+	bool vm; /* --vm: the memory call figures below mean something */
+	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */
+	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
+					       * and advised */
+	size_t nvm_sites;
+	bool final;	  /* the end-of-session report */
+};
+
+#endif /* FAULTLINE_REPORT_H */

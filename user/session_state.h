@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The state of one session, shared by the loop (session.c) and the targets' lifecycle
+ * (follow.c); nothing else sees it.
+ */
+#ifndef FAULTLINE_SESSION_STATE_H
+#define FAULTLINE_SESSION_STATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "cli.h"
+#include "snapshot.h"
+#include "trace/allocsetup.h"
+#include "trace/attach.h"
+#include "trace/collector.h"
+#include "trace/frames.h"
+#include "trace/launch.h"
+#include "trace/targets.h"
+
+struct session {
+	const struct fl_config *cfg;
+	struct tracer *tracer;
+	struct collector *col;
+	struct elf_cache *elf;
+	struct frames *frames;
+	struct target_set targets; /* the given ones, then the children -f found */
+	struct launch launch;
+	bool launched;	   /* a launched child we have not reaped */
+	bool child_waiting; /* ... still blocked before its exec */
+	int sigfd;
+	double start;
+	bool stop;
+	const char *note;
+	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
+	bool threads;	       /* -T, or as the interactive view switched it */
+	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v */
+	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
+	struct snapshot shown; /* what the interactive view reads for its redraws */
+	FILE *stream;	       /* --json-stream, open for the whole session; NULL: none */
+	int stream_err;	       /* its write failed: streaming stopped, the exit status is 1 */
+};
+
+#endif /* FAULTLINE_SESSION_STATE_H */

@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "base/grow.h"
+#include "symbols/debugfile.h"
+#include "symbols/elfsyms.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+struct elfsyms_seg {
+	uint64_t vaddr;
+	uint64_t offset;
+	uint64_t filesz;
+	uint32_t flags;
+};
+
+struct elfsyms {
+	int type;
+	struct elfsyms_sym *syms;
+	size_t nr_syms;
+	size_t cap_syms;
+	struct elfsyms_seg *segs;
+	size_t nr_segs;
+	uint8_t build_id[ELFSYMS_MAX_BUILD_ID];
+	size_t build_id_len;
+	char *debuglink;
+	char *debug_path;
+};
+
+int elfsyms__open_in_root(int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT,
+	};
+	long fd;
+
+	if (rootfd == AT_FDCWD) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : (int)fd;
+	}
+	/* RESOLVE_IN_ROOT keeps absolute symlinks inside the container's root */
+	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+		while (*path == '/')
+			path++;
+		fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
+{
+	struct elfsyms_sym *s = grow__reserve(e->syms, &e->cap_syms, e->nr_syms, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	e->syms = s;
+	s = &e->syms[e->nr_syms];
+	s->name = strdup(name);
+	if (!s->name)
+		return -ENOMEM;
+	s->addr = sym->st_value;
+	s->size = sym->st_size;
+	s->demangled = NULL;
+	s->bind = GELF_ST_BIND(sym->st_info);
+	e->nr_syms++;
+	return 0;
+}
+
+/* Appends the sized function symbols of every section of type @sh_type; counts them in @added. */
+static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t *added)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err;
+
+	*added = 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t i, n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != sh_type || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+			int type;
+
+			if (!gelf_getsym(data, i, &sym))
+				break;
+			type = GELF_ST_TYPE(sym.st_info);
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !name[0])
+				continue;
+			err = push_sym(e, &sym, name);
+			if (err)
+				return err;
+			(*added)++;
+		}
+	}
+	return 0;
+}
+
+static size_t read_build_id(Elf *elf, uint8_t *buf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((char *)data->d_buf + name_off, "GNU", 4) != 0 ||
+			    nh.n_descsz == 0 || nh.n_descsz > ELFSYMS_MAX_BUILD_ID)
+				continue;
+			memcpy(buf, (char *)data->d_buf + desc_off, nh.n_descsz);
+			return nh.n_descsz;
+		}
+	}
+	return 0;
+}
+
+/* Reads the type, PT_LOAD segments, build-id and debuglink name of @elf into @e. */
+static int read_meta(Elf *elf, struct elfsyms *e)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	Elf_Scn *scn = NULL;
+	size_t i, nr_ph, shstrndx;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &nr_ph))
+		return -EIO;
+	e->type = eh.e_type;
+	e->segs = calloc(nr_ph ? nr_ph : 1, sizeof(*e->segs));
+	if (!e->segs)
+		return -ENOMEM;
+	for (i = 0; i < nr_ph; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		e->segs[e->nr_segs++] = (struct elfsyms_seg){
+			.vaddr = ph.p_vaddr,
+			.offset = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.flags = ph.p_flags,
+		};
+	}
+	e->build_id_len = read_build_id(elf, e->build_id);
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, ".gnu_debuglink") != 0)
+			continue;
+		/* the file name, NUL, padding to 4, then a CRC32 we do not check: build-ids do */
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
+			break;
+		e->debuglink = strdup(data->d_buf);
+		if (!e->debuglink)
+			return -ENOMEM;
+		break;
+	}
+	return 0;
+}
+
+/* Takes the .symtab of the debug file open at @fd if it belongs to @arg, the elfsyms being
+ * loaded: 1 when it gave symbols, 0 when not usable, or -ENOMEM. */
+static int try_debug_fd(int fd, void *arg)
+{
+	struct elfsyms *e = arg;
+	uint8_t id[ELFSYMS_MAX_BUILD_ID];
+	size_t id_len, added = 0;
+	Elf *elf;
+	int err;
+
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return 0;
+	if (elf_kind(elf) != ELF_K_ELF)
+		goto cleanup;
+	id_len = read_build_id(elf, id);
+	if (e->build_id_len && id_len &&
+	    (id_len != e->build_id_len || memcmp(id, e->build_id, id_len) != 0))
+		goto cleanup;
+	err = collect_syms(elf, SHT_SYMTAB, e, &added);
+	if (err) {
+		elf_end(elf);
+		return err;
+	}
+cleanup:
+	elf_end(elf);
+	return added > 0;
+}
+
+static int leading_underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+static int bind_rank(uint8_t bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* By address; at one address the preferred alias first. */
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct elfsyms_sym *x = a, *y = b;
+	int rx, ry;
+	size_t lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	rx = bind_rank(x->bind);
+	ry = bind_rank(y->bind);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	rx = leading_underscores(x->name);
+	ry = leading_underscores(y->name);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	rx = strcmp(x->name, y->name);
+	return rx < 0 ? -1 : rx > 0 ? 1 : 0;
+}
+
+static void sort_and_dedup(struct elfsyms *e)
+{
+	size_t i, out = 0;
+
+	if (!e->nr_syms)
+		return;
+	qsort(e->syms, e->nr_syms, sizeof(*e->syms), cmp_sym);
+	for (i = 1; i < e->nr_syms; i++) {
+		if (e->syms[i].addr == e->syms[out].addr) {
+			free(e->syms[i].name);
+			continue;
+		}
+		e->syms[++out] = e->syms[i];
+	}
+	e->nr_syms = out + 1;
+}
+
+int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
+		     struct elfsyms **out)
+{
+	struct elfsyms *e = NULL;
+	size_t added;
+	Elf *elf;
+	int err;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EIO;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = read_meta(elf, e);
+	if (err)
+		goto cleanup;
+	err = collect_syms(elf, SHT_SYMTAB, e, &added);
+	if (!err && !added) {
+		struct debugfile_query q = {
+			.rootfd = rootfd,
+			.path = path,
+			.debug_dir = debug_dir ? debug_dir : ELFSYMS_DEFAULT_DEBUG_DIR,
+			.build_id = e->build_id,
+			.build_id_len = e->build_id_len,
+			.debuglink = e->debuglink,
+		};
+
+		err = debugfile__find(fd, &q, try_debug_fd, e, &e->debug_path);
+		err = err < 0 ? err : 0;
+	}
+	if (!err)
+		err = collect_syms(elf, SHT_DYNSYM, e, &added);
+	if (err)
+		goto cleanup;
+	sort_and_dedup(e);
+	*out = e;
+	e = NULL;
+cleanup:
+	elf_end(elf);
+	elfsyms__free(e);
+	return err;
+}
+
+int elfsyms__load(int rootfd, const char *path, const char *debug_dir, struct elfsyms **out)
+{
+	int fd, err;
+
+	*out = NULL;
+	fd = elfsyms__open_in_root(rootfd, path);
+	if (fd < 0)
+		return fd;
+	err = elfsyms__load_fd(fd, rootfd, path, debug_dir, out);
+	close(fd);
+	return err;
+}
+
+void elfsyms__free(struct elfsyms *e)
+{
+	size_t i;
+
+	if (!e)
+		return;
+	for (i = 0; i < e->nr_syms; i++) {
+		free(e->syms[i].name);
+		free(e->syms[i].demangled);
+	}
+	free(e->syms);
+	free(e->segs);
+	free(e->debuglink);
+	free(e->debug_path);
+	free(e);
+}
+
+struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr)
+{
+	size_t lo = 0, hi = e->nr_syms;
+	struct elfsyms_sym *s;
+
+	/* last symbol starting at or below vaddr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	s = &e->syms[lo - 1];
+	return vaddr - s->addr < s->size ? s : NULL;
+}
+
+int elfsyms__type(const struct elfsyms *e)
+{
+	return e->type;
+}
+
+int elfsyms__bias(const struct elfsyms *e, uint64_t start, uint64_t offset, bool exec,
+		  uint64_t *bias)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	int pass;
+	size_t i;
+
+	/*
+	 * The loader maps segment s at bias + (p_vaddr & ~page mask) from file offset
+	 * p_offset & ~page mask, so a mapping of offset @offset inside s starts at
+	 * bias + p_vaddr - (p_offset - offset). Two segments may share a file page when the link
+	 * did not separate code; then the executable one is the one an executable mapping holds.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < e->nr_segs; i++) {
+			const struct elfsyms_seg *s = &e->segs[i];
+
+			if (!s->filesz || offset < (s->offset & ~(page - 1)) ||
+			    offset >= s->offset + s->filesz)
+				continue;
+			if (pass == 0 && exec != !!(s->flags & PF_X))
+				continue;
+			/* unsigned wrap-around is intended: p_vaddr - p_offset may be "negative" */
+			*bias = start - (s->vaddr - s->offset + offset);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool elfsyms__bias_fits(const struct elfsyms *e, uint64_t start, uint64_t offset, uint64_t bias)
+{
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t vaddr = start - bias;
+	size_t i;
+
+	for (i = 0; i < e->nr_segs; i++) {
+		const struct elfsyms_seg *s = &e->segs[i];
+
+		if (vaddr >= (s->vaddr & ~(page - 1)) && vaddr < s->vaddr + s->filesz &&
+		    vaddr - offset == s->vaddr - s->offset)
+			return true;
+	}
+	return false;
+}
+
+size_t elfsyms__build_id(const struct elfsyms *e, const uint8_t **id)
+{
+	*id = e->build_id;
+	return e->build_id_len;
+}
+
+const char *elfsyms__debuglink(const struct elfsyms *e)
+{
+	return e->debuglink;
+}
+
+const char *elfsyms__debug_path(const struct elfsyms *e)
+{
+	return e->debug_path;
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * /proc/PID/maps lines look like
+ *   55d0c8a4e000-55d0c8a50000 r-xp 00002000 08:01 1316528    /usr/bin/cat
+ * The path is the rest of the line after the inode and its padding, so it may hold spaces; the
+ * kernel escapes only '\n' in it (as "\012") and appends " (deleted)" for an unlinked file.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/grow.h"
+#include "symbols/procmaps.h"
+
+static const char deleted_suffix[] = " (deleted)";
+
+static uint32_t parse_perms(const char *p)
+{
+	uint32_t perms = 0;
+
+	if (p[0] == 'r')
+		perms |= PROCMAP_READ;
+	if (p[1] == 'w')
+		perms |= PROCMAP_WRITE;
+	if (p[2] == 'x')
+		perms |= PROCMAP_EXEC;
+	if (p[3] == 'p')
+		perms |= PROCMAP_PRIVATE;
+	return perms;
+}
+
+int procmaps__parse_line(const char *line, struct procmap_entry *e)
+{
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	char perms[5];
+	size_t plen, slen = sizeof(deleted_suffix) - 1;
+	int pos = -1;
+
+	memset(e, 0, sizeof(*e));
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &off, &maj, &min,
+		   &ino, &pos) != 7 || pos < 0)
+		return -EINVAL;
+	if (strlen(perms) != 4 || end < start)
+		return -EINVAL;
+	line += pos;
+	if (*line && *line != ' ' && *line != '\t' && *line != '\n')
+		return -EINVAL; /* junk glued to the inode */
+	while (*line == ' ' || *line == '\t')
+		line++;
+	plen = strcspn(line, "\n");
+
+	e->start = start;
+	e->end = end;
+	e->offset = off;
+	e->inode = ino;
+	e->dev_major = maj;
+	e->dev_minor = min;
+	e->perms = parse_perms(perms);
+	if (plen > slen && !strncmp(line + plen - slen, deleted_suffix, slen)) {
+		plen -= slen;
+		e->is_deleted = true;
+	}
+	e->is_special = line[0] == '[';
+	e->path = strndup(line, plen);
+	return e->path ? 0 : -ENOMEM;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct procmap_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+static int push_entry(struct procmaps *m, const struct procmap_entry *e)
+{
+	struct procmap_entry *n = grow__reserve(m->entries, &m->cap, m->nr, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	m->entries = n;
+	m->entries[m->nr++] = *e;
+	return 0;
+}
+
+int procmaps__parse(FILE *f, struct procmaps *out)
+{
+	struct procmap_entry e;
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (getline(&line, &cap, f) > 0) {
+		if (line[0] == '\n')
+			continue;
+		err = procmaps__parse_line(line, &e);
+		if (err)
+			goto cleanup;
+		err = push_entry(out, &e);
+		if (err) {
+			free(e.path);
+			goto cleanup;
+		}
+	}
+	if (ferror(f)) {
+		err = -EIO;
+		goto cleanup;
+	}
+	/* the kernel prints in address order already; fixtures and future sources may not */
+	if (out->nr)
+		qsort(out->entries, out->nr, sizeof(*out->entries), cmp_entry);
+cleanup:
+	free(line);
+	if (err)
+		procmaps__free(out);
+	return err;
+}
+
+void procmaps__free(struct procmaps *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr; i++)
+		free(m->entries[i].path);
+	free(m->entries);
+	memset(m, 0, sizeof(*m));
+}
+
+const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->nr;
+
+	/* last entry with start <= addr: bsearch() cannot return "the one before" */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->entries[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= m->entries[lo - 1].end)
+		return NULL;
+	return &m->entries[lo - 1];
+}
+
+bool procmap_entry__is_file(const struct procmap_entry *e)
+{
+	return !e->is_special && e->path[0] == '/' && e->inode != 0;
+}
+
+const char *procmap_entry__basename(const struct procmap_entry *e)
+{
+	const char *slash;
+
+	if (e->is_special || e->path[0] != '/')
+		return e->path;
+	slash = strrchr(e->path, '/');
+	return slash[1] ? slash + 1 : e->path;
+}

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Per-process snapshot of the mappings, each file mapping tied to the symbols of its file (shared
+ * by every process through the elf_cache) and its load bias.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "symbols/demangle.h"
+#include "symbols/elfcache.h"
+#include "symbols/elfsyms.h"
+#include "base/grow.h"
+#include "symbols/mapclass.h"
+#include "base/procfs.h"
+#include "symbols/procmaps.h"
+#include "symbols/symbolizer.h"
+
+/* A missed address re-reads the maps at most this often. */
+#define REFRESH_MIN_INTERVAL_NS (100ULL * 1000 * 1000)
+
+struct sym_map {
+	struct elfsyms *elf; /* borrowed from the cache */
+	uint64_t bias;
+	bool have_bias;
+};
+
+struct symbolizer {
+	struct elf_cache *cache;
+	int procfd; /* /proc/PID, -1 for symbolizer__new_from; stale (ESRCH) once PID is gone */
+	int rootfd; /* /proc/PID/root or the root_dir */
+	struct procmaps maps;
+	struct sym_map *mods; /* one per maps entry */
+	struct file_names files; /* every file any snapshot mapped */
+	uint64_t last_refresh_ns;
+	unsigned long nr_refreshes;
+};
+
+/*
+ * Opens the file of @e. A deleted or replaced file is opened through /proc/PID/map_files, which
+ * holds the very inode mapped (it needs CAP_SYS_ADMIN, as the profiler has); the path is the
+ * fallback, and the only way for symbolizer__new_from.
+ */
+static int open_mapping(const struct symbolizer *s, const struct procmap_entry *e)
+{
+	char name[64];
+	struct stat st;
+	int fd = -1, mfd;
+
+	if (!e->is_deleted)
+		fd = elfsyms__open_in_root(s->rootfd, e->path);
+	if (s->procfd < 0)
+		return fd;
+	if (fd >= 0 && !fstat(fd, &st) && st.st_ino == e->inode)
+		return fd;
+	snprintf(name, sizeof(name), "map_files/%" PRIx64 "-%" PRIx64, e->start, e->end);
+	mfd = openat(s->procfd, name, O_RDONLY | O_CLOEXEC);
+	if (mfd < 0)
+		return fd >= 0 ? fd : -errno;
+	if (fd >= 0)
+		close(fd);
+	return mfd;
+}
+
+static int load_mapping(struct symbolizer *s, const struct procmap_entry *e, struct sym_map *m)
+{
+	int fd, err;
+
+	memset(m, 0, sizeof(*m));
+	if (!procmap_entry__is_file(e))
+		return 0;
+	fd = open_mapping(s, e);
+	if (fd < 0)
+		return 0; /* unreadable: named by file offset */
+	err = elf_cache__get(s->cache, fd, s->rootfd, e->path, &m->elf);
+	close(fd);
+	if (err || !m->elf)
+		return err;
+	m->have_bias = !elfsyms__bias(m->elf, e->start, e->offset, e->perms & PROCMAP_EXEC,
+				      &m->bias);
+	return 0;
+}
+
+static bool same_mapping(const struct procmap_entry *a, const struct procmap_entry *b)
+{
+	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
+	       a->inode == b->inode && a->dev_major == b->dev_major &&
+	       a->dev_minor == b->dev_minor && !strcmp(a->path, b->path);
+}
+
+/*
+ * The bias of a loaded object is best read from its executable mapping: a non-executable one
+ * may start at a file page that two segments share. So each non-executable mapping takes the
+ * bias of the nearest executable mapping of the same file when that bias fits it.
+ */
+static bool exec_bias_fits(const struct procmaps *maps, const struct sym_map *mods, size_t i,
+			   size_t j)
+{
+	const struct procmap_entry *e = &maps->entries[i];
+
+	return mods[j].elf == mods[i].elf && mods[j].have_bias &&
+	       (maps->entries[j].perms & PROCMAP_EXEC) &&
+	       elfsyms__bias_fits(mods[i].elf, e->start, e->offset, mods[j].bias);
+}
+
+static void share_biases(const struct procmaps *maps, struct sym_map *mods)
+{
+	const size_t reach = 16; /* the mappings of one object are neighbours */
+	size_t i, d, j;
+
+	for (i = 0; i < maps->nr; i++) {
+		if (!mods[i].elf || (maps->entries[i].perms & PROCMAP_EXEC))
+			continue;
+		for (d = 1; d <= reach; d++) {
+			if (d <= i && exec_bias_fits(maps, mods, i, i - d))
+				j = i - d;
+			else if (i + d < maps->nr && exec_bias_fits(maps, mods, i, i + d))
+				j = i + d;
+			else
+				continue;
+			mods[i].bias = mods[j].bias;
+			mods[i].have_bias = true;
+			break;
+		}
+	}
+}
+
+/* Ties every entry of @maps to its file's symbols, reusing what the previous snapshot knew. */
+static int load_mods(struct symbolizer *s, const struct procmaps *maps, struct sym_map **out)
+{
+	struct sym_map *mods;
+	size_t i;
+	int err;
+
+	mods = calloc(maps->nr ? maps->nr : 1, sizeof(*mods));
+	if (!mods)
+		return -ENOMEM;
+	for (i = 0; i < maps->nr; i++) {
+		const struct procmap_entry *e = &maps->entries[i];
+		const struct procmap_entry *old = procmaps__find(&s->maps, e->start);
+
+		if (old && same_mapping(old, e)) {
+			mods[i] = s->mods[old - s->maps.entries];
+			continue;
+		}
+		err = load_mapping(s, e, &mods[i]);
+		if (err) {
+			free(mods);
+			return err;
+		}
+	}
+	share_biases(maps, mods);
+	*out = mods;
+	return 0;
+}
+
+/* Replaces the snapshot with the maps text of @f; on failure the old one stays. */
+static int load_maps(struct symbolizer *s, FILE *f)
+{
+	struct procmaps maps;
+	struct sym_map *mods = NULL;
+	int err;
+
+	err = procmaps__parse(f, &maps);
+	if (err)
+		return err;
+	if (!maps.nr && s->procfd >= 0) {
+		/* a zombie's maps are empty: keep what we knew */
+		procmaps__free(&maps);
+		return -ESRCH;
+	}
+	err = load_mods(s, &maps, &mods);
+	if (!err)
+		err = file_names__learn(&s->files, &maps);
+	if (err) {
+		free(mods);
+		procmaps__free(&maps);
+		return err;
+	}
+	procmaps__free(&s->maps);
+	free(s->mods);
+	s->maps = maps;
+	s->mods = mods;
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int symbolizer__refresh(struct symbolizer *s)
+{
+	FILE *f;
+	int fd, err;
+
+	if (s->procfd < 0)
+		return -EOPNOTSUPP;
+	s->last_refresh_ns = now_ns();
+	s->nr_refreshes++;
+	fd = openat(s->procfd, "maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	f = fdopen(fd, "r");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = load_maps(s, f);
+	fclose(f);
+	return err;
+}
+
+static struct symbolizer *symbolizer__alloc(struct elf_cache *cache)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->cache = cache;
+	s->procfd = -1;
+	s->rootfd = -1;
+	return s;
+}
+
+struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
+{
+	struct symbolizer *s;
+	int err;
+
+	s = symbolizer__alloc(cache);
+	if (!s)
+		return NULL;
+	s->procfd = procfs__open(pid, "", O_PATH | O_DIRECTORY);
+	if (s->procfd < 0) {
+		err = s->procfd;
+		goto cleanup;
+	}
+	s->rootfd = openat(s->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->rootfd < 0) {
+		err = errno == ENOENT ? -ESRCH : -errno;
+		goto cleanup;
+	}
+	err = symbolizer__refresh(s);
+	if (err)
+		goto cleanup;
+	s->nr_refreshes = 0;
+	return s;
+cleanup:
+	symbolizer__free(s);
+	errno = -err;
+	return NULL;
+}
+
+struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir)
+{
+	struct symbolizer *s;
+	int err;
+
+	s = symbolizer__alloc(cache);
+	if (!s)
+		return NULL;
+	s->rootfd = open(root_dir ? root_dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->rootfd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	err = load_maps(s, maps);
+	if (err)
+		goto cleanup;
+	return s;
+cleanup:
+	symbolizer__free(s);
+	errno = -err;
+	return NULL;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	procmaps__free(&s->maps);
+	free(s->mods);
+	file_names__free(&s->files);
+	if (s->rootfd >= 0)
+		close(s->rootfd);
+	if (s->procfd >= 0)
+		close(s->procfd);
+	free(s);
+}
+
+const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id)
+{
+	return file_names__find(&s->files, file_id);
+}
+
+int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbolizer_mapping *out)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+	const struct elfsyms *elf;
+
+	if (!e)
+		return -ENOENT;
+	elf = s->mods[e - s->maps.entries].elf;
+	*out = (struct symbolizer_mapping){ .start = e->start, .end = e->end, .offset = e->offset,
+					    .path = e->path };
+	if (elf)
+		out->build_id_len = elfsyms__build_id(elf, &out->build_id);
+	if (!out->build_id_len)
+		out->build_id = NULL;
+	return 0;
+}
+
+unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)
+{
+	return s->nr_refreshes;
+}
+
+/* The entry covering @addr, re-reading the maps once per burst of misses. */
+static const struct procmap_entry *find_entry(struct symbolizer *s, uint64_t addr)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+
+	if (e || s->procfd < 0 || now_ns() - s->last_refresh_ns < REFRESH_MIN_INTERVAL_NS)
+		return e;
+	symbolizer__refresh(s); /* on failure the old snapshot stays */
+	return procmaps__find(&s->maps, addr);
+}
+
+/* The demangled name of @sym, computed on first use and kept with the symbol. */
+static const char *sym_name(struct symbolizer *s, struct elfsyms_sym *sym)
+{
+	if (strncmp(sym->name, "_Z", 2) != 0)
+		return sym->name;
+	if (!sym->demangled)
+		sym->demangled = demangler__demangle(elf_cache__demangler(s->cache), sym->name);
+	return sym->demangled ? sym->demangled : sym->name;
+}
+
+const char *symbolizer__name(struct symbolizer *s, uint64_t addr, char *buf, size_t len)
+{
+	const struct procmap_entry *e;
+	const struct sym_map *m;
+	struct elfsyms_sym *sym;
+	const char *module;
+	uint64_t off;
+
+	if (len < 2)
+		return "?";
+	e = find_entry(s, addr);
+	if (!e) {
+		snprintf(buf, len, "[unknown]+0x%" PRIx64, addr);
+		return buf;
+	}
+	m = &s->mods[e - s->maps.entries];
+	module = procmap_entry__basename(e);
+	if (!module[0])
+		module = "[anon]";
+	if (m->elf && m->have_bias) {
+		off = addr - m->bias;
+		sym = elfsyms__find(m->elf, off);
+		if (sym) {
+			snprintf(buf, len, "%s", sym_name(s, sym));
+			return buf;
+		}
+	} else if (procmap_entry__is_file(e)) {
+		off = addr - e->start + e->offset;
+	} else {
+		off = addr - e->start;
+	}
+	snprintf(buf, len, "%s+0x%" PRIx64, module, off);
+	return buf;
+}
+
+int symbolizer__func_start(struct symbolizer *s, uint64_t addr, uint64_t *start)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+	const struct sym_map *m;
+	struct elfsyms_sym *sym;
+
+	if (!e)
+		return -ENOENT;
+	m = &s->mods[e - s->maps.entries];
+	if (!m->elf || !m->have_bias)
+		return -ENOENT;
+	sym = elfsyms__find(m->elf, addr - m->bias);
+	if (!sym)
+		return -ENOENT;
+	*start = sym->addr + m->bias;
+	return 0;
+}
+
+int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t len)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+	ssize_t got;
+	int fd;
+
+	if (!e || !procmap_entry__is_file(e) || !(e->perms & PROCMAP_EXEC) || addr + len > e->end)
+		return -ENOENT;
+	fd = open_mapping(s, e);
+	if (fd < 0)
+		return fd;
+	got = pread(fd, buf, len, addr - e->start + e->offset);
+	close(fd);
+	return got == (ssize_t)len ? 0 : -EIO;
+}
+
+bool symbolizer__is_code(struct symbolizer *s, uint64_t addr)
+{
+	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
+
+	return e && (e->perms & PROCMAP_EXEC);
+}

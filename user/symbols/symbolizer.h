@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Names user-space addresses of a target process: /proc/PID/maps snapshot, ELF .symtab then
+ * .dynsym (libelf), load bias for PIE and shared libraries, separate debug files by build-id and
+ * .gnu_debuglink, C++ demangling, files read through /proc/PID/root (containers).
+ */
+#ifndef FAULTLINE_SYMBOLIZER_H
+#define FAULTLINE_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "symbols/elfcache.h"
+
+/* One per target process. It borrows @cache, which must outlive it. */
+struct symbolizer;
+
+/* Snapshots /proc/@pid/maps and loads the symbols of its executable mappings through @cache.
+ * Files are opened through /proc/@pid/root (held open), so containerised targets resolve to
+ * their own files and names still resolve after the target exits.
+ * Returns NULL with errno set (ESRCH: no such process). */
+struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid);
+
+/* For tests and offline use: the maps text is read from @maps and files are opened under the
+ * directory @root_dir (NULL: "/"). symbolizer__refresh then has nothing to re-read.
+ * Returns NULL with errno set. */
+struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps,
+					const char *root_dir);
+
+void symbolizer__free(struct symbolizer *s); /* accepts NULL */
+
+/* Re-reads /proc/PID/maps, keeping the old snapshot's entries if the process is gone.
+ * Returns 0, -ESRCH when the process is gone, -EOPNOTSUPP for symbolizer__new_from. */
+int symbolizer__refresh(struct symbolizer *s);
+
+/* Names @addr into @buf: "function" (demangled), or "module+0xOFFSET" when no symbol covers it
+ * (OFFSET is the ELF virtual address when the file could be read, else the offset in the file;
+ * module is the file's basename, or "[vdso]", "[heap]", "[anon]"... with the offset in the
+ * mapping), or "[unknown]+0xADDR" when no mapping does, after one re-read of the maps (at most
+ * one per 100 ms, so garbage addresses cannot make every call read /proc). Returns @buf,
+ * truncated to @len; never an empty string (a @len below 2 gets a static "?"). */
+const char *symbolizer__name(struct symbolizer *s, uint64_t addr, char *buf, size_t len);
+
+/* The address where the function containing @addr begins, from the snapshot (no re-read).
+ * Returns 0, or -ENOENT when no symbol covers @addr. */
+int symbolizer__func_start(struct symbolizer *s, uint64_t addr, uint64_t *start);
+
+/* Reads @len bytes of code at @addr from the file mapped there (so it works after the process
+ * exits). Returns 0, -ENOENT when @addr..@addr+@len is not in one executable file mapping, or
+ * -errno. */
+int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t len);
+
+/* True when @addr lies in an executable mapping of the snapshot. */
+bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
+
+/* The path of the file with fl_file_id() @file_id that any maps snapshot showed, or NULL. */
+const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id);
+
+/* The mapping of the snapshot that holds an address, with its file's build-id. */
+struct symbolizer_mapping {
+	uint64_t start, end, offset; /* [start, end) from file offset @offset */
+	const char *path;	     /* "" for anonymous memory; "[vdso]", "[heap]", ... */
+	const uint8_t *build_id;     /* NULL when none is known (not ELF, unreadable, none) */
+	size_t build_id_len;
+};
+
+/* The mapping holding @addr in the snapshot (no re-read). Its pointers stay valid until the
+ * next refresh. Returns 0, or -ENOENT when no mapping holds @addr. */
+int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbolizer_mapping *out);
+
+/* How many times the maps were read again (explicitly or on a miss). */
+unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
+
+#endif /* FAULTLINE_SYMBOLIZER_H */

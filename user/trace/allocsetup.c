@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * --alloc per target: the candidate objects, the allocator among them, its probe plan shown
+ * with -v, and the probes attached to that pid.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "trace/allocsetup.h"
+#include "trace/launch.h"
+#include "base/procfs.h"
+#include "symbols/procmaps.h"
+
+#define MAX_CANDIDATES 256
+
+struct candidates {
+	char *paths[MAX_CANDIDATES];
+	size_t n;
+};
+
+static void candidates__add(struct candidates *c, const char *path)
+{
+	if (!*path || c->n == MAX_CANDIDATES)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->paths[i], path))
+			return;
+	c->paths[c->n] = strdup(path);
+	if (c->paths[c->n])
+		c->n++;
+}
+
+static void candidates__free(struct candidates *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->paths[i]);
+	c->n = 0;
+}
+
+/* Every file with an executable mapping of @pid, after @first (the main executable). */
+static int add_mapped(struct candidates *c, pid_t pid, const char *first)
+{
+	struct procmaps maps;
+	FILE *f;
+	int err = procfs__fopen(pid, "maps", &f);
+
+	if (err)
+		return err;
+	err = procmaps__parse(f, &maps);
+	fclose(f);
+	if (err)
+		return err;
+	if (first)
+		candidates__add(c, first);
+	for (size_t i = 0; i < maps.nr; i++)
+		if ((maps.entries[i].perms & PROCMAP_EXEC) && procmap_entry__is_file(&maps.entries[i]))
+			candidates__add(c, maps.entries[i].path);
+	procmaps__free(&maps);
+	return 0;
+}
+
+/*
+ * A launched command has not run yet: what it will load is guessed the way the dynamic
+ * loader decides, as far as it matters for malloc: LD_PRELOAD first, then the executable,
+ * then the C library (faultline's own: the same system).
+ */
+static int add_launch(struct candidates *c, const char *command)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	char exe[PATH_MAX], *copy, *tok, *save = NULL;
+
+	if (preload && (copy = strdup(preload))) {
+		for (char *p = copy; (tok = strtok_r(p, ": ", &save)); p = NULL)
+			candidates__add(c, tok);
+		free(copy);
+	}
+	if (!launch__resolve(command, exe, sizeof(exe)))
+		candidates__add(c, exe);
+	return add_mapped(c, getpid(), NULL);
+}
+
+static void report_plan(const struct alloc_opts *o, pid_t pid, const struct alloc_plan *plan)
+{
+	char missing[1024] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < plan->nprobes; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+
+		/* glibc defines no operator new: only missing C functions are news */
+		if (p->state == ALLOC_PROBE_MISSING && strncmp(p->symbol, "_Z", 2) &&
+		    len < sizeof(missing))
+			len += snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "",
+					p->symbol);
+	}
+	if (len)
+		fprintf(stderr, "faultline: --alloc: %s does not define %s: not probed\n",
+			plan->path, missing);
+	if (!o->verbose)
+		return;
+	fprintf(stderr, "faultline: allocator of pid %d: %s\n", pid, plan->path);
+	for (size_t i = 0; i < plan->nprobes; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+
+		switch (p->state) {
+		case ALLOC_PROBE_ATTACH:
+			fprintf(stderr, "faultline:   %-36s +%-3u %s%s\n", p->symbol, p->site.offset,
+				p->site.reason, alloc_fn__is_free(p->fn) ? "" : "; return probe there too");
+			break;
+		case ALLOC_PROBE_ALIAS:
+			fprintf(stderr, "faultline:   %-36s same address as a function above\n",
+				p->symbol);
+			break;
+		case ALLOC_PROBE_TAIL_JUMP:
+			fprintf(stderr, "faultline:   %-36s a jump to another function: counted there\n",
+				p->symbol);
+			break;
+		case ALLOC_PROBE_MISSING:
+			if (o->verbose > 1)
+				fprintf(stderr, "faultline:   %-36s not defined\n", p->symbol);
+			break;
+		}
+	}
+}
+
+static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched,
+			  int rootfd, struct alloc_plan *plan)
+{
+	struct candidates c = { 0 };
+	char exe[PATH_MAX];
+	int err, i;
+
+	if (o->lib) {
+		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", plan);
+		if (err == -ENOENT)
+			fprintf(stderr, "faultline: --alloc-lib %s: no %smalloc defined there\n",
+				o->lib, o->prefix ?: "");
+		return err;
+	}
+	if (launched) {
+		err = add_launch(&c, launched);
+	} else {
+		err = procfs__readlink(pid, "exe", exe, sizeof(exe));
+		if (err != -ESRCH)
+			err = add_mapped(&c, pid, err ? NULL : exe);
+	}
+	i = err ? err : allocator__choose(rootfd, (const char *const *)c.paths, c.n,
+					  o->prefix ?: "");
+	if (i >= 0)
+		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", plan);
+	else if (!err)
+		fprintf(stderr, "faultline: --alloc: pid %d maps no object that defines %smalloc "
+				"(try --alloc-lib)\n", pid, o->prefix ?: "");
+	candidates__free(&c);
+	return i < 0 ? i : err;
+}
+
+int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
+		       const char *launched)
+{
+	struct alloc_plan *plan = malloc(sizeof(*plan));
+	int rootfd, err;
+
+	if (!plan)
+		return -ENOMEM;
+	rootfd = launched ? AT_FDCWD : procfs__open(pid, "root", O_PATH | O_DIRECTORY);
+	if (rootfd < 0 && rootfd != AT_FDCWD) {
+		fprintf(stderr, "faultline: --alloc: cannot open /proc/%d/root: %s\n", pid,
+			strerror(-rootfd));
+		free(plan);
+		return rootfd;
+	}
+	err = find_allocator(o, pid, launched, rootfd, plan);
+	if (!err) {
+		report_plan(o, pid, plan);
+		err = tracer__attach_alloc(t, pid, plan);
+	} else if (err != -ENOENT) {
+		fprintf(stderr, "faultline: --alloc: reading the allocator of pid %d failed: %s\n",
+			pid, strerror(-err));
+	}
+	if (rootfd >= 0)
+		close(rootfd);
+	free(plan);
+	return err;
+}

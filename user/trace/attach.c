@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "trace/attach.h"
+#include "faultline.skel.h"
+#include "base/grow.h"
+
+#define TRACEFS "/sys/kernel/tracing"
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
+struct tracer {
+	struct faultline *skel;
+	bool rss_batched;
+	bool uprobe_multi; /* the allocator probes go through uprobe_multi links */
+	struct probe_link *links; /* the allocator probes, attached per target */
+	size_t nlinks;
+	size_t cap;
+};
+
+/* An allocator probe: a libbpf perf-uprobe link, or the fd of a uprobe_multi link. */
+struct probe_link {
+	struct bpf_link *link;
+	int fd;
+};
+
+/* enum bpf_attach_type and flags of Linux 6.6 (commit 89ae89f53d20, "bpf: Add multi uprobe
+ * link"), which the UAPI headers of older distributions lack. */
+#define FL_TRACE_UPROBE_MULTI 48
+#define FL_F_UPROBE_MULTI_RETURN 1
+
+/* union bpf_attr as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI. */
+struct fl_uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 multi_flags;
+	__u32 pid;
+	__u32 _pad;
+};
+
+/* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
+static int ensure_tracefs(void)
+{
+	if (access(TRACEFS "/events", F_OK) == 0 || access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+		return 0;
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) == 0)
+		return 0;
+	fprintf(stderr, "faultline: tracefs is not mounted and mounting it failed (%s); run: "
+			"mount -t tracefs tracefs " TRACEFS "\n", strerror(errno));
+	return -ENOENT;
+}
+
+/* The kernel's BTF has a struct named @name: how faultline tells what a kernel can do. */
+static bool kernel_has_struct(const struct btf *btf, const char *name)
+{
+	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
+}
+
+/* The allocator programs (--alloc), the return probe first: an entry seen without its
+ * return would leave the thread looking inside an allocator call. */
+struct alloc_prog {
+	struct bpf_program *prog;
+	bool ret;	/* a return probe */
+	bool free_side; /* probes free and operator delete, not the allocating functions */
+};
+
+#define ALLOC_PROGS 3
+
+static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS])
+{
+	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, true, false };
+	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, false, false };
+	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true };
+}
+
+/* The memory syscall programs (--vm) load only when asked for: each enables its tracepoint. */
+static void set_vm_autoload(struct faultline *skel, bool on)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.fl_mmap_enter,   skel->progs.fl_mmap_exit,
+		skel->progs.fl_munmap_enter, skel->progs.fl_munmap_exit,
+		skel->progs.fl_mremap_enter, skel->progs.fl_mremap_exit,
+		skel->progs.fl_brk_enter,    skel->progs.fl_brk_exit,
+		skel->progs.fl_madvise_enter, skel->progs.fl_madvise_exit,
+	};
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		bpf_program__set_autoload(progs[i], on);
+}
+
+static int explain_load_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		fprintf(stderr, "faultline: not permitted to load BPF programs: run as root (or with "
+				"CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
+	else
+		fprintf(stderr, "faultline: loading the BPF programs failed: %s (run with -vv for "
+				"the verifier log)\n", strerror(-err));
+	return err;
+}
+
+#define CAP_SYS_ADMIN 21
+#define CAP_PERFMON 38
+#define CAP_BPF 39
+
+/* Root, or CAP_BPF with CAP_PERFMON (or CAP_SYS_ADMIN), in the effective set. */
+static bool privileged(void)
+{
+	unsigned long long eff = 0;
+	char line[256];
+	FILE *f;
+
+	if (geteuid() == 0)
+		return true;
+	if (procfs__fopen(getpid(), "status", &f))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> CAP_SYS_ADMIN & 1) || ((eff >> CAP_BPF & 1) && (eff >> CAP_PERFMON & 1));
+}
+
+int tracer__load(struct tracer **out, const struct tracer_opts *o)
+{
+	struct alloc_prog progs[ALLOC_PROGS];
+	struct btf *btf = NULL;
+	struct tracer *t;
+	int err;
+
+	if (!privileged()) {
+		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF and "
+				"CAP_PERFMON)\n");
+		return -EPERM;
+	}
+
+	if (access(VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "faultline: this kernel has no BTF (" VMLINUX_BTF " is missing): "
+				"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+		return -ENOENT;
+	}
+	err = ensure_tracefs();
+	if (err)
+		return err;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	btf = btf__load_vmlinux_btf(); /* parsed once: a few megabytes */
+	t->skel = faultline__open();
+	if (!t->skel) {
+		err = -errno;
+		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(errno));
+		goto cleanup;
+	}
+	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
+	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
+	bpf_map__set_max_entries(t->skel->maps.threads, o->max_threads);
+	/* the allocator maps allocate per entry (BPF_F_NO_PREALLOC): sizes are only bounds */
+	bpf_map__set_max_entries(t->skel->maps.live, o->alloc ? o->max_live : 1);
+	bpf_map__set_max_entries(t->skel->maps.alloc_hists, o->alloc ? o->max_counts : 1);
+	t->skel->rodata->sample_mean = o->sample_bytes;
+	alloc_progs(t->skel, progs);
+	for (size_t i = 0; i < ALLOC_PROGS; i++)
+		bpf_program__set_autoload(progs[i].prog, o->alloc);
+	set_vm_autoload(t->skel, o->vm);
+	t->skel->rodata->map_classes = o->map_classes;
+	/* without -f, forks cost nothing: the program is not even loaded */
+	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
+	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
+	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
+	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
+	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
+	for (size_t i = 0; i < ALLOC_PROGS && t->uprobe_multi; i++)
+		bpf_program__set_expected_attach_type(progs[i].prog, (enum bpf_attach_type)
+						      FL_TRACE_UPROBE_MULTI);
+	err = faultline__load(t->skel);
+	if (err) {
+		explain_load_error(err);
+		goto cleanup;
+	}
+	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
+	 * each task cached its RSS deltas and flushed them every 64 faults */
+	t->rss_batched = kernel_has_struct(btf, "task_rss_stat");
+	btf__free(btf);
+	*out = t;
+	return 0;
+cleanup:
+	btf__free(btf);
+	tracer__destroy(t);
+	return err;
+}
+
+int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed)
+{
+	struct fl_key overflow = { .tgid = pid, .origin = FL_ORIGIN_OVERFLOW };
+	struct fl_counts zero = {};
+	struct fl_proc p = {};
+	__u32 tgid = pid;
+
+	if (seed) {
+		p.flags = FL_PROC_SEEDED;
+		p.seed[FL_FILE] = seed->rss_file;
+		p.seed[FL_ANON] = seed->rss_anon;
+		p.seed[FL_SWAP] = seed->vm_swap;
+		p.seed[FL_SHMEM] = seed->rss_shmem;
+	} else {
+		p.flags = FL_PROC_AWAIT_EXEC;
+	}
+	/* the row that takes the charge when the counts map is full must exist before it is */
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.counts), &overflow, &zero, BPF_ANY) ||
+	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &tgid, &p, BPF_ANY)) {
+		fprintf(stderr, "faultline: cannot add pid %d to the targets: %s\n", pid,
+			strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max)
+{
+	int mm_fd = bpf_map__fd(t->skel->maps.mm_state);
+	__u32 tgid = pid, key, next, stale[64];
+	struct fl_mm mm;
+	size_t n = 0, ngone = 0;
+	void *prev = NULL;
+
+	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.procs), &tgid);
+	while (n < sizeof(stale) / sizeof(stale[0]) && !bpf_map_get_next_key(mm_fd, prev, &next)) {
+		if (!bpf_map_lookup_elem(mm_fd, &next, &mm) && mm.tgid == tgid) {
+			stale[n++] = next;
+			if (ngone < max)
+				gone[ngone++] = mm;
+		}
+		key = next;
+		prev = &key;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(mm_fd, &stale[i]);
+	return ngone;
+}
+
+int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n)
+{
+	int fd = bpf_map__fd(t->skel->maps.procs);
+	__u32 key, next, *prev = NULL;
+	pid_t *out = NULL, *bigger;
+	size_t cap = 0, len = 0;
+
+	/* bounded: a map that keeps changing under the walk cannot make it loop forever */
+	while (len < 2 * FL_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
+		bigger = grow__reserve(out, &cap, len, sizeof(*out));
+		if (!bigger) {
+			free(out);
+			return -ENOMEM;
+		}
+		out = bigger;
+		out[len++] = (pid_t)next;
+		key = next;
+		prev = &key;
+	}
+	*pids = out;
+	*n = len;
+	return 0;
+}
+
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out)
+{
+	__u32 tgid = pid;
+
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.procs), &tgid, out) ? -ENOENT : 0;
+}
+
+int tracer__attach(struct tracer *t)
+{
+	int err = faultline__attach(t->skel);
+
+	if (err)
+		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n", strerror(-err));
+	return err;
+}
+
+static void *detach(void *arg)
+{
+	struct probe_link *l = arg;
+
+	if (l->link)
+		bpf_link__destroy(l->link);
+	else
+		close(l->fd);
+	return NULL;
+}
+
+/* Keeps @l to detach at the end; detaches it at once when out of memory. */
+static int keep_link(struct tracer *t, struct probe_link l)
+{
+	struct probe_link *links = grow__reserve(t->links, &t->cap, t->nlinks, sizeof(*links));
+
+	if (!links) {
+		detach(&l);
+		return -ENOMEM;
+	}
+	t->links = links;
+	t->links[t->nlinks++] = l;
+	return 0;
+}
+
+/* One uprobe of @pid on @path at file offset @off, named by @fn in its cookie. */
+static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, pid_t pid,
+			 const char *path, uint64_t off, enum fl_alloc_fn fn)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = fn, .retprobe = ret);
+	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, pid, path, off, &o);
+
+	if (!link)
+		return -errno;
+	return keep_link(t, (struct probe_link){ .link = link, .fd = -1 });
+}
+
+/* One uprobe_multi link of @prog on @path for @pid: the probes of @plan whose side (free or
+ * not) is @free, at their sites, each with its function as the cookie. */
+static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bool free_side,
+			pid_t pid, const char *path, const struct alloc_plan *plan)
+{
+	unsigned long offs[ALLOC_MAX_PROBES];
+	__u64 cookies[ALLOC_MAX_PROBES];
+	struct fl_uprobe_multi_attr a = {
+		.prog_fd = (__u32)bpf_program__fd(prog),
+		.attach_type = FL_TRACE_UPROBE_MULTI,
+		.path = (__u64)(unsigned long)path,
+		.offsets = (__u64)(unsigned long)offs,
+		.cookies = (__u64)(unsigned long)cookies,
+		.multi_flags = ret ? FL_F_UPROBE_MULTI_RETURN : 0,
+		.pid = (__u32)pid,
+	};
+	int fd;
+
+	for (size_t i = 0; i < plan->nprobes; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+
+		if (p->state != ALLOC_PROBE_ATTACH || alloc_fn__is_free(p->fn) != free_side)
+			continue;
+		offs[a.cnt] = p->entry_off + p->site.offset;
+		cookies[a.cnt++] = p->fn;
+	}
+	if (!a.cnt)
+		return 0;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	if (fd < 0)
+		return -errno;
+	return keep_link(t, (struct probe_link){ .fd = fd });
+}
+
+int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
+{
+	struct alloc_prog progs[ALLOC_PROGS];
+	char path[PATH_MAX + 32];
+	int err = 0;
+
+	/* through the target's root, so a containerised target's own file is probed */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, plan->path);
+	alloc_progs(t->skel, progs);
+	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
+		err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid, path,
+				   plan);
+	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
+		const struct alloc_probe *p = &plan->probes[i];
+		uint64_t off = p->entry_off + p->site.offset;
+
+		if (p->state != ALLOC_PROBE_ATTACH)
+			continue;
+		/* a function's return and entry probes share its site (the stack pointer is
+		 * unchanged there): one breakpoint serves both */
+		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
+			if (progs[j].free_side == alloc_fn__is_free(p->fn))
+				err = attach_uprobe(t, progs[j].prog, progs[j].ret, pid, path, off,
+						    p->fn);
+	}
+	if (err)
+		fprintf(stderr, "faultline: attaching the allocator probes of pid %d in %s failed: "
+				"%s%s\n", pid, plan->path, strerror(-err),
+			/* the kernel refuses a second probe at one address whose USDT reference
+			 * counter differs ("ref_ctr_offset mismatch" in dmesg) */
+			err == -EINVAL ? " (is another tool probing the same functions? bcc tools "
+					 "such as memleak conflict)" : "");
+	return err;
+}
+
+/*
+ * Each link waits for grace periods in the kernel when it goes (about 0.1 s here): one after
+ * another, 17 perf uprobes took 2.1 s. Detached from threads at once, the waits overlap in
+ * part (1.7 s); a uprobe_multi link waits once for all its probes (3 links: 0.3 s).
+ */
+static void destroy_links(struct tracer *t)
+{
+	size_t n = t->nlinks;
+	pthread_t *th = calloc(n ? n : 1, sizeof(*th));
+	bool *started = calloc(n ? n : 1, sizeof(*started));
+
+	for (size_t i = 0; i < n; i++) {
+		if (th && started)
+			started[i] = !pthread_create(&th[i], NULL, detach, &t->links[i]);
+		if (!started || !started[i])
+			detach(&t->links[i]);
+	}
+	for (size_t i = 0; i < n && started; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	free(started);
+}
+
+void tracer__destroy(struct tracer *t)
+{
+	if (!t)
+		return;
+	destroy_links(t);
+	free(t->links);
+	faultline__destroy(t->skel);
+	free(t);
+}
+
+int tracer__counts_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.counts);
+}
+
+int tracer__stacks_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.stacks);
+}
+
+int tracer__mm_state_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.mm_state);
+}
+
+int tracer__live_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.live);
+}
+
+int tracer__hists_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.alloc_hists);
+}
+
+int tracer__threads_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.threads);
+}
+
+const struct fl_stats *tracer__stats(const struct tracer *t)
+{
+	return &t->skel->bss->stats;
+}
+
+bool tracer__rss_batched(const struct tracer *t)
+{
+	return t->rss_batched;
+}

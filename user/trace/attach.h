@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Loading, attaching and detaching the BPF programs: the only module that knows about the
+ * skeleton and its links.
+ */
+#ifndef FAULTLINE_ATTACH_H
+#define FAULTLINE_ATTACH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "faultline.h"
+#include "trace/allocator.h"
+#include "base/procfs.h"
+
+struct tracer;
+
+struct tracer_opts {
+	uint32_t stack_storage; /* entries of the stack map */
+	uint32_t max_counts;	/* entries of the counts map */
+	uint32_t max_threads;	/* entries of the threads map */
+	bool alloc;		/* load the allocator programs (--alloc) */
+	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
+	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
+	bool vm;		/* load the memory syscall programs (--vm) */
+	bool map_classes;	/* classify every change by the mapping it hit (--by mapping) */
+	bool follow_children;	/* -f: load the fork program, which makes a target's children
+				 * targets (at most FL_MAX_PROCS processes in all) */
+};
+
+/* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and
+ * loads the programs with the map sizes of @o. Prints one clear line on failure and returns
+ * -errno. */
+int tracer__load(struct tracer **out, const struct tracer_opts *o);
+
+/* Adds @pid to the target set. @seed: the counters at attach, NULL for a launched child that is
+ * counted from its exec on. Returns 0 or -errno. */
+int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed);
+
+/* Drops @pid from the targets once it has exited, with the state of its mms, so a new mm that
+ * reuses one of their ids is not taken for the target's. Copies up to @max of those states to
+ * @gone (its rows still need their peaks) and returns how many. */
+size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max);
+
+/* The target set as the BPF side holds it (the loader's targets and, with -f, the children
+ * it added), in *@pids (malloc'ed; free it) and *@n. Returns 0 or -errno. */
+int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n);
+
+/* The BPF side's entry of target @pid (its exec count; a forked child's baselines), into
+ * *@out. Returns 0, or -ENOENT when @pid is not a target. */
+int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out);
+
+/* Attaches every program. Returns 0 or -errno (reported). */
+int tracer__attach(struct tracer *t);
+
+/* Attaches the allocator probes of @plan to @pid only (the uprobes trap in no other process).
+ * Returns 0 or -errno (reported). */
+int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan);
+
+/* Detaches and frees everything; accepts NULL. */
+void tracer__destroy(struct tracer *t);
+
+int tracer__counts_fd(const struct tracer *t);
+int tracer__stacks_fd(const struct tracer *t);
+int tracer__threads_fd(const struct tracer *t);
+int tracer__mm_state_fd(const struct tracer *t);
+int tracer__live_fd(const struct tracer *t);
+int tracer__hists_fd(const struct tracer *t);
+/* The BPF side's global counters (live, memory-mapped). */
+const struct fl_stats *tracer__stats(const struct tracer *t);
+
+/* True when the kernel batches RSS counter updates per task (before Linux 6.2), which makes
+ * per-stack byte attribution approximate. */
+bool tracer__rss_batched(const struct tracer *t);
+
+#endif /* FAULTLINE_ATTACH_H */

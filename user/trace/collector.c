@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include "alloc_math.h"
+#include "trace/collector.h"
+#include "base/grow.h"
+#include "rss_math.h"
+
+struct collector {
+	int counts_fd;
+	int stacks_fd;
+	int threads_fd;
+	int mm_fd;   /* mm_state, for the peaks; or -1 */
+	struct fl_mm *mms;
+	size_t nmms;
+	size_t mms_cap;
+	int live_fd; /* --alloc maps, or -1 */
+	int hists_fd;
+	uint32_t max_rows;
+	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
+	struct fl_row *rows;
+	size_t nrows;
+	struct collector_hist *hists; /* sorted by key */
+	size_t nhists;
+	size_t hists_cap;
+};
+
+struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->counts_fd = counts_fd;
+	c->stacks_fd = stacks_fd;
+	c->threads_fd = threads_fd;
+	c->mm_fd = -1;
+	c->live_fd = -1;
+	c->hists_fd = -1;
+	c->max_rows = max_rows;
+	c->rows = calloc(max_rows, sizeof(*c->rows));
+	if (!c->rows) {
+		collector__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void collector__free(struct collector *c)
+{
+	if (!c)
+		return;
+	free(c->rows);
+	free(c->hists);
+	free(c->mms);
+	free(c);
+}
+
+/* Entries asked of the kernel per batch lookup. */
+#define CHUNK 1024
+
+/* Calls @fn on every entry of map @fd: bulk lookup, or key by key on kernels without batch
+ * lookup for hash maps (then *@no_batch is set for the next time). Stops early when @fn
+ * returns non-zero. */
+static int map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
+		    int (*fn)(const void *key, const void *value, void *ctx), void *ctx)
+{
+	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	char *keys = malloc(CHUNK * ksz), *values = malloc(CHUNK * vsz);
+	__u64 out_batch, prev_key[8];
+	void *in = NULL, *prev = NULL;
+	int err = 0;
+
+	if (!keys || !values || ksz > sizeof(prev_key)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	while (!*no_batch) {
+		__u32 count = CHUNK;
+		int rc = bpf_map_lookup_batch(fd, in, &out_batch, keys, values, &count, &opts);
+
+		if (rc && errno != ENOENT) {
+			err = -errno;
+			if (in || (err != -EINVAL && err != -ENOTSUP && err != -EOPNOTSUPP))
+				goto cleanup;
+			*no_batch = true; /* the first call failed: this kernel cannot */
+			err = 0;
+			break;
+		}
+		for (__u32 i = 0; i < count && !err; i++)
+			err = fn(keys + i * ksz, values + i * vsz, ctx);
+		if (rc || err)
+			goto cleanup;
+		in = &out_batch;
+	}
+	/* a key deleted between the two calls is simply skipped */
+	while (!err && bpf_map_get_next_key(fd, prev, keys) == 0) {
+		if (bpf_map_lookup_elem(fd, keys, values) == 0)
+			err = fn(keys, values, ctx);
+		memcpy(prev_key, keys, ksz);
+		prev = prev_key;
+	}
+cleanup:
+	free(keys);
+	free(values);
+	return err < 0 ? err : 0;
+}
+
+static int add_row(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	struct fl_row *r = &c->rows[c->nrows];
+	const struct fl_mm *mm;
+
+	if (c->nrows >= c->max_rows)
+		return 1;
+	memcpy(&r->key, key, sizeof(r->key));
+	memcpy(&r->counts, value, sizeof(r->counts));
+	/* what the row held at its process's highest RSS (rss_math.h), for every view */
+	mm = collector__mm(c, r->key.tgid);
+	r->counts.at_peak = mm ? fl_at_peak(&r->counts, mm->peak_seq) : 0;
+	c->nrows++;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	int r = memcmp(a, b, sizeof(struct fl_key));
+
+	return r < 0 ? -1 : r > 0;
+}
+
+static int add_hist(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+
+	struct collector_hist *h = grow__reserve(c->hists, &c->hists_cap, c->nhists, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	c->hists = h;
+	memcpy(&c->hists[c->nhists].key, key, sizeof(struct fl_key));
+	memcpy(&c->hists[c->nhists].hist, value, sizeof(struct fl_alloc_hist));
+	c->hists[c->nhists].oldest_ts = 0;
+	c->nhists++;
+	return 0;
+}
+
+/* Folds one live block into the oldest allocation time of its row (hists is sorted). */
+static int add_live(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	const struct fl_live *l = value;
+	struct fl_key row = fl_live_row(((const struct fl_live_key *)key)->tgid, l);
+	struct collector_hist *h = bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key);
+
+	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
+		h->oldest_ts = l->ts;
+	return 0;
+}
+
+/* The histograms of the allocation rows, and the oldest live block of each. */
+static int read_alloc(struct collector *c)
+{
+	int err;
+
+	c->nhists = 0;
+	err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
+		       &c->no_batch, add_hist, c);
+	if (err)
+		return err;
+	qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
+	return map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
+			&c->no_batch, add_live, c);
+}
+
+static int push_mm(struct collector *c, const struct fl_mm *mm)
+{
+	struct fl_mm *m = grow__reserve(c->mms, &c->mms_cap, c->nmms, sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	c->mms = m;
+	c->mms[c->nmms++] = *mm;
+	return 0;
+}
+
+static int add_mm(const void *key, const void *value, void *ctx)
+{
+	(void)key;
+	return push_mm(ctx, value);
+}
+
+/* By process, and within one the higher peak first: an exec leaves the old mm's entry behind
+ * for a while, and the higher peak is the process's. */
+static int cmp_mm(const void *a, const void *b)
+{
+	const struct fl_mm *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->peak != y->peak)
+		return x->peak > y->peak ? -1 : 1;
+	return 0;
+}
+
+/* The first (highest-peak) entry of @tgid among the @n sorted @mms, or NULL. */
+static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (mms[mid].tgid < tgid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && mms[lo].tgid == tgid ? &mms[lo] : NULL;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+{
+	return find_mm(c->mms, c->nmms, tgid);
+}
+
+/*
+ * Reads mm_state. The loader deletes an exited process's mms, but its rows still need its
+ * peak: the state last read or kept of a process that has none now stays.
+ */
+static int read_mms(struct collector *c)
+{
+	struct fl_mm *prev = c->mms;
+	size_t nprev = c->nmms, nread;
+	int err;
+
+	c->mms = NULL;
+	c->nmms = c->mms_cap = 0;
+	err = map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch, add_mm, c);
+	if (c->nmms)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	nread = c->nmms;
+	for (size_t i = 0; i < nprev && !err; i++) {
+		bool first = !i || prev[i - 1].tgid != prev[i].tgid;
+
+		if (first && !find_mm(c->mms, nread, prev[i].tgid))
+			err = push_mm(c, &prev[i]);
+	}
+	free(prev);
+	if (c->nmms > nread)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	return err;
+}
+
+int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = push_mm(c, &mms[i]);
+	qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	return err;
+}
+
+int collector__read(struct collector *c)
+{
+	int err;
+
+	c->nrows = 0;
+	/* the mms first: a row read after its mm's peak moved is still resolved right */
+	err = c->mm_fd < 0 ? 0 : read_mms(c);
+	if (!err)
+		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
+			       &c->no_batch, add_row, c);
+	if (!err && c->live_fd >= 0)
+		err = read_alloc(c);
+	return err;
+}
+
+void collector__set_mm_state(struct collector *c, int mm_fd)
+{
+	c->mm_fd = mm_fd;
+}
+
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
+{
+	c->live_fd = live_fd;
+	c->hists_fd = hists_fd;
+}
+
+const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
+{
+	return c->nhists ? bsearch(key, c->hists, c->nhists, sizeof(*c->hists), cmp_key) : NULL;
+}
+
+const struct fl_row *collector__rows(const struct collector *c, size_t *n)
+{
+	*n = c->nrows;
+	return c->rows;
+}
+
+size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH])
+{
+	size_t n = 0;
+
+	if (!stack)
+		return 0;
+	memset(ips, 0, FL_MAX_STACK_DEPTH * sizeof(ips[0]));
+	if (bpf_map_lookup_elem(c->stacks_fd, &stack, ips))
+		return 0;
+	while (n < FL_MAX_STACK_DEPTH && ips[n])
+		n++;
+	return n;
+}
+
+int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out)
+{
+	return bpf_map_lookup_elem(c->threads_fd, &tid, out) ? -ENOENT : 0;
+}

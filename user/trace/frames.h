@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* Stacks named once: (process, stack, leaf return address) -> frame names, root first. */
+#ifndef FAULTLINE_FRAMES_H
+#define FAULTLINE_FRAMES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/collector.h"
+#include "symbols/symbolizer.h"
+
+struct frames;
+
+struct frames *frames__new(void);
+void frames__free(struct frames *f); /* accepts NULL */
+
+/* A new refresh: stacks that were cut may be named again (once each). */
+void frames__next_round(struct frames *f);
+
+/*
+ * The frame names of the user stack of counts row @key, outermost caller first, leaf last,
+ * named with @sym (NULL: addresses only) on first use. The walk is repaired where it is known
+ * to go wrong: the caller of a frameless leaf (key->leaf_ret) is put back, repeats of one frame
+ * are folded, and frames from the first return address outside executable code on are cut (a
+ * walk gone astray through code without frame pointers). A stack cut that way is named again
+ * in the next round (frames__next_round()), in case a library was mapped since. Allocation
+ * rows (fl_call_is_alloc(key->call)) are named with every frame read as a return address. Returns the count and sets *@out to an array
+ * owned by @f; 0 when the stack is unknown or memory ran out.
+ */
+size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
+		   const struct fl_key *key, const char *const **out);
+
+/*
+ * frames__get, and in *@addrs (owned by @f, as many) the address each frame was named from,
+ * root first: a return address less one, inside the call instruction, for every frame read as
+ * a return address; the fault or call address itself for the leaf of other rows.
+ */
+size_t frames__get_addrs(struct frames *f, const struct collector *col, struct symbolizer *sym,
+			 const struct fl_key *key, const char *const **out, const uint64_t **addrs);
+
+#endif /* FAULTLINE_FRAMES_H */

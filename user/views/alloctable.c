@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * The --alloc part of the table: per process the heap since attach and what the allocator
+ * retains beyond it; the allocation sites with live blocks, their ages and latencies; in the
+ * final report the size and latency histograms of the heaviest sites.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "views/alloctable.h"
+#include "alloc_math.h"
+#include "base/units.h"
+
+#define MAX_SITE_ROWS 15
+#define HIST_SITES 3
+
+static uint64_t live_of(const struct fl_counts *c, bool bytes)
+{
+	return metric__value(c, bytes ? FL_METRIC_LIVE_BYTES : FL_METRIC_LIVE_COUNT);
+}
+
+void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_summary *s,
+			     const struct fl_report *r)
+{
+	const struct fl_counts *c = &s->attributed;
+	int64_t live = (int64_t)live_of(c, true);
+	int64_t anon = report__sdiff(s->now.rss_anon, s->at_attach.rss_anon);
+	char b[4][UNITS_BUF], unmatched[48];
+
+	if (r->sample_bytes)
+		snprintf(unmatched, sizeof(unmatched), "n/a when sampling");
+	else
+		snprintf(unmatched, sizeof(unmatched), "%" PRIu64, (uint64_t)c->unmatched_frees);
+	units__bytes(b[0], UNITS_BUF, c->alloc_bytes);
+	units__bytes(b[1], UNITS_BUF, c->free_bytes);
+	units__emit(out, width, "  heap since attach%s: allocs %" PRIu64 " (%s), frees %" PRIu64
+			       " (%s), unmatched frees %s",
+		    r->sample_bytes ? " (estimated)" : "", (uint64_t)c->allocs, b[0],
+		    (uint64_t)c->frees, b[1], unmatched);
+	units__sbytes(b[0], UNITS_BUF, live);
+	units__sbytes(b[1], UNITS_BUF, anon);
+	units__sbytes(b[2], UNITS_BUF, anon - live);
+	units__emit(out, width, "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s, "
+			       "allocator holds %s more",
+		    b[0], live_of(c, false), b[1], b[2]);
+}
+
+/* Age of a live block allocated at @ts, as "12.3s". */
+static void age(char *buf, size_t len, uint64_t ts, uint64_t now)
+{
+	if (!ts || now < ts)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1fs", (double)(now - ts) / 1e9);
+}
+
+/* The smallest bucket floor below which @q of the histogram's mass lies. */
+static uint64_t quantile(const __u64 h[FL_HIST_BUCKETS], double q)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (int i = 0; i < FL_HIST_BUCKETS; i++)
+		total += h[i];
+	for (int i = 0; i < FL_HIST_BUCKETS; i++) {
+		seen += h[i];
+		if (total && (double)seen >= q * (double)total)
+			return fl_hist_floor((__u32)i);
+	}
+	return 0;
+}
+
+static void nanos(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 10000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.0fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+}
+
+void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
+{
+	char b[3][UNITS_BUF], old[16], p50[16], p99[16];
+
+	units__emit(out, width, "allocation sites%s (latency: >= bucket floor):",
+		    r->sample_bytes ? " (estimated from samples)" : "");
+	/* frees are ALLOCS - LIVE: the column goes to the site's name */
+	units__emit(out, width, "%9s %6s %6s %9s %7s %9s %6s %6s  %s", "LIVE-B", "LIVE", "OLDEST",
+		    "ALLOC-B", "ALLOCS", "SIZE~", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
+	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
+		const struct fl_call_site *s = &r->sites[i];
+		const struct fl_counts *c = &s->counts;
+
+		units__bytes(b[0], UNITS_BUF, live_of(c, true));
+		units__bytes(b[1], UNITS_BUF, c->alloc_bytes);
+		units__bytes(b[2], UNITS_BUF, quantile(s->hist.size, 0.5));
+		age(old, sizeof(old), s->oldest_ts, r->now_ns);
+		nanos(p50, sizeof(p50), quantile(s->hist.latency, 0.5));
+		nanos(p99, sizeof(p99), quantile(s->hist.latency, 0.99));
+		units__emit(out, width, "%9s %6" PRIu64 " %6s %9s %7" PRIu64 " %9s %6s %6s  %s > %s",
+			    b[0], live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
+			    s->caller, s->fn);
+	}
+	if (r->nsites > MAX_SITE_ROWS)
+		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);
+	if (!r->nsites)
+		units__emit(out, width, "(no allocations seen yet)");
+}
+
+/* One histogram as "floor:count" pairs of its non-empty buckets. */
+static void render_hist(FILE *out, unsigned width, const char *title,
+			const __u64 h[FL_HIST_BUCKETS], bool bytes)
+{
+	char line[UNITS_LINE_MAX + 1], b[UNITS_BUF];
+	size_t len = (size_t)snprintf(line, sizeof(line), "    %s:", title);
+
+	for (int i = 0; i < FL_HIST_BUCKETS && len < sizeof(line); i++) {
+		if (!h[i])
+			continue;
+		if (bytes)
+			units__bytes(b, sizeof(b), fl_hist_floor((__u32)i));
+		else
+			nanos(b, sizeof(b), fl_hist_floor((__u32)i));
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s+ %" PRIu64, b, (uint64_t)h[i]);
+	}
+	units__emit(out, width, "%s", line);
+}
+
+void alloctable__render_hists(FILE *out, unsigned width, const struct fl_report *r)
+{
+	for (size_t i = 0; i < r->nsites && i < HIST_SITES; i++) {
+		const struct fl_call_site *s = &r->sites[i];
+
+		units__emit(out, width, "  %s > %s (pid %d), log2 buckets:", s->caller, s->fn,
+			    (int)s->pid);
+		render_hist(out, width, "size", s->hist.size, true);
+		render_hist(out, width, "latency", s->hist.latency, false);
+	}
+}
