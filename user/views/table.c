@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views/table.h"
+#include "trace/collector.h"
 #include "views/alloctable.h"
 #include "views/vmtable.h"
 #include "views/flametree.h"
