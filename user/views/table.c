@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "views/table.h"
-#include "trace/collector.h"
 #include "views/alloctable.h"
 #include "views/vmtable.h"
 #include "views/flametree.h"
