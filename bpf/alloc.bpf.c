@@ -7,8 +7,8 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "faultline.h"
 #include "alloc_math.h"
+#include "faultline.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
 
@@ -142,8 +142,7 @@ static __always_inline __u64 fl_weigh(struct fl_alloc_task *st, __u64 size, __u6
 static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task *st,
 				       __u64 pid_tgid, __u64 ptr, __u64 now)
 {
-	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid,
-			      .call = st->fn };
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = st->fn };
 	struct fl_live_key lk = { .tgid = key.tgid, .ptr = ptr };
 	struct fl_walk_state w = {};
 	struct fl_live l = {};

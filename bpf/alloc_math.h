@@ -65,7 +65,7 @@ static const __u32 fl_log2_frac[17] = {
  * below 2^-11). */
 static inline __u64 fl_log2_q16(__u64 x)
 {
-	__u32 e = fl_bit_width(x) - 1; /* floor(log2 x) */
+	__u32 e = fl_bit_width(x) - 1;		  /* floor(log2 x) */
 	__u64 m = (x << (32 - e)) - (1ull << 32); /* the mantissa's fraction, 32 bits */
 	__u32 i = (m >> 28) & 15, rest = (m >> 12) & 0xffff;
 	__u64 lo = fl_log2_frac[i], hi = fl_log2_frac[i + 1];
@@ -81,7 +81,7 @@ static inline __u64 fl_log2_q16(__u64 x)
 static inline __u64 fl_sample_interval(__u64 mean, __u32 rand)
 {
 	__u64 neg_log2 = (32ull << 16) - fl_log2_q16((__u64)rand + 1); /* -log2(u), Q16 */
-	__u64 neg_ln = (neg_log2 * 45426) >> 16;			 /* x ln 2, Q16 */
+	__u64 neg_ln = (neg_log2 * 45426) >> 16;		       /* x ln 2, Q16 */
 	__u64 v = (mean * neg_ln) >> 16;
 
 	return v ? v : 1;
@@ -130,8 +130,11 @@ static inline __u64 fl_sample_count(__u64 weight, __u64 size, __u32 rand)
  * goes back (BPF) and whose oldest live block it may be (userspace). */
 static inline struct fl_key fl_live_row(__u32 tgid, const struct fl_live *l)
 {
-	struct fl_key key = { .tgid = tgid, .tid = l->tid, .origin = l->origin,
-			      .call = l->alloc_fn, .stack = l->stack };
+	struct fl_key key = { .tgid = tgid,
+			      .tid = l->tid,
+			      .origin = l->origin,
+			      .call = l->alloc_fn,
+			      .stack = l->stack };
 
 	return key;
 }

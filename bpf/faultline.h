@@ -42,17 +42,17 @@ enum fl_origin {
 
 /* Every loss the BPF side can suffer; userspace shows each one. */
 enum fl_drop {
-	FL_DROP_STACKS_FULL = 0,     /* stacks map full: a new stack could not be stored */
-	FL_DROP_STACK_FAILED = 1,    /* no user stack could be taken (bpf_get_stack failed) */
-	FL_DROP_COUNTS_FULL = 2,     /* counts map full: bytes went to the overflow key */
-	FL_DROP_MM_FULL = 3,	     /* mm_state map full: that mm's changes are not seen */
-	FL_DROP_THREADS_FULL = 4,    /* threads map full: thread name unknown */
-	FL_DROP_TASK_STORAGE = 5,    /* no task storage: stack taken without the cache */
-	FL_DROP_LIVE_FULL = 6,	     /* live table full: an allocation's free cannot be matched */
-	FL_DROP_ALLOC_STATE = 7,     /* no task storage: an allocator call was not seen */
-	FL_DROP_HISTS_FULL = 8,	     /* alloc_hists map full: a call is missing from histograms */
-	FL_DROP_PROCS_FULL = 9,	     /* procs map full: a forked child is not followed */
-	FL_DROP_VM_STATE = 10,	     /* no task storage: a memory syscall was not seen */
+	FL_DROP_STACKS_FULL = 0,  /* stacks map full: a new stack could not be stored */
+	FL_DROP_STACK_FAILED = 1, /* no user stack could be taken (bpf_get_stack failed) */
+	FL_DROP_COUNTS_FULL = 2,  /* counts map full: bytes went to the overflow key */
+	FL_DROP_MM_FULL = 3,	  /* mm_state map full: that mm's changes are not seen */
+	FL_DROP_THREADS_FULL = 4, /* threads map full: thread name unknown */
+	FL_DROP_TASK_STORAGE = 5, /* no task storage: stack taken without the cache */
+	FL_DROP_LIVE_FULL = 6,	  /* live table full: an allocation's free cannot be matched */
+	FL_DROP_ALLOC_STATE = 7,  /* no task storage: an allocator call was not seen */
+	FL_DROP_HISTS_FULL = 8,	  /* alloc_hists map full: a call is missing from histograms */
+	FL_DROP_PROCS_FULL = 9,	  /* procs map full: a forked child is not followed */
+	FL_DROP_VM_STATE = 10,	  /* no task storage: a memory syscall was not seen */
 	FL_DROP__COUNT = 11,
 };
 
@@ -137,7 +137,7 @@ struct fl_key {
 	 * (enum fl_vm_call, --vm) and the RSS changes made inside it.
 	 */
 	__u32 call;
-	__u64 stack;	/* key of the stacks map (a hash of the frames); 0 for origins but USER */
+	__u64 stack; /* key of the stacks map (a hash of the frames); 0 for origins but USER */
 	/*
 	 * The code address found at the user stack pointer, 0 when it points to no executable
 	 * mapping. In a function without a frame (glibc's syscall wrappers, memset) it is the
@@ -166,11 +166,11 @@ struct fl_counts {
 	__u64 faults;		   /* user page faults */
 	__u64 write_faults;	   /* ... of which write faults (error_code bit 1) */
 	/* --alloc rows: weights, so estimates under --sample-bytes (exact counts without) */
-	__u64 allocs;		/* allocations made here */
-	__u64 alloc_bytes;	/* bytes their callers asked for */
-	__u64 frees;		/* of those allocations, freed since */
+	__u64 allocs;	   /* allocations made here */
+	__u64 alloc_bytes; /* bytes their callers asked for */
+	__u64 frees;	   /* of those allocations, freed since */
 	__u64 free_bytes;
-	__u64 unmatched_frees;	/* frees of blocks allocated before attach: no size known */
+	__u64 unmatched_frees; /* frees of blocks allocated before attach: no size known */
 	/* Peak attribution (rss_math.h fl_at_peak): the row's net resident bytes when its mm
 	 * last reached a new peak, valid while peak_seq equals the mm's. Userspace turns it into
 	 * the net at the peak. */

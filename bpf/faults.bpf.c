@@ -5,13 +5,13 @@
  * (exceptions:page_fault_user) counted on the same stack.
  */
 #include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 #include "faultline.h"
-#include "rss_math.h"
-#include "maps.bpf.h"
-#include "stack.bpf.h"
 #include "mapping.bpf.h"
+#include "maps.bpf.h"
+#include "rss_math.h"
+#include "stack.bpf.h"
 
 /* include/linux/sched.h: not in BTF, stable for years */
 #define PF_MEMALLOC 0x00000800
@@ -22,8 +22,7 @@
 struct fl_stats stats;
 
 /* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
-static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member,
-				      __s64 delta)
+static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member, __s64 delta)
 {
 	struct fl_counts *c = fl_counts_get(key);
 	__u64 grow, release;

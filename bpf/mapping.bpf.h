@@ -7,14 +7,14 @@
 #define FAULTLINE_MAPPING_BPF_H
 
 #include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 #include "faultline.h"
 
 /* --by mapping: tag every change with the class of the mapping it hit */
 const volatile bool map_classes __weak = false;
 
-#define FL_VM_HUGETLB 0x00400000 /* include/linux/mm.h */
+#define FL_VM_HUGETLB 0x00400000  /* include/linux/mm.h */
 #define FL_TMPFS_MAGIC 0x01021994 /* include/uapi/linux/magic.h: tmpfs, memfd, SysV shm */
 #define FL_HPAGE_PMD_SIZE (2ULL << 20)
 #define FL_EBUSY 16
@@ -138,8 +138,8 @@ cached:
 	key->map_file = c->file;
 	/* whose stack an anonymous mapping is depends on the faulting thread's sp */
 	if (c->class == FL_MAP_ANON || c->class == FL_MAP_THREAD_STACK)
-		key->map_class = c->start <= m.sp && m.sp < c->end ? FL_MAP_THREAD_STACK
-								   : FL_MAP_ANON;
+		key->map_class = c->start <= m.sp && m.sp < c->end ? FL_MAP_THREAD_STACK :
+								     FL_MAP_ANON;
 }
 
 #endif /* FAULTLINE_MAPPING_BPF_H */

@@ -4,8 +4,8 @@
  * changes), fork (-f: a new process of a target becomes one), thread renames.
  */
 #include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 #include "faultline.h"
 #include "maps.bpf.h"
 

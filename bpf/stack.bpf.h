@@ -7,8 +7,8 @@
 #define FAULTLINE_STACK_BPF_H
 
 #include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 #include "maps.bpf.h"
 
 /*
@@ -168,8 +168,7 @@ static __always_inline __u64 fl_fp_walk(struct fl_walk_state *w, __u64 ip)
  * NULL when no stack was taken.
  */
 static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp,
-							struct fl_key *key,
-							struct fl_walk_state *w)
+							struct fl_key *key, struct fl_walk_state *w)
 {
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);

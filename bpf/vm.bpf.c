@@ -6,13 +6,13 @@
  * charged to the call's row too: who gave memory back, and who populated it.
  */
 #include "vmlinux.h"
-#include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
 #include "faultline.h"
-#include "vm_math.h"
+#include "mapping.bpf.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
-#include "mapping.bpf.h"
+#include "vm_math.h"
 
 /* The arguments of the memory syscall each target thread is inside, from entry to exit. */
 struct {
@@ -27,8 +27,8 @@ struct {
  * @class: the class of the mapping the call makes (mmap, brk), or 0 to look up the one at
  * @addr (--by mapping).
  */
-static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u64 addr,
-					__u64 len, __u64 arg, __u64 old_brk)
+static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u64 addr, __u64 len,
+					__u64 arg, __u64 old_brk)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };

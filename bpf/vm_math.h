@@ -34,8 +34,8 @@ static inline __u32 fl_mmap_call(__u64 flags)
 
 	if (!(flags & FL_MAP_ANONYMOUS))
 		return FL_VM_MMAP_FILE;
-	return type == FL_MAP_SHARED || type == FL_MAP_SHARED_VALIDATE ? FL_VM_MMAP_SHARED
-								       : FL_VM_MMAP_ANON;
+	return type == FL_MAP_SHARED || type == FL_MAP_SHARED_VALIDATE ? FL_VM_MMAP_SHARED :
+									 FL_VM_MMAP_ANON;
 }
 
 #define FL_MAP_HUGETLB_FLAG 0x40000

@@ -5,6 +5,7 @@
  * ours are printed here, getopt prints its own for unknown options and missing arguments, and
  * argp's "Try `faultline --help'" hint after it is sent to a memory stream and dropped.
  */
+#include "cli.h"
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
 #include "cli_options.h"
 
 #define DEFAULT_INTERVAL_S 1.0
@@ -29,17 +29,15 @@
 #define MAX_MAX_LIVE 67108864
 #define MAX_SAMPLE_BYTES 4294967296.0 /* keeps the BPF side's fixed-point draws exact */
 
-
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
 #define STOP_DONE ECANCELED
 
-
 struct cli_state {
 	struct fl_config *cfg;
-	FILE *hint;	  /* argp's err_stream: its hints are dropped */
+	FILE *hint; /* argp's err_stream: its hints are dropped */
 	char *hint_buf;
 	size_t hint_len;
-	bool done;	  /* --help or --version printed */
+	bool done; /* --help or --version printed */
 };
 
 __attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
@@ -167,8 +165,7 @@ static int parse_output(const char *opt, const char *arg, const char **out)
 /* Two machine outputs on stdout would be one stream no program could split. */
 int config__stdout_outputs(const struct fl_config *cfg)
 {
-	return (cfg->folded && !strcmp(cfg->folded, "-")) +
-	       (cfg->json && !strcmp(cfg->json, "-")) +
+	return (cfg->folded && !strcmp(cfg->folded, "-")) + (cfg->json && !strcmp(cfg->json, "-")) +
 	       (cfg->json_stream && !strcmp(cfg->json_stream, "-"));
 }
 
@@ -270,7 +267,8 @@ static int check_alloc(const struct fl_config *cfg)
 	if (cfg->alloc)
 		return 0;
 	if (cfg->alloc_lib || cfg->alloc_prefix || cfg->max_live_given || cfg->sample_bytes) {
-		usage_error("--alloc-lib, --alloc-prefix, --max-live and --sample-bytes need --alloc");
+		usage_error(
+			"--alloc-lib, --alloc-prefix, --max-live and --sample-bytes need --alloc");
 		return -EINVAL;
 	}
 	if (metric__needs_alloc(cfg->metric)) {
@@ -320,8 +318,10 @@ static int parse_special(struct argp_state *state, struct cli_state *cs, int key
 		cs->done = true;
 		return STOP_DONE;
 	case ARGP_KEY_END:
-		return -(check_target(cs->cfg) ?: check_alloc(cs->cfg) ?: check_vm(cs->cfg)
-				 ?: check_outputs(cs->cfg));
+		return -(check_target(cs->cfg)	      ?:
+				 check_alloc(cs->cfg) ?:
+				 check_vm(cs->cfg)    ?:
+							check_outputs(cs->cfg));
 	}
 	return ARGP_ERR_UNKNOWN;
 }

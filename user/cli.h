@@ -13,32 +13,32 @@
 struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
-	char **command;	     /* argv after "--" (NULL-terminated; points into argv), or NULL */
-	bool children;	     /* -f: follow the processes the targets fork */
-	double duration_s;   /* -d; 0 = until the targets exit or a signal */
-	double interval_s;   /* -i; default 1 */
-	unsigned top;	     /* --top; default 20 */
-	bool threads;	     /* -T */
-	bool quiet;	     /* -q */
-	bool plain;	     /* --plain: no interactive view on a terminal */
-	int verbose;	     /* -v, repeatable */
-	const char *folded;  /* --folded FILE, "-" for stdout; NULL for none */
-	const char *pprof;   /* --pprof FILE (gzip-compressed profile.proto); NULL for none */
-	const char *json;    /* --json FILE: one document at the end; "-" for stdout */
-	const char *json_stream; /* --json-stream FILE: one document per line and refresh */
-	const char *svg;     /* --svg FILE: a flame graph at the end; NULL for none */
-	enum fl_metric metric; /* --metric; default resident */
-	bool metric_given;     /* --metric was on the command line */
-	uint32_t stack_storage; /* --stack-storage N: stack map entries; default 16384 */
-	bool alloc;		/* --alloc: allocator probes */
-	const char *alloc_lib;	/* --alloc-lib PATH, or NULL: found per target */
+	char **command;		  /* argv after "--" (NULL-terminated; points into argv), or NULL */
+	bool children;		  /* -f: follow the processes the targets fork */
+	double duration_s;	  /* -d; 0 = until the targets exit or a signal */
+	double interval_s;	  /* -i; default 1 */
+	unsigned top;		  /* --top; default 20 */
+	bool threads;		  /* -T */
+	bool quiet;		  /* -q */
+	bool plain;		  /* --plain: no interactive view on a terminal */
+	int verbose;		  /* -v, repeatable */
+	const char *folded;	  /* --folded FILE, "-" for stdout; NULL for none */
+	const char *pprof;	  /* --pprof FILE (gzip-compressed profile.proto); NULL for none */
+	const char *json;	  /* --json FILE: one document at the end; "-" for stdout */
+	const char *json_stream;  /* --json-stream FILE: one document per line and refresh */
+	const char *svg;	  /* --svg FILE: a flame graph at the end; NULL for none */
+	enum fl_metric metric;	  /* --metric; default resident */
+	bool metric_given;	  /* --metric was on the command line */
+	uint32_t stack_storage;	  /* --stack-storage N: stack map entries; default 16384 */
+	bool alloc;		  /* --alloc: allocator probes */
+	const char *alloc_lib;	  /* --alloc-lib PATH, or NULL: found per target */
 	const char *alloc_prefix; /* --alloc-prefix PREFIX, or NULL */
-	uint32_t max_live;	/* --max-live N: live-allocation map entries */
+	uint32_t max_live;	  /* --max-live N: live-allocation map entries */
 	bool max_live_given;
-	uint64_t sample_bytes;	/* --sample-bytes N: mean bytes between samples; 0 = all */
-	bool vm;		/* --vm: memory syscall tracepoints */
-	bool by_stack;		/* --by: frames are the call stack (default) ... */
-	bool by_mapping;	/* ... and/or the class of the mapping the change hit */
+	uint64_t sample_bytes; /* --sample-bytes N: mean bytes between samples; 0 = all */
+	bool vm;	       /* --vm: memory syscall tracepoints */
+	bool by_stack;	       /* --by: frames are the call stack (default) ... */
+	bool by_mapping;       /* ... and/or the class of the mapping the change hit */
 };
 
 #ifndef FAULTLINE_VERSION /* the Makefile defines it */

@@ -5,20 +5,20 @@
  * the files list them, and the tree (with the frames' totals) is left to the differential
  * flame graph.
  */
+#include "diff.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/grow.h"
+#include "base/units.h"
 #include "cli.h"
-#include "diff.h"
 #include "formats/foldedread.h"
 #include "formats/jsonprofile.h"
 #include "formats/output.h"
-#include "base/grow.h"
 #include "formats/svg.h"
-#include "base/units.h"
 
 #define MAX_TOP 1000000
 #define FIXED_COLS 44 /* the four number columns and their spaces, before the stack */
@@ -361,14 +361,14 @@ static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum 
 {
 	char vb[UNITS_BUF], va[UNITS_BUF], vd[UNITS_BUF], pc[16];
 
-	units__emit(out, width, "%10s %10s %11s %8s  %s", units__value(vb, sizeof(vb), b, metric__is_bytes(m)),
+	units__emit(out, width, "%10s %10s %11s %8s  %s",
+		    units__value(vb, sizeof(vb), b, metric__is_bytes(m)),
 		    units__value(va, sizeof(va), a, metric__is_bytes(m)),
 		    units__svalue(vd, sizeof(vd), (int64_t)(a - b), metric__is_bytes(m)),
 		    units__change(pc, sizeof(pc), b, a, true), what);
 }
 
-void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
-		 unsigned width)
+void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width)
 {
 	char stack[UNITS_LINE_MAX + 1], vg[UNITS_BUF], vs[UNITS_BUF];
 	enum fl_metric m = cfg->metric;
@@ -378,9 +378,12 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 		    cfg->after);
 	units__emit(out, width, "%10s %10s %11s %8s", "BEFORE", "AFTER", "DELTA", "CHANGE");
 	print_row(out, d->total_before, d->total_after, "total", m, width);
-	units__emit(out, width, "stacks: %zu -> %zu; %zu grew (%s), %zu shrank (%s), %zu new, "
-		    "%zu gone, %zu unchanged", d->stacks_before, d->stacks_after, d->grew,
-		    units__svalue(vg, sizeof(vg), (int64_t)d->grown, metric__is_bytes(m)), d->shrank,
+	units__emit(out, width,
+		    "stacks: %zu -> %zu; %zu grew (%s), %zu shrank (%s), %zu new, "
+		    "%zu gone, %zu unchanged",
+		    d->stacks_before, d->stacks_after, d->grew,
+		    units__svalue(vg, sizeof(vg), (int64_t)d->grown, metric__is_bytes(m)),
+		    d->shrank,
 		    units__svalue(vs, sizeof(vs), -(int64_t)d->shrunk, metric__is_bytes(m)),
 		    d->added, d->gone, d->same);
 	fputc('\n', out);
@@ -438,8 +441,10 @@ static int load(const char *path, enum fl_metric m, struct profile **p)
 static int write_svg(const struct diff_config *cfg, const struct profile *b,
 		     const struct profile *a)
 {
-	struct svg_opts o = { .metric = cfg->metric, .title = "faultline diff",
-			      .before_name = cfg->before, .after_name = cfg->after };
+	struct svg_opts o = { .metric = cfg->metric,
+			      .title = "faultline diff",
+			      .before_name = cfg->before,
+			      .after_name = cfg->after };
 	FILE *f;
 	int err = output_open(cfg->svg, &f);
 

@@ -13,7 +13,7 @@
 #define DIFF_DEFAULT_TOP 20
 
 struct diff_config {
-	const char *before;    /* the two folded files */
+	const char *before; /* the two folded files */
 	const char *after;
 	const char *svg;       /* --svg FILE, or NULL */
 	unsigned top;	       /* --top N: rows printed */
@@ -50,8 +50,7 @@ int diff__compute(const struct profile *before, const struct profile *after, enu
 
 /* Prints the totals and the @cfg->top first rows of @d, each line within @width columns
  * (20..1000; a long stack keeps its first frame and as many leaf-side frames as fit). */
-void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
-		 unsigned width);
+void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width);
 
 void diff__fini(struct diff *d);
 

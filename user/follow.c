@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "follow.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include "base/grow.h"
-#include "follow.h"
 
 void follow__start_naming(struct session *s, struct target *t)
 {
@@ -137,7 +137,6 @@ void follow__reload_execs(struct session *s)
 	}
 	free(execd);
 }
-
 
 void follow__exits(struct session *s)
 {

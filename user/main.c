@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* faultline: where resident memory grows, by call stack and by thread. */
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/libbpf.h>
 #include "cli.h"
 #include "diff.h"
 #include "session.h"

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "session.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -13,7 +14,6 @@
 #include "follow.h"
 #include "formats/folded.h"
 #include "formats/output.h"
-#include "session.h"
 #include "session_state.h"
 #include "views/table.h"
 #include "views/tui.h"
@@ -83,9 +83,10 @@ static void announce(const struct session *s)
 	if (s->note)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
 	if (s->cfg->verbose)
-		fprintf(stderr, "faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
-				"updates %s\n", s->cfg->stack_storage,
-			s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
+		fprintf(stderr,
+			"faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
+			"updates %s\n",
+			s->cfg->stack_storage, s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
 			tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
 }
 
@@ -152,10 +153,11 @@ static int setup(struct session *s)
 	s->metric = cfg->metric;
 	s->threads = cfg->threads;
 	if (tracer__rss_batched(s->tracer)) {
-		s->note = "this kernel batches RSS counter updates per thread (before Linux 6.2): "
-			  "bytes per stack are approximate (each flush of up to 64 faults lands on one "
-			  "stack), so stacks are ranked by faults unless --metric says otherwise; "
-			  "process totals and fault counts are exact";
+		s->note =
+			"this kernel batches RSS counter updates per thread (before Linux 6.2): "
+			"bytes per stack are approximate (each flush of up to 64 faults lands on one "
+			"stack), so stacks are ranked by faults unless --metric says otherwise; "
+			"process totals and fault counts are exact";
 		if (!cfg->metric_given)
 			s->metric = FL_METRIC_FAULTS;
 	}
@@ -167,7 +169,8 @@ static int setup(struct session *s)
 		return -ENOMEM;
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	if (cfg->alloc)
-		collector__set_alloc(s->col, tracer__live_fd(s->tracer), tracer__hists_fd(s->tracer));
+		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
+				     tracer__hists_fd(s->tracer));
 	err = add_targets(s);
 	if (!err)
 		err = tracer__attach(s->tracer);
@@ -207,8 +210,8 @@ static void redraw(FILE *out, const char *text, unsigned rows)
 }
 
 /* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live. */
-static void render(FILE *out, const struct snapshot *snap, const struct table_opts *to,
-		   bool live, unsigned rows)
+static void render(FILE *out, const struct snapshot *snap, const struct table_opts *to, bool live,
+		   unsigned rows)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -246,14 +249,23 @@ static void write_stream(struct session *s, const struct snapshot *snap,
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = s->threads, .metric = s->metric,
-				    .alloc = cfg->alloc, .vm = cfg->vm, .by_stack = cfg->by_stack,
-				    .by_mapping = cfg->by_mapping, .pprof = final && cfg->pprof };
-	struct table_opts to = { .top = cfg->top, .metric = s->metric, .threads = s->threads,
-				 .min_share = 0.005, .peak_column = final,
+	struct snapshot_opts so = { .threads = s->threads,
+				    .metric = s->metric,
+				    .alloc = cfg->alloc,
+				    .vm = cfg->vm,
+				    .by_stack = cfg->by_stack,
+				    .by_mapping = cfg->by_mapping,
+				    .pprof = final && cfg->pprof };
+	struct table_opts to = { .top = cfg->top,
+				 .metric = s->metric,
+				 .threads = s->threads,
+				 .min_share = 0.005,
+				 .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
-	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION, .metric = s->metric,
-				      .threads = s->threads, .children = cfg->children,
+	struct jsonreport_opts jo = { .version = FAULTLINE_VERSION,
+				      .metric = s->metric,
+				      .threads = s->threads,
+				      .children = cfg->children,
 				      .by_stack = cfg->by_stack };
 	/* a machine format on stdout keeps it to itself: the tables go to stderr */
 	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
@@ -314,7 +326,6 @@ cleanup:
 	snapshot__fini(&snap);
 	return err;
 }
-
 
 /* A launched command that exits ends the session; so does the last attached process. */
 static void reap(struct session *s)
@@ -417,7 +428,8 @@ static void teardown(struct session *s)
 
 int session__run(const struct fl_config *cfg)
 {
-	struct session s = { .cfg = cfg, .sigfd = -1,
+	struct session s = { .cfg = cfg,
+			     .sigfd = -1,
 			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose } };
 	int err;
 
@@ -428,10 +440,10 @@ int session__run(const struct fl_config *cfg)
 	s.tui = NULL;
 	snapshot__fini(&s.shown);
 	if (!err) {
-		follow__discover(&s); /* the loop's last wake-up may not have looked (reap() does) */
+		follow__discover(
+			&s); /* the loop's last wake-up may not have looked (reap() does) */
 		err = show(&s, true);
-	}
-	else if (s.child_waiting)
+	} else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);
 	return err || s.stream_err ? 1 : 0;

@@ -25,19 +25,19 @@ struct session {
 	struct frames *frames;
 	struct target_set targets; /* the given ones, then the children -f found */
 	struct launch launch;
-	bool launched;	   /* a launched child we have not reaped */
+	bool launched;	    /* a launched child we have not reaped */
 	bool child_waiting; /* ... still blocked before its exec */
 	int sigfd;
 	double start;
 	bool stop;
 	const char *note;
-	enum fl_metric metric; /* --metric, or faults when the kernel batches RSS updates */
-	bool threads;	       /* -T, or as the interactive view switched it */
+	enum fl_metric metric;	 /* --metric, or faults when the kernel batches RSS updates */
+	bool threads;		 /* -T, or as the interactive view switched it */
 	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v */
-	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
-	struct snapshot shown; /* what the interactive view reads for its redraws */
-	FILE *stream;	       /* --json-stream, open for the whole session; NULL: none */
-	int stream_err;	       /* its write failed: streaming stopped, the exit status is 1 */
+	struct tui *tui;	 /* the interactive view, on a terminal; NULL for plain output */
+	struct snapshot shown;	 /* what the interactive view reads for its redraws */
+	FILE *stream;		 /* --json-stream, open for the whole session; NULL: none */
+	int stream_err;		 /* its write failed: streaming stopped, the exit status is 1 */
 };
 
 #endif /* FAULTLINE_SESSION_STATE_H */

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "snapshot.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "model/calls.h"
 #include "formats/folded.h"
 #include "formats/output.h"
-#include "symbols/mapclass.h"
-#include "snapshot.h"
 #include "formats/svg.h"
+#include "model/calls.h"
+#include "symbols/mapclass.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
 {
@@ -204,9 +204,8 @@ static void sort_threads(struct snapshot *snap, enum fl_metric m)
  * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
  * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
  */
-static int add_pprof_sample(struct snapshot *snap, const struct target *t,
-			    const struct fl_row *r, const char *const *path, const uint64_t *addrs,
-			    size_t depth)
+static int add_pprof_sample(struct snapshot *snap, const struct target *t, const struct fl_row *r,
+			    const char *const *path, const uint64_t *addrs, size_t depth)
 {
 	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
 	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
@@ -223,17 +222,21 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t,
 		struct pprof_frame *f = &frames[depth - 1 - i];
 		struct symbolizer_mapping m;
 
-		*f = (struct pprof_frame){ .name = path[i], .address = addrs[i], .pid = r->key.tgid };
+		*f = (struct pprof_frame){ .name = path[i],
+					   .address = addrs[i],
+					   .pid = r->key.tgid };
 		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
 			continue;
-		maps[i] = (struct pprof_mapping){ .start = m.start, .limit = m.end,
-						  .offset = m.offset, .file = m.path,
+		maps[i] = (struct pprof_mapping){ .start = m.start,
+						  .limit = m.end,
+						  .offset = m.offset,
+						  .file = m.path,
 						  .build_id = m.build_id,
 						  .build_id_len = m.build_id_len };
 		f->mapping = &maps[i];
 	}
-	return pprof__add_sample(snap->pprof, frames, depth, values,
-				 row_thread(snap, r->key.tid), r->key.tgid, r->key.tid);
+	return pprof__add_sample(snap->pprof, frames, depth, values, row_thread(snap, r->key.tid),
+				 r->key.tgid, r->key.tid);
 }
 
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
@@ -259,8 +262,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		memcpy(&addrs[depth], ips, n * sizeof(*ips));
 		depth += n;
 	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
-		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]"
-								: snapshot__origin_frame(r->key.origin);
+		path[depth++] = r->key.origin == FL_ORIGIN_USER ?
+					"[stack lost]" :
+					snapshot__origin_frame(r->key.origin);
 	}
 	/* the stack of a call's row ends in its caller: the call is the leaf */
 	if (o->by_stack && r->key.call)
@@ -333,8 +337,7 @@ static void site_merge(struct fl_call_site *dst, const struct fl_call_site *src)
  * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
  * call, whose leaf is the libc syscall wrapper.
  */
-static void name_caller(char *buf, size_t len, const char *const *names, size_t depth,
-			size_t want)
+static void name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want)
 {
 	size_t used = 0;
 
@@ -356,9 +359,8 @@ static enum fl_metric site_metric(enum fl_metric m, bool vm)
 /* The rows of allocator calls (or, @vm, of memory syscalls) summed over threads into sites,
  * heaviest first (site_metric). */
 static int build_sites(const struct snapshot_opts *o, const struct collector *col,
-		       struct frames *frames, struct target *targets,
-		       const struct target_index *ix, size_t ntargets, bool vm,
-		       struct fl_call_site **out, size_t *nout)
+		       struct frames *frames, struct target *targets, const struct target_index *ix,
+		       size_t ntargets, bool vm, struct fl_call_site **out, size_t *nout)
 {
 	enum fl_metric m = site_metric(o->metric, vm);
 	size_t nrows, n = 0, nsites = 0;
@@ -509,8 +511,8 @@ int snapshot__write_json(const struct snapshot *snap, const char *path,
 	FILE *f;
 	int err = output_open(path, &f);
 
-	return err ? err
-		   : output_close(f, path, jsonreport__write(f, &snap->report, snap->profile, o));
+	return err ? err :
+		     output_close(f, path, jsonreport__write(f, &snap->report, snap->profile, o));
 }
 
 /* "pid 12 app, pid 14 worker, +3 more", in the targets' order. */

@@ -4,19 +4,19 @@
 #define FAULTLINE_SNAPSHOT_H
 
 #include "cli.h"
-#include "trace/collector.h"
-#include "trace/frames.h"
-#include "formats/pprof.h"
 #include "formats/jsonreport.h"
+#include "formats/pprof.h"
 #include "model/profile.h"
 #include "model/report.h"
+#include "trace/collector.h"
+#include "trace/frames.h"
 #include "trace/targets.h"
 
 struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */
 	enum fl_metric metric;
-	bool alloc; /* --alloc: build the allocation sites too */
-	bool vm;    /* --vm: build the memory call sites too */
+	bool alloc;	 /* --alloc: build the allocation sites too */
+	bool vm;	 /* --vm: build the memory call sites too */
 	bool by_stack;	 /* the stack's frames (and the call's) below the process [and thread] */
 	bool by_mapping; /* the mapping class as the last frame (file path for a file) */
 	bool pprof;	 /* build the pprof model too (with addresses and mappings) */

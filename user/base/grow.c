@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include <stdlib.h>
 #include "base/grow.h"
+#include <stdlib.h>
 
 void *grow__reserve(void *arr, size_t *cap, size_t n, size_t size)
 {

@@ -3,8 +3,8 @@
 #ifndef FAULTLINE_PROCFS_H
 #define FAULTLINE_PROCFS_H
 
-#include <stddef.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -16,12 +16,12 @@ struct proc_status {
 	uint64_t rss_file;
 	uint64_t rss_shmem;
 	uint64_t vm_swap;
-	uint64_t vm_pte;	/* page tables: part of a process's private cost, not of RSS */
-	uint64_t hugetlb;	/* HugetlbPages: hugetlbfs pages, never in RSS */
+	uint64_t vm_pte;  /* page tables: part of a process's private cost, not of RSS */
+	uint64_t hugetlb; /* HugetlbPages: hugetlbfs pages, never in RSS */
 	/* /proc/PID/smaps_rollup: shared pages split among the processes that map them */
-	bool have_pss;		/* the kernel has smaps_rollup (4.14) and it was readable */
+	bool have_pss; /* the kernel has smaps_rollup (4.14) and it was readable */
 	uint64_t pss;
-	uint64_t pss_anon;	/* Pss_Anon, Pss_File, Pss_Shmem: Linux 5.1 and later */
+	uint64_t pss_anon; /* Pss_Anon, Pss_File, Pss_Shmem: Linux 5.1 and later */
 	uint64_t pss_file;
 	uint64_t pss_shmem;
 	int tgid; /* Tgid: the process a thread id belongs to (0 when the file has none) */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+#include "base/units.h"
 #include <inttypes.h>
-#include <stdlib.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "base/units.h"
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 static const char *const unit_names[] = { "B", "KiB", "MiB", "GiB" };
 #define NUNITS (sizeof(unit_names) / sizeof(unit_names[0]))
@@ -138,7 +138,8 @@ const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after
 	else if (!after && say_gone)
 		snprintf(buf, len, "gone");
 	else
-		snprintf(buf, len, "%+.1f%%", 100.0 * ((double)after - (double)before) / (double)before);
+		snprintf(buf, len, "%+.1f%%",
+			 100.0 * ((double)after - (double)before) / (double)before);
 	return buf;
 }
 

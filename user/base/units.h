@@ -46,7 +46,7 @@ size_t units__utf8_len(const unsigned char *s, size_t n, size_t *bad);
 
 /* printf()s one line to @out: control characters replaced, cut to @width (<= UNITS_LINE_MAX)
  * with units__fit(), then a newline. */
-__attribute__((format(printf, 3, 4))) void units__emit(FILE *out, unsigned width,
-						       const char *fmt, ...);
+__attribute__((format(printf, 3, 4))) void units__emit(FILE *out, unsigned width, const char *fmt,
+						       ...);
 
 #endif /* FAULTLINE_UNITS_H */

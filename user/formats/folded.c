@@ -5,11 +5,11 @@
  * In frame names ';' becomes ':' and every control character (newline, tab, ...) a space:
  * ';' separates frames and a line must hold exactly one stack.
  */
+#include "formats/folded.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/folded.h"
 
 struct folded_ctx {
 	FILE *out;

@@ -4,13 +4,13 @@
  * names every problem (up to a bound), but a file with a bad line is refused: a diff of half
  * a file would rank the missing stacks as shrunk.
  */
+#include "formats/foldedread.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/foldedread.h"
 
 struct reader {
 	const char *name;
@@ -100,8 +100,7 @@ static size_t split_frames(struct reader *r, char *s)
 }
 
 /* One line without its newline: 0 (added or skipped), -EINVAL (reported), -ENOMEM. */
-static int read_line(struct reader *r, char *line, size_t len, struct profile *p,
-		     enum fl_metric m)
+static int read_line(struct reader *r, char *line, size_t len, struct profile *p, enum fl_metric m)
 {
 	struct fl_counts c;
 	uint64_t v;
@@ -155,7 +154,8 @@ int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m
 	} else if (err != -ENOMEM && r.bad) {
 		if (r.bad > FOLDED_MAX_ERRORS)
 			fprintf(errs, "faultline: %s: %zu more bad line%s\n", name,
-				r.bad - FOLDED_MAX_ERRORS, r.bad - FOLDED_MAX_ERRORS > 1 ? "s" : "");
+				r.bad - FOLDED_MAX_ERRORS,
+				r.bad - FOLDED_MAX_ERRORS > 1 ? "s" : "");
 		err = -EINVAL;
 	}
 	free(line);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "formats/intern.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
-#include "formats/intern.h"
 
 void intern__init(struct intern *t, size_t size)
 {

@@ -5,11 +5,11 @@
  * checked against the well-formed byte sequences of the Unicode standard (table 3-7), which
  * also rules out overlong forms, surrogates and code points above U+10FFFF.
  */
+#include "formats/json.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-#include "formats/json.h"
 #include "base/units.h"
 
 void json__init(struct json *j, FILE *out)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "formats/jsonprofile.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "formats/foldedread.h"
-#include "formats/jsonprofile.h"
 #include "formats/jsonread.h"
 #include "formats/jsonreport.h"
 
@@ -55,7 +55,9 @@ static void read_kinds(const struct jv *o, __u64 v[FL_MEMBERS])
 	static const struct {
 		const char *key;
 		int member;
-	} kinds[] = { { "anon", FL_ANON }, { "file", FL_FILE }, { "shmem", FL_SHMEM },
+	} kinds[] = { { "anon", FL_ANON },
+		      { "file", FL_FILE },
+		      { "shmem", FL_SHMEM },
 		      { "swap", FL_SWAP } };
 	uint64_t x;
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "formats/jsonread.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/jsonread.h"
 #include "base/units.h"
 
 struct jv_parser {

@@ -13,7 +13,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum jv_type { JV_NULL, JV_BOOL, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
+enum jv_type {
+	JV_NULL,
+	JV_BOOL,
+	JV_NUM,
+	JV_STR,
+	JV_ARR,
+	JV_OBJ
+};
 
 struct jv {
 	enum jv_type type;
@@ -23,7 +30,7 @@ struct jv {
 	struct jv *items; /* JV_ARR, JV_OBJ: elements, or members' values */
 	char **keys;	  /* JV_OBJ: members' names */
 	size_t n;
-	size_t cap;	  /* JV_ARR, JV_OBJ: room in items (and keys) */
+	size_t cap; /* JV_ARR, JV_OBJ: room in items (and keys) */
 };
 
 /* Parses exactly one JSON text (whitespace around it allowed) from @s, @len bytes. Returns 0,

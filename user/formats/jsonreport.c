@@ -5,22 +5,17 @@
  * measured is null, and a field only an option fills (--alloc, --vm, --by mapping) is absent
  * without it, so that 0 always means "measured, and zero". docs/json.md is the schema.
  */
+#include "formats/jsonreport.h"
 #include <string.h>
 #include "formats/json.h"
-#include "formats/jsonreport.h"
 
 /* The drops by name: identifiers a program can rely on, unlike the table's wording. */
 static const char *const drop_keys[FL_DROP__COUNT] = {
-	[FL_DROP_STACKS_FULL] = "stacks_map_full",
-	[FL_DROP_STACK_FAILED] = "stacks_failed",
-	[FL_DROP_COUNTS_FULL] = "counts_map_full",
-	[FL_DROP_MM_FULL] = "mm_map_full",
-	[FL_DROP_THREADS_FULL] = "threads_map_full",
-	[FL_DROP_TASK_STORAGE] = "task_storage",
-	[FL_DROP_LIVE_FULL] = "live_table_full",
-	[FL_DROP_ALLOC_STATE] = "alloc_calls_unseen",
-	[FL_DROP_HISTS_FULL] = "hists_map_full",
-	[FL_DROP_PROCS_FULL] = "procs_map_full",
+	[FL_DROP_STACKS_FULL] = "stacks_map_full",   [FL_DROP_STACK_FAILED] = "stacks_failed",
+	[FL_DROP_COUNTS_FULL] = "counts_map_full",   [FL_DROP_MM_FULL] = "mm_map_full",
+	[FL_DROP_THREADS_FULL] = "threads_map_full", [FL_DROP_TASK_STORAGE] = "task_storage",
+	[FL_DROP_LIVE_FULL] = "live_table_full",     [FL_DROP_ALLOC_STATE] = "alloc_calls_unseen",
+	[FL_DROP_HISTS_FULL] = "hists_map_full",     [FL_DROP_PROCS_FULL] = "procs_map_full",
 	[FL_DROP_VM_STATE] = "vm_calls_unseen",
 };
 
@@ -79,9 +74,10 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	json__fixed(j, "elapsed_s", r->elapsed_s, 3);
 	json__str(j, "metric", metric__name(o->metric));
 	json__object_begin(j, "options");
-	json__str(j, "by", o->by_stack && r->map_classes ? "stack,mapping"
-			   : r->map_classes		   ? "mapping"
-							  : "stack");
+	json__str(j, "by",
+		  o->by_stack && r->map_classes ? "stack,mapping" :
+		  r->map_classes		? "mapping" :
+						  "stack");
 	json__bool(j, "threads", o->threads);
 	json__bool(j, "children", o->children);
 	json__bool(j, "alloc", r->alloc);

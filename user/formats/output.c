@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "formats/output.h"
 #include <errno.h>
 #include <string.h>
-#include "formats/output.h"
 
 int output_open(const char *path, FILE **f)
 {

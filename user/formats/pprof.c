@@ -4,6 +4,7 @@
  * (intern.h): their ids are the ids profile.proto uses (0 means none), and string 0 is "" as
  * the format requires.
  */
+#include "formats/pprof.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,7 +13,6 @@
 #include <zlib.h>
 #include "base/grow.h"
 #include "formats/intern.h"
-#include "formats/pprof.h"
 #include "formats/protobuf.h"
 
 /* Field numbers of profile.proto. */
@@ -185,8 +185,11 @@ static uint64_t mapping_id(struct pprof *p, const struct pprof_mapping *m)
 		return 0;
 	for (size_t i = 0; i < m->build_id_len && i < 64; i++)
 		snprintf(hex + 2 * i, 3, "%02x", m->build_id[i]);
-	r = (struct map_rec){ .start = m->start, .limit = m->limit, .offset = m->offset,
-			      .file = string_id(p, m->file), .build_id = string_id(p, hex) };
+	r = (struct map_rec){ .start = m->start,
+			      .limit = m->limit,
+			      .offset = m->offset,
+			      .file = string_id(p, m->file),
+			      .build_id = string_id(p, hex) };
 	if (r.file == (uint64_t)-1 || r.build_id == (uint64_t)-1)
 		return (uint64_t)-1;
 	id = intern__id(&p->maps, &r);
@@ -215,7 +218,9 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid)
 {
 	char pid_str[16];
-	struct sample_rec s = { .loc_off = p->nsample_locs, .nlocs = n, .val_off = p->nvals,
+	struct sample_rec s = { .loc_off = p->nsample_locs,
+				.nlocs = n,
+				.val_off = p->nvals,
 				.tid = tid };
 	void *grown;
 

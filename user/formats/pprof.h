@@ -17,16 +17,16 @@ struct pprof_mapping {
 	uint64_t start;
 	uint64_t limit;
 	uint64_t offset;
-	const char *file;	  /* path, or "[vdso]", "[anon]"...; NULL or "": unknown */
-	const uint8_t *build_id;  /* GNU build-id bytes, written as lowercase hex; NULL: none */
+	const char *file;	 /* path, or "[vdso]", "[anon]"...; NULL or "": unknown */
+	const uint8_t *build_id; /* GNU build-id bytes, written as lowercase hex; NULL: none */
 	size_t build_id_len;
 };
 
 /* One frame of a sample. */
 struct pprof_frame {
-	const char *name;  /* the function as faultline names it (NULL: "[unknown]") */
-	uint64_t address;  /* the code address named; 0 for a pseudo-frame ("[exit]", a thread) */
-	uint32_t pid;	   /* whose address space @address is in */
+	const char *name; /* the function as faultline names it (NULL: "[unknown]") */
+	uint64_t address; /* the code address named; 0 for a pseudo-frame ("[exit]", a thread) */
+	uint32_t pid;	  /* whose address space @address is in */
 	const struct pprof_mapping *mapping; /* the mapping holding @address; NULL: none */
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "formats/protobuf.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/protobuf.h"
 
 void pb__reset(struct pb_buf *b)
 {

@@ -12,7 +12,10 @@
 #include <stdint.h>
 
 /* Wire types. */
-enum { PB_VARINT = 0, PB_LEN = 2 };
+enum {
+	PB_VARINT = 0,
+	PB_LEN = 2
+};
 
 struct pb_buf {
 	uint8_t *data;

@@ -7,19 +7,19 @@
  * self values, as in the folded file, never a node's own total: for peak and live-* metrics a
  * total is not the sum of its children's, and a child must never be wider than its parent.
  */
+#include "formats/svg.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include "formats/svg.h"
 #include "base/units.h"
 
-#define CHAR_PX 7.2	/* width of a 12 px monospace character; the script uses the same */
-#define TOP_PX 68	/* title, subtitle and controls above the frames */
+#define CHAR_PX 7.2	  /* width of a 12 px monospace character; the script uses the same */
+#define TOP_PX 68	  /* title, subtitle and controls above the frames */
 #define TITLE_CHAR_PX 9.0 /* ... of the 15 px title */
-#define BOTTOM_PX 26	/* the details line below them */
+#define BOTTOM_PX 26	  /* the details line below them */
 #define TITLE_MAX 480
 #define SUBJECT_ROOTS 5 /* root frames named in a default subject */
 
@@ -40,11 +40,11 @@ struct svg {
 	bool bytes;
 	unsigned width;
 	double min_px;
-	double scale;	  /* px per unit of value */
-	uint64_t total;	  /* the root's width */
+	double scale;	/* px per unit of value */
+	uint64_t total; /* the root's width */
 	uint64_t total_before, total_after;
-	unsigned depth;	  /* the deepest level drawn */
-	size_t dropped;	  /* frames not drawn, being narrower than min_px (or above one) */
+	unsigned depth; /* the deepest level drawn */
+	size_t dropped; /* frames not drawn, being narrower than min_px (or above one) */
 };
 
 static void fnode_fini(struct fnode *f)
@@ -108,8 +108,12 @@ static int build(struct fnode *f, const struct pnode *b, const struct pnode *a, 
  * an XML character. */
 static size_t utf8_next(const unsigned char *s, long *cp)
 {
-	size_t n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3
-		 : s[0] < 0xf5 ? 4 : 0;
+	size_t n = s[0] < 0x80 ? 1 :
+		   s[0] < 0xc2 ? 0 :
+		   s[0] < 0xe0 ? 2 :
+		   s[0] < 0xf0 ? 3 :
+		   s[0] < 0xf5 ? 4 :
+				 0;
 	long v = n == 1 ? s[0] : n == 2 ? s[0] & 0x1f : n == 3 ? s[0] & 0x0f : s[0] & 0x07;
 
 	*cp = -1;
@@ -180,8 +184,9 @@ static const char *exact(char *buf, size_t len, uint64_t v)
 /* What a count metric counts. */
 static const char *count_word(enum fl_metric m)
 {
-	return m == FL_METRIC_FAULTS ? "faults" : m == FL_METRIC_ALLOC_COUNT ? "allocations"
-						     : "live blocks";
+	return m == FL_METRIC_FAULTS	  ? "faults" :
+	       m == FL_METRIC_ALLOC_COUNT ? "allocations" :
+					    "live blocks";
 }
 
 /* "12.0 MiB (12,582,912 bytes)" or "1,234 faults". */
@@ -244,8 +249,8 @@ static void put_frame(const struct svg *g, const struct fnode *f, unsigned depth
 {
 	const char *name = f->name ? f->name : "all";
 	unsigned y = TOP_PX + (g->depth - depth) * SVG_FRAME_H;
-	uint32_t fill = g->diff ? svg__diff_color(f->before, f->after)
-				: svg__frame_color(name, depth);
+	uint32_t fill = g->diff ? svg__diff_color(f->before, f->after) :
+				  svg__frame_color(name, depth);
 
 	fputs("<g><title>", g->out);
 	put_tooltip(g, f, name);
@@ -322,7 +327,8 @@ static void put_subtitle(const struct svg *g)
 		g->width / 2);
 	if (g->diff)
 		fputs("width: max(before, after) of each stack; red grew, blue shrank, deeper "
-		      "for a larger relative change", g->out);
+		      "for a larger relative change",
+		      g->out);
 	else
 		fprintf(g->out, "width: %s; root at the bottom", metric__name(g->o->metric));
 	if (g->dropped)
@@ -348,8 +354,10 @@ static void put_head(const struct svg *g, const struct fnode *root, unsigned hei
 	      "#frames g{cursor:pointer}#frames g:hover rect{stroke:#000;stroke-width:.5}"
 	      ".ui{fill:#1a5fb4;cursor:pointer}.h{font-size:15px}.s{fill:#555}</style>\n",
 	      g->out);
-	fprintf(g->out, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
-			"<text class=\"h\" x=\"%u\" y=\"22\" text-anchor=\"middle\">", w / 2);
+	fprintf(g->out,
+		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n"
+		"<text class=\"h\" x=\"%u\" y=\"22\" text-anchor=\"middle\">",
+		w / 2);
 	put_label(g->out, title, (w - 2 * SVG_MARGIN) * CHAR_PX / TITLE_CHAR_PX);
 	fputs("</text>\n", g->out);
 	put_subtitle(g);
@@ -363,8 +371,10 @@ static void put_head(const struct svg *g, const struct fnode *root, unsigned hei
 static void put_tail(const struct svg *g, unsigned height)
 {
 	if (!g->total)
-		fprintf(g->out, "<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">(nothing to show "
-				"for this metric)</text>\n", g->width / 2, TOP_PX + 12);
+		fprintf(g->out,
+			"<text x=\"%u\" y=\"%d\" text-anchor=\"middle\">(nothing to show "
+			"for this metric)</text>\n",
+			g->width / 2, TOP_PX + 12);
 	fprintf(g->out,
 		"</g>\n<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n"

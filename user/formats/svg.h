@@ -11,18 +11,18 @@
 #include <stdio.h>
 #include "model/profile.h"
 
-#define SVG_WIDTH 1200	/* image width in px */
-#define SVG_MIN_PX 1.0	/* default: frames narrower than this are not drawn */
-#define SVG_MARGIN 10	/* px left and right of the frames */
-#define SVG_FRAME_H 16	/* px per stack level, the 1 px gap included */
+#define SVG_WIDTH 1200 /* image width in px */
+#define SVG_MIN_PX 1.0 /* default: frames narrower than this are not drawn */
+#define SVG_MARGIN 10  /* px left and right of the frames */
+#define SVG_FRAME_H 16 /* px per stack level, the 1 px gap included */
 
 struct svg_opts {
-	enum fl_metric metric; /* a frame's value; says whether values are bytes or a count */
-	const char *title;     /* the title's first words; NULL: "faultline" */
-	const char *subject;   /* what was profiled ("pid 12 app, ..."); NULL: the root frames */
+	enum fl_metric metric;	 /* a frame's value; says whether values are bytes or a count */
+	const char *title;	 /* the title's first words; NULL: "faultline" */
+	const char *subject;	 /* what was profiled ("pid 12 app, ..."); NULL: the root frames */
 	const char *before_name; /* diff: names of the two inputs, for the title (NULL: "before") */
 	const char *after_name;	 /* ... (NULL: "after") */
-	double min_px;	       /* frames narrower are not drawn; 0: SVG_MIN_PX */
+	double min_px;		 /* frames narrower are not drawn; 0: SVG_MIN_PX */
 };
 
 /*

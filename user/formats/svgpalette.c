@@ -54,14 +54,19 @@ static bool is_pseudo(const char *name)
 static bool is_allocator(const char *name)
 {
 	static const char *const exact[] = {
-		"malloc", "calloc", "realloc", "reallocarray", "free", "cfree", "posix_memalign",
-		"aligned_alloc", "memalign", "valloc", "pvalloc", "int_malloc", "int_free",
-		"int_realloc", "int_memalign", "sysmalloc", "libc_malloc", "libc_calloc",
-		"libc_realloc", "libc_free", "libc_memalign", "mmap", "mmap64", "munmap", "mremap",
-		"madvise", "brk", "sbrk",
+		"malloc",	  "calloc",	   "realloc",
+		"reallocarray",	  "free",	   "cfree",
+		"posix_memalign", "aligned_alloc", "memalign",
+		"valloc",	  "pvalloc",	   "int_malloc",
+		"int_free",	  "int_realloc",   "int_memalign",
+		"sysmalloc",	  "libc_malloc",   "libc_calloc",
+		"libc_realloc",	  "libc_free",	   "libc_memalign",
+		"mmap",		  "mmap64",	   "munmap",
+		"mremap",	  "madvise",	   "brk",
+		"sbrk",
 	};
-	static const char *const prefix[] = { "operator new", "operator delete", "je_", "tc_",
-					      "mi_", "tcache_", "malloc_" };
+	static const char *const prefix[] = { "operator new", "operator delete", "je_",	   "tc_",
+					      "mi_",	      "tcache_",	 "malloc_" };
 	size_t len;
 
 	while (*name == '_')

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "faultline.h"
 #include "model/calls.h"
+#include "faultline.h"
 
 const char *call__name(uint32_t call)
 {

@@ -6,21 +6,27 @@
  * scanning the children array: a process node can have thousands of distinct callers below it
  * and a profile 100k stacks, so a linear scan per frame would be quadratic.
  */
+#include "model/profile.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
-#include "model/profile.h"
 
 static const char *const metric_names[FL_METRIC__COUNT] = {
-	[FL_METRIC_RESIDENT] = "resident", [FL_METRIC_ANON] = "anon",
-	[FL_METRIC_FILE] = "file",	   [FL_METRIC_SHMEM] = "shmem",
-	[FL_METRIC_SWAP] = "swap",	   [FL_METRIC_FAULTS] = "faults",
+	[FL_METRIC_RESIDENT] = "resident",
+	[FL_METRIC_ANON] = "anon",
+	[FL_METRIC_FILE] = "file",
+	[FL_METRIC_SHMEM] = "shmem",
+	[FL_METRIC_SWAP] = "swap",
+	[FL_METRIC_FAULTS] = "faults",
 	[FL_METRIC_RELEASED] = "released",
-	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes", [FL_METRIC_ALLOC_COUNT] = "alloc-count",
-	[FL_METRIC_LIVE_BYTES] = "live-bytes",	 [FL_METRIC_LIVE_COUNT] = "live-count",
+	[FL_METRIC_ALLOC_BYTES] = "alloc-bytes",
+	[FL_METRIC_ALLOC_COUNT] = "alloc-count",
+	[FL_METRIC_LIVE_BYTES] = "live-bytes",
+	[FL_METRIC_LIVE_COUNT] = "live-count",
 	[FL_METRIC_PEAK] = "peak",
-	[FL_METRIC_RESERVED] = "reserved",	 [FL_METRIC_UNMAPPED] = "unmapped",
+	[FL_METRIC_RESERVED] = "reserved",
+	[FL_METRIC_UNMAPPED] = "unmapped",
 };
 
 int metric__parse(const char *name, enum fl_metric *out)
@@ -251,8 +257,8 @@ static int slots_reserve(struct profile *p)
 
 static int child_append(struct pnode *parent, struct pnode *child)
 {
-	struct pnode **children = grow__reserve(parent->children, &parent->cap, parent->nchildren,
-						sizeof(*children));
+	struct pnode **children =
+		grow__reserve(parent->children, &parent->cap, parent->nchildren, sizeof(*children));
 
 	if (!children)
 		return -ENOMEM;

@@ -19,13 +19,13 @@ enum fl_metric {
 	FL_METRIC_FILE,
 	FL_METRIC_SHMEM,
 	FL_METRIC_SWAP,
-	FL_METRIC_FAULTS,   /* count */
-	FL_METRIC_RELEASED, /* anon + file + shmem released, bytes */
+	FL_METRIC_FAULTS,      /* count */
+	FL_METRIC_RELEASED,    /* anon + file + shmem released, bytes */
 	FL_METRIC_ALLOC_BYTES, /* --alloc: bytes allocated since attach */
 	FL_METRIC_ALLOC_COUNT,
-	FL_METRIC_LIVE_BYTES,  /* --alloc: allocated since attach and not freed */
+	FL_METRIC_LIVE_BYTES, /* --alloc: allocated since attach and not freed */
 	FL_METRIC_LIVE_COUNT,
-	FL_METRIC_PEAK, /* net resident bytes held when the process's RSS was highest */
+	FL_METRIC_PEAK,	    /* net resident bytes held when the process's RSS was highest */
 	FL_METRIC_RESERVED, /* --vm: virtual bytes mapped by mmap, mremap and brk growth */
 	FL_METRIC_UNMAPPED, /* --vm: virtual bytes given back by munmap, mremap, brk shrink */
 	FL_METRIC__COUNT,

@@ -6,20 +6,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "faultline.h"
 #include "base/procfs.h"
+#include "faultline.h"
 
 struct fl_proc_summary {
 	pid_t pid;
 	char comm[FL_COMM_LEN];
-	bool alive;			/* false once the process has exited */
-	bool followed;			/* a child -f found, not a given target */
-	bool no_status;			/* it exited before its status could be read */
-	struct proc_status at_attach;	/* /proc/PID/status when the session began */
-	struct proc_status now;		/* ... at the last refresh (the last seen, once exited) */
-	struct fl_counts attributed;	/* all faultline charged to this process but [exit] */
-	int64_t peak;			/* highest anon + file + shmem seen since attach */
-	uint64_t hugetlb_faults;	/* --by mapping: faults in hugetlb mappings (not RSS) */
+	bool alive;		      /* false once the process has exited */
+	bool followed;		      /* a child -f found, not a given target */
+	bool no_status;		      /* it exited before its status could be read */
+	struct proc_status at_attach; /* /proc/PID/status when the session began */
+	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */
+	struct fl_counts attributed;  /* all faultline charged to this process but [exit] */
+	int64_t peak;		      /* highest anon + file + shmem seen since attach */
+	uint64_t hugetlb_faults;      /* --by mapping: faults in hugetlb mappings (not RSS) */
 };
 
 /* @a - @b as a signed number of bytes, saturated. */
@@ -47,8 +47,8 @@ struct fl_thread_summary {
  * calls, summed over threads. */
 struct fl_call_site {
 	pid_t pid;
-	char caller[128];   /* the two frames above the allocator: "parent > caller" */
-	const char *fn;	    /* "malloc", "operator new", "[munmap]", ... (calls.h) */
+	char caller[128]; /* the two frames above the allocator: "parent > caller" */
+	const char *fn;	  /* "malloc", "operator new", "[munmap]", ... (calls.h) */
 	struct fl_counts counts;
 	struct fl_alloc_hist hist; /* --alloc */
 	uint64_t oldest_ts; /* --alloc: CLOCK_MONOTONIC ns of its oldest live block; 0: none */
@@ -62,17 +62,17 @@ struct fl_report {
 	size_t nthreads;
 	uint64_t drops[FL_DROP__COUNT];
 	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
-	bool alloc;		/* --alloc: the allocator figures below mean something */
-	uint64_t sample_bytes;	/* --sample-bytes (0: every allocation recorded) */
-	uint64_t now_ns;	/* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
+	bool alloc;	  /* --alloc: the allocator figures below mean something */
+	uint64_t sample_bytes; /* --sample-bytes (0: every allocation recorded) */
+	uint64_t now_ns;       /* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
 	const struct fl_call_site *sites; /* sorted by the metric (live bytes by default) */
 	size_t nsites;
-	bool vm; /* --vm: the memory call figures below mean something */
+	bool vm;	  /* --vm: the memory call figures below mean something */
 	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */
 	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
 					       * and advised */
 	size_t nvm_sites;
-	bool final;	  /* the end-of-session report */
+	bool final; /* the end-of-session report */
 };
 
 #endif /* FAULTLINE_REPORT_H */

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "symbols/debugfile.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -6,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "symbols/debugfile.h"
 #include "symbols/elfsyms.h"
 
 struct search {

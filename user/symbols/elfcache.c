@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "symbols/elfcache.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -7,7 +8,6 @@
 #include <time.h>
 #include "base/grow.h"
 #include "symbols/demangle.h"
-#include "symbols/elfcache.h"
 #include "symbols/elfsyms.h"
 
 struct elf_cache_entry {
@@ -77,8 +77,7 @@ static bool same_file(const struct elf_cache_entry *ce, const struct stat *st)
 	       ce->mtime.tv_sec == st->st_mtim.tv_sec && ce->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path,
-			  struct elfsyms **out)
+int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, struct elfsyms **out)
 {
 	struct elf_cache_entry *ce;
 	struct elfsyms *elf = NULL;

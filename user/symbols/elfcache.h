@@ -21,8 +21,7 @@ size_t elf_cache__nr_files(const struct elf_cache *c);
 /* The symbols of the file open at @fd (known as @path under @rootfd, for its debuglink),
  * loaded once per file: *@out is NULL for a file that is not ELF or unreadable (remembered,
  * not retried). Returns 0 or -errno (-ENOMEM). */
-int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path,
-		   struct elfsyms **out);
+int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, struct elfsyms **out);
 
 /* The demangler every symbol of the cache's files is demangled with. */
 struct demangler *elf_cache__demangler(struct elf_cache *c);

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "symbols/mapclass.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "faultline.h"
 #include "base/grow.h"
-#include "symbols/mapclass.h"
+#include "faultline.h"
 
 const char *map_class__name(uint32_t c)
 {

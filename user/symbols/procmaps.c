@@ -40,7 +40,8 @@ int procmaps__parse_line(const char *line, struct procmap_entry *e)
 
 	memset(e, 0, sizeof(*e));
 	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu%n", &start, &end, perms, &off, &maj, &min,
-		   &ino, &pos) != 7 || pos < 0)
+		   &ino, &pos) != 7 ||
+	    pos < 0)
 		return -EINVAL;
 	if (strlen(perms) != 4 || end < start)
 		return -EINVAL;

@@ -13,12 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/grow.h"
+#include "base/procfs.h"
 #include "symbols/demangle.h"
 #include "symbols/elfcache.h"
 #include "symbols/elfsyms.h"
-#include "base/grow.h"
 #include "symbols/mapclass.h"
-#include "base/procfs.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
 
@@ -36,7 +36,7 @@ struct symbolizer {
 	int procfd; /* /proc/PID, -1 for symbolizer__new_from; stale (ESRCH) once PID is gone */
 	int rootfd; /* /proc/PID/root or the root_dir */
 	struct procmaps maps;
-	struct sym_map *mods; /* one per maps entry */
+	struct sym_map *mods;	 /* one per maps entry */
 	struct file_names files; /* every file any snapshot mapped */
 	uint64_t last_refresh_ns;
 	unsigned long nr_refreshes;
@@ -82,8 +82,8 @@ static int load_mapping(struct symbolizer *s, const struct procmap_entry *e, str
 	close(fd);
 	if (err || !m->elf)
 		return err;
-	m->have_bias = !elfsyms__bias(m->elf, e->start, e->offset, e->perms & PROCMAP_EXEC,
-				      &m->bias);
+	m->have_bias =
+		!elfsyms__bias(m->elf, e->start, e->offset, e->perms & PROCMAP_EXEC, &m->bias);
 	return 0;
 }
 
@@ -312,7 +312,9 @@ int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbol
 	if (!e)
 		return -ENOENT;
 	elf = s->mods[e - s->maps.entries].elf;
-	*out = (struct symbolizer_mapping){ .start = e->start, .end = e->end, .offset = e->offset,
+	*out = (struct symbolizer_mapping){ .start = e->start,
+					    .end = e->end,
+					    .offset = e->offset,
 					    .path = e->path };
 	if (elf)
 		out->build_id_len = elfsyms__build_id(elf, &out->build_id);

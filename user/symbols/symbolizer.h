@@ -26,8 +26,7 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid);
 /* For tests and offline use: the maps text is read from @maps and files are opened under the
  * directory @root_dir (NULL: "/"). symbolizer__refresh then has nothing to re-read.
  * Returns NULL with errno set. */
-struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps,
-					const char *root_dir);
+struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir);
 
 void symbolizer__free(struct symbolizer *s); /* accepts NULL */
 

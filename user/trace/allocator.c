@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/allocator.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -7,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/allocator.h"
 #include "symbols/elfsyms.h"
 
 /* Bytes of a function read for decoding: enough for a prologue and for the short bodies that
@@ -106,7 +106,8 @@ static int elf_file__lookup(struct elf_file *f, const char *name, uint64_t *addr
 		Elf_Data *data;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (!data || !sh.sh_entsize)
@@ -117,7 +118,8 @@ static int elf_file__lookup(struct elf_file *f, const char *name, uint64_t *addr
 			const char *s;
 			int type;
 
-			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			if (!gelf_getsym(data, i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value)
 				continue;
 			type = GELF_ST_TYPE(sym.st_info);
 			if (type != STT_FUNC && type != STT_GNU_IFUNC)
@@ -230,12 +232,14 @@ static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 
 			if (i == j || p->state != ALLOC_PROBE_ATTACH || !p->site.offset)
 				continue;
-			if (placement__branches_to(code, len, other->vaddr, p->vaddr + p->site.offset))
+			if (placement__branches_to(code, len, other->vaddr,
+						   p->vaddr + p->site.offset))
 				p->site = (struct probe_site){
 					.offset = 0,
 					.emulated = false,
-					.reason = "entry: the later site is a branch target of another "
-						  "allocator function",
+					.reason =
+						"entry: the later site is a branch target of another "
+						"allocator function",
 				};
 		}
 	}
@@ -258,7 +262,8 @@ static int plan_one(struct elf_file *f, struct alloc_plan *plan, const struct al
 		return 0;
 	}
 	for (size_t i = 0; i + 1 < plan->nprobes; i++)
-		if (plan->probes[i].state == ALLOC_PROBE_ATTACH && plan->probes[i].vaddr == p->vaddr) {
+		if (plan->probes[i].state == ALLOC_PROBE_ATTACH &&
+		    plan->probes[i].vaddr == p->vaddr) {
 			p->state = ALLOC_PROBE_ALIAS;
 			return 0;
 		}

@@ -22,11 +22,11 @@ enum alloc_probe_state {
 };
 
 struct alloc_probe {
-	char symbol[64];      /* the name looked up (with the prefix for the C functions) */
-	enum fl_alloc_fn fn;  /* the cookie: what the arguments mean */
-	uint64_t vaddr;	      /* ELF virtual address of the entry */
-	uint64_t size;	      /* st_size */
-	uint64_t entry_off;   /* file offset of the entry */
+	char symbol[64];	/* the name looked up (with the prefix for the C functions) */
+	enum fl_alloc_fn fn;	/* the cookie: what the arguments mean */
+	uint64_t vaddr;		/* ELF virtual address of the entry */
+	uint64_t size;		/* st_size */
+	uint64_t entry_off;	/* file offset of the entry */
 	struct probe_site site; /* where the probe goes, from the entry */
 	enum alloc_probe_state state;
 };

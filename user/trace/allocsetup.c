@@ -3,6 +3,7 @@
  * --alloc per target: the candidate objects, the allocator among them, its probe plan shown
  * with -v, and the probes attached to that pid.
  */
+#include "trace/allocsetup.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,10 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/allocsetup.h"
-#include "trace/launch.h"
 #include "base/procfs.h"
 #include "symbols/procmaps.h"
+#include "trace/launch.h"
 
 #define MAX_CANDIDATES 256
 
@@ -57,7 +57,8 @@ static int add_mapped(struct candidates *c, pid_t pid, const char *first)
 	if (first)
 		candidates__add(c, first);
 	for (size_t i = 0; i < maps.nr; i++)
-		if ((maps.entries[i].perms & PROCMAP_EXEC) && procmap_entry__is_file(&maps.entries[i]))
+		if ((maps.entries[i].perms & PROCMAP_EXEC) &&
+		    procmap_entry__is_file(&maps.entries[i]))
 			candidates__add(c, maps.entries[i].path);
 	procmaps__free(&maps);
 	return 0;
@@ -94,8 +95,8 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 		/* glibc defines no operator new: only missing C functions are news */
 		if (p->state == ALLOC_PROBE_MISSING && strncmp(p->symbol, "_Z", 2) &&
 		    len < sizeof(missing))
-			len += snprintf(missing + len, sizeof(missing) - len, "%s%s", len ? ", " : "",
-					p->symbol);
+			len += snprintf(missing + len, sizeof(missing) - len, "%s%s",
+					len ? ", " : "", p->symbol);
 	}
 	if (len)
 		fprintf(stderr, "faultline: --alloc: %s does not define %s: not probed\n",
@@ -108,15 +109,17 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 
 		switch (p->state) {
 		case ALLOC_PROBE_ATTACH:
-			fprintf(stderr, "faultline:   %-36s +%-3u %s%s\n", p->symbol, p->site.offset,
-				p->site.reason, alloc_fn__is_free(p->fn) ? "" : "; return probe there too");
+			fprintf(stderr, "faultline:   %-36s +%-3u %s%s\n", p->symbol,
+				p->site.offset, p->site.reason,
+				alloc_fn__is_free(p->fn) ? "" : "; return probe there too");
 			break;
 		case ALLOC_PROBE_ALIAS:
 			fprintf(stderr, "faultline:   %-36s same address as a function above\n",
 				p->symbol);
 			break;
 		case ALLOC_PROBE_TAIL_JUMP:
-			fprintf(stderr, "faultline:   %-36s a jump to another function: counted there\n",
+			fprintf(stderr,
+				"faultline:   %-36s a jump to another function: counted there\n",
 				p->symbol);
 			break;
 		case ALLOC_PROBE_MISSING:
@@ -127,8 +130,8 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 	}
 }
 
-static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched,
-			  int rootfd, struct alloc_plan *plan)
+static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int rootfd,
+			  struct alloc_plan *plan)
 {
 	struct candidates c = { 0 };
 	char exe[PATH_MAX];
@@ -148,13 +151,15 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 		if (err != -ESRCH)
 			err = add_mapped(&c, pid, err ? NULL : exe);
 	}
-	i = err ? err : allocator__choose(rootfd, (const char *const *)c.paths, c.n,
-					  o->prefix ?: "");
+	i = err ? err :
+		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
 	if (i >= 0)
 		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", plan);
 	else if (!err)
-		fprintf(stderr, "faultline: --alloc: pid %d maps no object that defines %smalloc "
-				"(try --alloc-lib)\n", pid, o->prefix ?: "");
+		fprintf(stderr,
+			"faultline: --alloc: pid %d maps no object that defines %smalloc "
+			"(try --alloc-lib)\n",
+			pid, o->prefix ?: "");
 	candidates__free(&c);
 	return i < 0 ? i : err;
 }

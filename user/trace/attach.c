@@ -1,4 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/attach.h"
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -9,12 +13,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
-#include "trace/attach.h"
-#include "faultline.skel.h"
 #include "base/grow.h"
+#include "faultline.skel.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
@@ -22,7 +22,7 @@
 struct tracer {
 	struct faultline *skel;
 	bool rss_batched;
-	bool uprobe_multi; /* the allocator probes go through uprobe_multi links */
+	bool uprobe_multi;	  /* the allocator probes go through uprobe_multi links */
 	struct probe_link *links; /* the allocator probes, attached per target */
 	size_t nlinks;
 	size_t cap;
@@ -58,12 +58,15 @@ struct fl_uprobe_multi_attr {
 /* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
 static int ensure_tracefs(void)
 {
-	if (access(TRACEFS "/events", F_OK) == 0 || access("/sys/kernel/debug/tracing/events", F_OK) == 0)
+	if (access(TRACEFS "/events", F_OK) == 0 ||
+	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
 		return 0;
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) == 0)
 		return 0;
-	fprintf(stderr, "faultline: tracefs is not mounted and mounting it failed (%s); run: "
-			"mount -t tracefs tracefs " TRACEFS "\n", strerror(errno));
+	fprintf(stderr,
+		"faultline: tracefs is not mounted and mounting it failed (%s); run: "
+		"mount -t tracefs tracefs " TRACEFS "\n",
+		strerror(errno));
 	return -ENOENT;
 }
 
@@ -94,10 +97,10 @@ static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLO
 static void set_vm_autoload(struct faultline *skel, bool on)
 {
 	struct bpf_program *progs[] = {
-		skel->progs.fl_mmap_enter,   skel->progs.fl_mmap_exit,
-		skel->progs.fl_munmap_enter, skel->progs.fl_munmap_exit,
-		skel->progs.fl_mremap_enter, skel->progs.fl_mremap_exit,
-		skel->progs.fl_brk_enter,    skel->progs.fl_brk_exit,
+		skel->progs.fl_mmap_enter,    skel->progs.fl_mmap_exit,
+		skel->progs.fl_munmap_enter,  skel->progs.fl_munmap_exit,
+		skel->progs.fl_mremap_enter,  skel->progs.fl_mremap_exit,
+		skel->progs.fl_brk_enter,     skel->progs.fl_brk_exit,
 		skel->progs.fl_madvise_enter, skel->progs.fl_madvise_exit,
 	};
 
@@ -108,11 +111,14 @@ static void set_vm_autoload(struct faultline *skel, bool on)
 static int explain_load_error(int err)
 {
 	if (err == -EPERM || err == -EACCES)
-		fprintf(stderr, "faultline: not permitted to load BPF programs: run as root (or with "
-				"CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
+		fprintf(stderr,
+			"faultline: not permitted to load BPF programs: run as root (or with "
+			"CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
 	else
-		fprintf(stderr, "faultline: loading the BPF programs failed: %s (run with -vv for "
-				"the verifier log)\n", strerror(-err));
+		fprintf(stderr,
+			"faultline: loading the BPF programs failed: %s (run with -vv for "
+			"the verifier log)\n",
+			strerror(-err));
 	return err;
 }
 
@@ -188,8 +194,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
 	for (size_t i = 0; i < ALLOC_PROGS && t->uprobe_multi; i++)
-		bpf_program__set_expected_attach_type(progs[i].prog, (enum bpf_attach_type)
-						      FL_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(progs[i].prog,
+						      (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI);
 	err = faultline__load(t->skel);
 	if (err) {
 		explain_load_error(err);
@@ -292,7 +298,8 @@ int tracer__attach(struct tracer *t)
 	int err = faultline__attach(t->skel);
 
 	if (err)
-		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n", strerror(-err));
+		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n",
+			strerror(-err));
 	return err;
 }
 
@@ -393,12 +400,15 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 						    p->fn);
 	}
 	if (err)
-		fprintf(stderr, "faultline: attaching the allocator probes of pid %d in %s failed: "
-				"%s%s\n", pid, plan->path, strerror(-err),
+		fprintf(stderr,
+			"faultline: attaching the allocator probes of pid %d in %s failed: "
+			"%s%s\n",
+			pid, plan->path, strerror(-err),
 			/* the kernel refuses a second probe at one address whose USDT reference
 			 * counter differs ("ref_ctr_offset mismatch" in dmesg) */
 			err == -EINVAL ? " (is another tool probing the same functions? bcc tools "
-					 "such as memleak conflict)" : "");
+					 "such as memleak conflict)" :
+					 "");
 	return err;
 }
 

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "base/procfs.h"
 #include "faultline.h"
 #include "trace/allocator.h"
-#include "base/procfs.h"
 
 struct tracer;
 

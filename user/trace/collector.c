@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/collector.h"
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
 #include "alloc_math.h"
-#include "trace/collector.h"
 #include "base/grow.h"
 #include "rss_math.h"
 
@@ -13,7 +13,7 @@ struct collector {
 	int counts_fd;
 	int stacks_fd;
 	int threads_fd;
-	int mm_fd;   /* mm_state, for the peaks; or -1 */
+	int mm_fd; /* mm_state, for the peaks; or -1 */
 	struct fl_mm *mms;
 	size_t nmms;
 	size_t mms_cap;

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/frames.h"
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "trace/frames.h"
 #include "trace/x86.h"
 
 /* What names a stack: the counts key's stack fields, and how its leaf is read. */
@@ -19,7 +19,7 @@ struct stack_id {
 struct named_stack {
 	struct stack_id id;
 	bool used;
-	bool retry; /* cut at a frame outside code: name it again next refresh */
+	bool retry;	/* cut at a frame outside code: name it again next refresh */
 	unsigned round; /* the refresh it was named in */
 	size_t n;
 	char **names;	 /* root first */
@@ -209,8 +209,10 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 			 const struct fl_key *key, const char *const **out, const uint64_t **addrs)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
-	struct stack_id id = { .tgid = key->tgid, .returns = fl_call_is_alloc(key->call),
-			       .stack = key->stack, .leaf_ret = key->leaf_ret };
+	struct stack_id id = { .tgid = key->tgid,
+			       .returns = fl_call_is_alloc(key->call),
+			       .stack = key->stack,
+			       .leaf_ret = key->leaf_ret };
 	struct named_stack *s;
 	size_t n;
 	bool cut;

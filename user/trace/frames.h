@@ -5,8 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "trace/collector.h"
 #include "symbols/symbolizer.h"
+#include "trace/collector.h"
 
 struct frames;
 

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/launch.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "trace/launch.h"
 
 static void child_main(int go_fd, int exec_fd, char *const argv[])
 {
@@ -60,8 +60,8 @@ int launch__check(const char *command)
 	if (!launch__resolve(command, buf, sizeof(buf)))
 		return 0;
 	fprintf(stderr, "faultline: cannot run '%s': %s\n", command,
-		errno == EACCES || !strchr(command, '/') ? "not found or not executable"
-							 : strerror(errno ? errno : ENOENT));
+		errno == EACCES || !strchr(command, '/') ? "not found or not executable" :
+							   strerror(errno ? errno : ENOENT));
 	return -ENOENT;
 }
 
@@ -132,7 +132,8 @@ int launch__on_wait(struct launch *l, int status)
 	if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
 		return 1;
 	if (status >> 16 == PTRACE_EVENT_STOP)
-		ptrace(PTRACE_LISTEN, l->pid, NULL, NULL); /* a group stop (SIGSTOP): stay stopped */
+		ptrace(PTRACE_LISTEN, l->pid, NULL,
+		       NULL); /* a group stop (SIGSTOP): stay stopped */
 	else
 		ptrace(PTRACE_CONT, l->pid, NULL, (void *)(long)WSTOPSIG(status)); /* pass it on */
 	return 0;

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include <errno.h>
-#include <capstone/capstone.h>
 #include "trace/placement.h"
+#include <capstone/capstone.h>
+#include <errno.h>
 
 /* rsp beside the PLACE_* bits: once it moves, the probe no longer sees the caller's frame. */
 #define PLACE_RSP (1u << 6)
 #define PLACE_ARGS (PLACE_RDI | PLACE_RSI | PLACE_RDX | PLACE_RCX | PLACE_R8 | PLACE_R9)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-enum site_kind { KIND_NONE, KIND_PUSH, KIND_JMP, KIND_CALL, KIND_JCC, KIND_NOP, KIND_COUNT };
+enum site_kind {
+	KIND_NONE,
+	KIND_PUSH,
+	KIND_JMP,
+	KIND_CALL,
+	KIND_JCC,
+	KIND_NOP,
+	KIND_COUNT
+};
 
 static const char *const at_entry[KIND_COUNT] = {
 	[KIND_PUSH] = "entry: push (emulated)", [KIND_JMP] = "entry: jmp (emulated)",
@@ -27,9 +35,9 @@ static const char *const after_run[KIND_COUNT] = {
 #define WHY_NONE "entry: single-stepped, no emulated instruction on the straight path"
 #define STR_(x) #x
 #define STR(x) STR_(x)
-#define WHY_FAR                                                                        \
-	"entry: single-stepped, no emulated instruction within " STR(PLACE_MAX_INSNS)  \
-	" instructions or " STR(PLACE_MAX_BYTES) " bytes"
+#define WHY_FAR                                                       \
+	"entry: single-stepped, no emulated instruction within " STR( \
+		PLACE_MAX_INSNS) " instructions or " STR(PLACE_MAX_BYTES) " bytes"
 #define WHY_UNDECODABLE "entry: single-stepped, undecodable instruction on the straight path"
 #define WHY_FLOW                                                                       \
 	"entry: single-stepped, control may leave the straight path before the first " \

@@ -27,7 +27,7 @@
 
 struct probe_site {
 	uint32_t offset; /* bytes from the function's entry where the probe goes */
-	bool emulated; /* the kernel emulates the instruction at offset (no single-step) */
+	bool emulated;	 /* the kernel emulates the instruction at offset (no single-step) */
 	/*
 	 * Static text for -v output; it never holds the offset, print that beside it, e.g.
 	 * "jcc after a straight run (emulated)" or "entry: single-stepped, ...".

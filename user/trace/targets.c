@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/targets.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,7 +10,6 @@
 #include <unistd.h>
 #include "base/grow.h"
 #include "base/procfs.h"
-#include "trace/targets.h"
 
 static int pidfd_of(pid_t pid)
 {
@@ -26,10 +26,13 @@ static int explain_pid_error(pid_t pid, int err)
 	if (err == -ENOENT || err == -ESRCH)
 		fprintf(stderr, "faultline: no process with pid %d\n", pid);
 	else if (err == -EINVAL)
-		fprintf(stderr, "faultline: pid %d is a kernel thread or a zombie: it has no user "
-				"memory to profile\n", pid);
+		fprintf(stderr,
+			"faultline: pid %d is a kernel thread or a zombie: it has no user "
+			"memory to profile\n",
+			pid);
 	else
-		fprintf(stderr, "faultline: cannot read /proc/%d/status: %s\n", pid, strerror(-err));
+		fprintf(stderr, "faultline: cannot read /proc/%d/status: %s\n", pid,
+			strerror(-err));
 	return err;
 }
 
@@ -46,8 +49,10 @@ int target__init(struct target *t, pid_t pid)
 		return explain_pid_error(pid, err);
 	tgid = t->sum.at_attach.tgid > 0 ? t->sum.at_attach.tgid : pid;
 	if (tgid != pid)
-		fprintf(stderr, "faultline: %d is a thread of process %d: profiling the whole "
-				"process\n", pid, tgid);
+		fprintf(stderr,
+			"faultline: %d is a thread of process %d: profiling the whole "
+			"process\n",
+			pid, tgid);
 	t->sum.pid = tgid;
 	t->sum.alive = true;
 	t->sum.now = t->sum.at_attach;

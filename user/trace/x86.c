@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include <string.h>
 #include "trace/x86.h"
+#include <string.h>
 
 size_t x86__frame_setup_len(const uint8_t *code, size_t len)
 {

@@ -4,10 +4,10 @@
  * retains beyond it; the allocation sites with live blocks, their ages and latencies; in the
  * final report the size and latency histograms of the heaviest sites.
  */
+#include "views/alloctable.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include "views/alloctable.h"
 #include "alloc_math.h"
 #include "base/units.h"
 
@@ -33,15 +33,17 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 		snprintf(unmatched, sizeof(unmatched), "%" PRIu64, (uint64_t)c->unmatched_frees);
 	units__bytes(b[0], UNITS_BUF, c->alloc_bytes);
 	units__bytes(b[1], UNITS_BUF, c->free_bytes);
-	units__emit(out, width, "  heap since attach%s: allocs %" PRIu64 " (%s), frees %" PRIu64
-			       " (%s), unmatched frees %s",
+	units__emit(out, width,
+		    "  heap since attach%s: allocs %" PRIu64 " (%s), frees %" PRIu64
+		    " (%s), unmatched frees %s",
 		    r->sample_bytes ? " (estimated)" : "", (uint64_t)c->allocs, b[0],
 		    (uint64_t)c->frees, b[1], unmatched);
 	units__sbytes(b[0], UNITS_BUF, live);
 	units__sbytes(b[1], UNITS_BUF, anon);
 	units__sbytes(b[2], UNITS_BUF, anon - live);
-	units__emit(out, width, "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s, "
-			       "allocator holds %s more",
+	units__emit(out, width,
+		    "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s, "
+		    "allocator holds %s more",
 		    b[0], live_of(c, false), b[1], b[2]);
 }
 
@@ -100,8 +102,9 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 		age(old, sizeof(old), s->oldest_ts, r->now_ns);
 		nanos(p50, sizeof(p50), quantile(s->hist.latency, 0.5));
 		nanos(p99, sizeof(p99), quantile(s->hist.latency, 0.99));
-		units__emit(out, width, "%9s %6" PRIu64 " %6s %9s %7" PRIu64 " %9s %6s %6s  %s > %s",
-			    b[0], live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
+		units__emit(out, width,
+			    "%9s %6" PRIu64 " %6s %9s %7" PRIu64 " %9s %6s %6s  %s > %s", b[0],
+			    live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
 			    s->caller, s->fn);
 	}
 	if (r->nsites > MAX_SITE_ROWS)
@@ -124,7 +127,8 @@ static void render_hist(FILE *out, unsigned width, const char *title,
 			units__bytes(b, sizeof(b), fl_hist_floor((__u32)i));
 		else
 			nanos(b, sizeof(b), fl_hist_floor((__u32)i));
-		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s+ %" PRIu64, b, (uint64_t)h[i]);
+		len += (size_t)snprintf(line + len, sizeof(line) - len, " %s+ %" PRIu64, b,
+					(uint64_t)h[i]);
 	}
 	units__emit(out, width, "%s", line);
 }

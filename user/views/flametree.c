@@ -6,11 +6,11 @@
  * it. The frame name is the last field of a line, so cutting a line to the width keeps the
  * number columns aligned.
  */
+#include "views/flametree.h"
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "views/flametree.h"
 #include "base/grow.h"
 #include "base/units.h"
 
@@ -24,17 +24,17 @@ struct tree {
 	enum fl_metric metric;
 	unsigned width;
 	unsigned barw;
-	uint64_t total;		     /* the profile's value */
-	double light;		     /* nodes below this value collapse */
-	const struct pnode **sel;    /* nodes whose self value is shown, sorted by address */
+	uint64_t total;		  /* the profile's value */
+	double light;		  /* nodes below this value collapse */
+	const struct pnode **sel; /* nodes whose self value is shown, sorted by address */
 	size_t nsel;
 	const struct pnode **groups; /* nodes whose "[N more]" line is shown, sorted likewise */
 	size_t ngroups;
-	const struct pnode **vis;    /* nodes shown: the above and their ancestors, sorted */
+	const struct pnode **vis; /* nodes shown: the above and their ancestors, sorted */
 	size_t nvis;
-	uint64_t shown_value;	     /* the ends shown so far */
-	uint64_t shown_second;	     /* ... their second column (faults, or bytes at the peak) */
-	enum fl_metric second;	     /* the second column */
+	uint64_t shown_value;  /* the ends shown so far */
+	uint64_t shown_second; /* ... their second column (faults, or bytes at the peak) */
+	enum fl_metric second; /* the second column */
 };
 
 struct end {
@@ -182,8 +182,7 @@ cleanup:
 }
 
 /* value, percent, the second column, bar, then the name indented by depth. */
-static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t v,
-		      uint64_t second)
+static void tree_line(struct tree *t, unsigned depth, const char *name, uint64_t v, uint64_t second)
 {
 	char val[UNITS_BUF], sec[UNITS_BUF], bar[BAR_MAX + 1];
 	double share = t->total ? (double)v / (double)t->total : 0;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "views/proctable.h"
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "views/proctable.h"
 #include "base/units.h"
 
 #define NAME_COLS 13 /* PID, NAME, STATE and seven figures make 100 columns */
@@ -34,8 +34,7 @@ static int cmp_order(const void *a, const void *b, void *arg)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metric m,
-		     size_t *order)
+int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metric m, size_t *order)
 {
 	struct order_ctx c = { .procs = procs, .m = m };
 
@@ -85,8 +84,9 @@ void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *
 
 	for (size_t i = 0; i < n; i++)
 		alive += procs[i].alive;
-	units__emit(out, width, "processes by %s: %zu, %zu alive (growth since attach or fork; "
-				"KERNEL-D: RSS change; PRIVATE: Pss_Anon+VmPTE)",
+	units__emit(out, width,
+		    "processes by %s: %zu, %zu alive (growth since attach or fork; "
+		    "KERNEL-D: RSS change; PRIVATE: Pss_Anon+VmPTE)",
 		    metric__name(m), n, alive);
 	units__emit(out, width, "%7s %-*s %-6s %9s %9s %9s %9s %10s %10s %9s", "PID", NAME_COLS,
 		    "NAME", "STATE", "ANON", "FILE", "SHMEM", "RELEASED", "KERNEL-D", "GAP",

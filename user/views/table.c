@@ -5,19 +5,19 @@
  * UTF-8 can only make a line look shorter than counted). Every line goes through
  * units__emit(), which cuts it to the width.
  */
+#include "views/table.h"
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "views/table.h"
+#include "base/units.h"
 #include "views/alloctable.h"
-#include "views/vmtable.h"
 #include "views/flametree.h"
 #include "views/proctable.h"
-#include "base/units.h"
+#include "views/vmtable.h"
 
 #define LINE_MIN_COLS 20
 #define MAX_THREAD_ROWS 20
-#define LABEL_COLS 28 /* row labels of the per-process block */
+#define LABEL_COLS 28  /* row labels of the per-process block */
 #define DETAIL_PROCS 3 /* with several processes, the heaviest few get the detailed block */
 
 static const char *const drop_names[FL_DROP__COUNT] = {
@@ -65,8 +65,8 @@ static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *
 		units__emit(out, width, "%s", label);
 		label[0] = '\0';
 	}
-	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, label, "anon", "file",
-		    "shmem", "total");
+	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, label, "anon", "file", "shmem",
+		    "total");
 }
 
 /* Two rows of four kernel figures: their values now and their change since attach. */
@@ -114,8 +114,8 @@ static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_s
 		    (const uint64_t[4]){ n->pss, n->pss_anon, n->pss_file, n->pss_shmem },
 		    (const uint64_t[4]){ t->pss, t->pss_anon, t->pss_file, t->pss_shmem });
 	units__bytes(v, sizeof(v), proc_status__private_cost(n));
-	units__sbytes(d, sizeof(d), report__sdiff(proc_status__private_cost(n),
-						  proc_status__private_cost(t)));
+	units__sbytes(d, sizeof(d),
+		      report__sdiff(proc_status__private_cost(n), proc_status__private_cost(t)));
 	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since attach", v, d);
 }
 
@@ -154,8 +154,9 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	if (s->no_status) {
 		proc_row(out, width, "faultline growth", grow, false);
 		proc_row(out, width, "faultline released", rel, false);
-		units__emit(out, width, "  (exited before faultline could read its status: no "
-					"kernel figures)");
+		units__emit(out, width,
+			    "  (exited before faultline could read its status: no "
+			    "kernel figures)");
 		return;
 	}
 	proc_row(out, width, s->followed ? "rss when first seen" : "rss at attach", rss0, false);
@@ -202,8 +203,9 @@ static void render_proc_detail(FILE *out, unsigned width, const struct fl_report
 	if (r->vm)
 		vmtable__render_summary(out, width, s->pid, r);
 	if (r->map_classes)
-		units__emit(out, width, "  hugetlb faults since attach: %" PRIu64 " (hugetlb pages "
-				       "are outside RSS: see HugetlbPages)",
+		units__emit(out, width,
+			    "  hugetlb faults since attach: %" PRIu64 " (hugetlb pages "
+			    "are outside RSS: see HugetlbPages)",
 			    s->hugetlb_faults);
 }
 
@@ -256,7 +258,11 @@ static void fit_field(char *dst, size_t len, const char *src, unsigned cols)
 
 /* The last three columns of the thread table: the allocator's with --alloc, the memory
  * calls' with --vm, else shmem growth, released bytes and faults. */
-enum thread_cols { COLS_RSS, COLS_ALLOC, COLS_VM };
+enum thread_cols {
+	COLS_RSS,
+	COLS_ALLOC,
+	COLS_VM
+};
 
 static const char *const thread_titles[3][3] = {
 	[COLS_RSS] = { "SHMEM", "RELEASED", "FAULTS" },

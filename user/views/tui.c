@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "views/tui.h"
 #include <curses.h>
 #include <errno.h>
 #include <locale.h>
@@ -6,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "views/tui.h"
-#include "views/tuitree.h"
 #include "base/units.h"
+#include "views/tuitree.h"
 
-#define HEADER_SHARE 0.4  /* of the screen, at most, for the figures above the tree */
-#define AUTO_SHARE 0.05	  /* nodes holding this share of the total start expanded */
+#define HEADER_SHARE 0.4 /* of the screen, at most, for the figures above the tree */
+#define AUTO_SHARE 0.05	 /* nodes holding this share of the total start expanded */
 
 static const char help_line[] = "q quit  arrows/jk move  enter/right open  left close  "
 				"m metric  s sort  t threads  f figures  p pause";
@@ -23,7 +23,7 @@ struct tui {
 	bool threads;
 	enum tui_sort sort;
 	bool paused;
-	bool figures; /* the header figures are shown */
+	bool figures;			/* the header figures are shown */
 	const struct fl_report *report; /* what tui__show() was given, until the next call */
 	const struct profile *profile;
 	struct table_opts opts;
@@ -166,7 +166,10 @@ static void draw_row(const struct tui *t, int y, const struct tui_row *r, uint64
 	units__sanitize(name);
 	snprintf(line, sizeof(line), "%10s %5.1f%% %10s  %*s%s %s", v,
 		 total ? 100.0 * (double)r->value / (double)total : 0.0, d, (int)indent, "",
-		 !r->has_children ? " " : r->expanded ? "-" : "+", name);
+		 !r->has_children ? " " :
+		 r->expanded	  ? "-" :
+				    "+",
+		 name);
 	if (cursor)
 		attron(A_REVERSE);
 	mvaddnstr(y, 0, line, COLS);
@@ -213,8 +216,10 @@ static void draw(struct tui *t)
 	for (int i = 0; i < rows && t->top + (size_t)i < t->nrows; i++)
 		draw_row(t, y + i, &t->rows[t->top + (size_t)i], total, t->top + (size_t)i == cur);
 	if (!t->nrows && rows > 0)
-		mvaddnstr(y, 0, t->profile ? "(nothing attributed yet for this metric)"
-					     : "(waiting for the first refresh)", COLS);
+		mvaddnstr(y, 0,
+			  t->profile ? "(nothing attributed yet for this metric)" :
+				       "(waiting for the first refresh)",
+			  COLS);
 	attron(A_REVERSE);
 	mvaddnstr(LINES - 1, 0, help_line, COLS);
 	attroff(A_REVERSE);

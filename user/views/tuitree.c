@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "views/tuitree.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
-#include "views/tuitree.h"
 
 static size_t slot_of(const struct tui_map *m, uint64_t key)
 {
@@ -166,7 +166,8 @@ static int walk(struct walk *w, const struct pnode *n, uint64_t path, unsigned d
 
 		if (!v)
 			continue;
-		kids[nk] = (struct child){ .node = k, .path = tuitree__path(path, k->name),
+		kids[nk] = (struct child){ .node = k,
+					   .path = tuitree__path(path, k->name),
 					   .value = v };
 		if (tui_map__get(&w->t->prev, kids[nk].path, &before))
 			kids[nk].delta = (int64_t)v - before;
@@ -185,10 +186,12 @@ static int walk(struct walk *w, const struct pnode *n, uint64_t path, unsigned d
 	return err;
 }
 
-int tuitree__rows(struct tui_tree *t, const struct profile *p, enum fl_metric m,
-		  enum tui_sort sort, struct tui_row **rows, size_t *n)
+int tuitree__rows(struct tui_tree *t, const struct profile *p, enum fl_metric m, enum tui_sort sort,
+		  struct tui_row **rows, size_t *n)
 {
-	struct walk w = { .t = t, .metric = m, .sort = sort,
+	struct walk w = { .t = t,
+			  .metric = m,
+			  .sort = sort,
 			  .total = metric__value(&p->root.total, m) };
 	int err;
 

@@ -17,7 +17,7 @@
 struct tui_map {
 	uint64_t *keys; /* 0: empty slot */
 	int64_t *vals;
-	size_t cap;	/* 0 or a power of two */
+	size_t cap; /* 0 or a power of two */
 	size_t n;
 };
 
@@ -58,8 +58,8 @@ uint64_t tuitree__path(uint64_t parent, const char *name);
  * Redrawing the same profile again gives the same rows. *@rows is malloc'ed.
  * Returns 0 or -ENOMEM.
  */
-int tuitree__rows(struct tui_tree *t, const struct profile *p, enum fl_metric m,
-		  enum tui_sort sort, struct tui_row **rows, size_t *n);
+int tuitree__rows(struct tui_tree *t, const struct profile *p, enum fl_metric m, enum tui_sort sort,
+		  struct tui_row **rows, size_t *n);
 
 /* A new refresh's profile arrives: the values the last tuitree__rows() saw become the ones
  * its deltas are measured from. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include <inttypes.h>
-#include "model/profile.h"
-#include "base/units.h"
 #include "views/vmtable.h"
+#include <inttypes.h>
+#include "base/units.h"
+#include "model/profile.h"
 
 #define MAX_CALL_ROWS 15
 
@@ -19,9 +19,10 @@ void vmtable__render_summary(FILE *out, unsigned width, pid_t pid, const struct 
 	units__bytes(b[2], UNITS_BUF, sum.advised);
 	units__bytes(b[3], UNITS_BUF, metric__value(&sum, FL_METRIC_RESIDENT));
 	units__bytes(b[4], UNITS_BUF, metric__value(&sum, FL_METRIC_RELEASED));
-	units__emit(out, width, "  memory calls since attach: %" PRIu64 " (%" PRIu64 " failed), "
-			       "reserved %s, unmapped %s, advised %s; inside them RSS grew %s, "
-			       "was given back %s",
+	units__emit(out, width,
+		    "  memory calls since attach: %" PRIu64 " (%" PRIu64 " failed), "
+		    "reserved %s, unmapped %s, advised %s; inside them RSS grew %s, "
+		    "was given back %s",
 		    (uint64_t)sum.vm_calls, (uint64_t)sum.vm_failed, b[0], b[1], b[2], b[3], b[4]);
 }
 
@@ -38,8 +39,9 @@ void vmtable__render_calls(FILE *out, unsigned width, const struct fl_report *r)
 {
 	char b[5][UNITS_BUF];
 
-	units__emit(out, width, "memory calls (RSS+/RSS-: resident bytes grown/given back inside "
-				"them):");
+	units__emit(out, width,
+		    "memory calls (RSS+/RSS-: resident bytes grown/given back inside "
+		    "them):");
 	units__emit(out, width, "%6s %6s %9s %9s %9s %9s %9s  %-18s  %s", "CALLS", "FAILED",
 		    "RESERVED", "UNMAPPED", "ADVISED", "RSS+", "RSS-", "CALL", "CALLERS");
 	for (size_t i = 0; i < r->nvm_sites && i < MAX_CALL_ROWS; i++) {
