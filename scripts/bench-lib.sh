@@ -283,6 +283,43 @@ wl_stop()
 	rm -f "$WL_OUT"
 }
 
+# ---------------------------------------------------------------- redis
+
+# A free TCP port on 127.0.0.1 for a private server.
+free_port()
+{
+	local p
+
+	for ((p = 26379; p < 26479; p++)); do
+		(: </dev/tcp/127.0.0.1/$p) 2>/dev/null || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
+# A private redis-server on 127.0.0.1 (no saving, no AOF) in TMP: sets REDIS_PORT, REDIS_PID.
+start_redis()
+{
+	local i
+
+	REDIS_PORT=$(free_port) || die "no free port for redis"
+	redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+		--daemonize no --dir "$TMP" --logfile "$TMP/redis.log" &
+	REDIS_PID=$!
+	for ((i = 0; i < 500; i++)); do
+		[[ $(redis-cli -p "$REDIS_PORT" ping 2>/dev/null) == PONG ]] && return 0
+		sleep 0.01
+	done
+	die "redis-server did not answer on port $REDIS_PORT"
+}
+
+stop_redis()
+{
+	[[ -n $REDIS_PID ]] || return 0
+	kill -TERM "$REDIS_PID" 2>/dev/null || true
+	reap "$REDIS_PID" 10
+	REDIS_PID=""
+}
+
 # ---------------------------------------------------------------- start-up and exit
 
 # SIGINT to @1, whose output goes stamped to @2 (see stamp); waits up to 60 s for its end, then
