@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* /proc/PID/status and /proc/PID/comm. */
+/* /proc/PID/status and /proc/PID/comm, and files opened inside a process's root. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <linux/openat2.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/procfs.h"
@@ -186,4 +188,26 @@ int procfs__read_comm(pid_t pid, char *buf, size_t len)
 cleanup:
 	close(fd);
 	return err;
+}
+
+int procfs__open_in_root(int rootfd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT,
+	};
+	long fd;
+
+	if (rootfd == AT_FDCWD) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : (int)fd;
+	}
+	/* RESOLVE_IN_ROOT keeps absolute symlinks inside the container's root */
+	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
+		while (*path == '/')
+			path++;
+		fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : (int)fd;
 }

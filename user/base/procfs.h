@@ -35,6 +35,11 @@ int procfs__parse_status(FILE *f, struct proc_status *out);
  * process is gone, or another -errno. */
 int procfs__open(pid_t pid, const char *name, int flags);
 
+/* Opens @path under @rootfd (AT_FDCWD: the caller's own root; a target's is /proc/PID/root)
+ * with symlinks resolved inside that root (openat2 RESOLVE_IN_ROOT, or a relative openat on
+ * kernels before 5.6). Returns an fd (O_RDONLY | O_CLOEXEC) or -errno. */
+int procfs__open_in_root(int rootfd, const char *path);
+
 /* procfs__open() for reading, as a stdio stream in *@out. Returns 0 or -errno as above. */
 int procfs__fopen(pid_t pid, const char *name, FILE **out);
 

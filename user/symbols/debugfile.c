@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "symbols/elfsyms.h"
+#include "base/procfs.h"
 
 struct search {
 	const struct debugfile_query *q;
@@ -23,7 +23,7 @@ static int try_path(struct search *s, const char *cand)
 	struct stat st;
 	int fd, n;
 
-	fd = elfsyms__open_in_root(s->q->rootfd, cand);
+	fd = procfs__open_in_root(s->q->rootfd, cand);
 	if (fd < 0)
 		return 0;
 	/* a debuglink naming the file itself (or a hard link to it) has nothing more to give */
@@ -43,9 +43,9 @@ static int try_path(struct search *s, const char *cand)
 static int try_build_id(struct search *s)
 {
 	const struct debugfile_query *q = s->q;
-	char hex[2 * ELFSYMS_MAX_BUILD_ID + 1], cand[PATH_MAX];
+	char hex[2 * DEBUGFILE_MAX_BUILD_ID + 1], cand[PATH_MAX];
 
-	if (q->build_id_len < 2 || q->build_id_len > ELFSYMS_MAX_BUILD_ID)
+	if (q->build_id_len < 2 || q->build_id_len > DEBUGFILE_MAX_BUILD_ID)
 		return 0;
 	for (size_t i = 0; i < q->build_id_len; i++)
 		snprintf(hex + 2 * i, 3, "%02x", q->build_id[i]);

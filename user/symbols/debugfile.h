@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The longest build-id looked up (GNU build-ids are 20 bytes, a SHA-1, by default). */
+#define DEBUGFILE_MAX_BUILD_ID 64
+
 struct debugfile_query {
 	int rootfd;		 /* paths are under it (AT_FDCWD: the host's root) */
 	const char *path;	 /* the file's path under @rootfd, or NULL: no debuglink search */

@@ -4,15 +4,14 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/grow.h"
+#include "base/procfs.h"
 #include "symbols/debugfile.h"
 #include "symbols/elfsyms.h"
 
@@ -39,28 +38,6 @@ struct elfsyms {
 	char *debuglink;
 	char *debug_path;
 };
-
-int elfsyms__open_in_root(int rootfd, const char *path)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT,
-	};
-	long fd;
-
-	if (rootfd == AT_FDCWD) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		return fd < 0 ? -errno : (int)fd;
-	}
-	/* RESOLVE_IN_ROOT keeps absolute symlinks inside the container's root */
-	fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM)) {
-		while (*path == '/')
-			path++;
-		fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
-	}
-	return fd < 0 ? -errno : (int)fd;
-}
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 {
@@ -341,7 +318,7 @@ int elfsyms__load(int rootfd, const char *path, const char *debug_dir, struct el
 	int fd, err;
 
 	*out = NULL;
-	fd = elfsyms__open_in_root(rootfd, path);
+	fd = procfs__open_in_root(rootfd, path);
 	if (fd < 0)
 		return fd;
 	err = elfsyms__load_fd(fd, rootfd, path, debug_dir, out);

@@ -11,10 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "symbols/debugfile.h"
 
 /* Where separate debug files live when no other directory is given. */
 #define ELFSYMS_DEFAULT_DEBUG_DIR "/usr/lib/debug"
-#define ELFSYMS_MAX_BUILD_ID 64
+#define ELFSYMS_MAX_BUILD_ID DEBUGFILE_MAX_BUILD_ID
 
 /* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses.*/
 struct elfsyms_sym {
@@ -26,11 +27,6 @@ struct elfsyms_sym {
 };
 
 struct elfsyms;
-
-/* Opens @path under @rootfd (AT_FDCWD: the caller's own root) with symlinks resolved inside that
- * root (openat2 RESOLVE_IN_ROOT, or a relative openat on kernels before 5.6). Returns an fd
- * (O_RDONLY | O_CLOEXEC) or -errno. */
-int elfsyms__open_in_root(int rootfd, const char *path);
 
 /* Reads the ELF file open at @fd, known as @path under @rootfd (for the debuglink search).
  * When the file has no function symbols in .symtab, looks for a separate debug file:

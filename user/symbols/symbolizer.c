@@ -54,7 +54,7 @@ static int open_mapping(const struct symbolizer *s, const struct procmap_entry *
 	int fd = -1, mfd;
 
 	if (!e->is_deleted)
-		fd = elfsyms__open_in_root(s->rootfd, e->path);
+		fd = procfs__open_in_root(s->rootfd, e->path);
 	if (s->procfd < 0)
 		return fd;
 	if (fd >= 0 && !fstat(fd, &st) && st.st_ino == e->inode)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/procfs.h"
 #include "symbols/elfsyms.h"
 
 /* Bytes of a function read for decoding: enough for a prologue and for the short bodies that
@@ -73,7 +74,7 @@ struct elf_file {
 static int elf_file__open(struct elf_file *f, int rootfd, const char *path)
 {
 	f->elf = NULL;
-	f->fd = elfsyms__open_in_root(rootfd, path);
+	f->fd = procfs__open_in_root(rootfd, path);
 	if (f->fd < 0)
 		return f->fd;
 	elf_version(EV_CURRENT);
