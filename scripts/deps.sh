@@ -9,9 +9,12 @@ set -eu
 
 # libcapstone-dev: probe placement (--alloc); libjemalloc2, libtcmalloc-minimal4: the
 # allocators the --alloc tests preload; libncurses-dev: the interactive view; librsvg2-bin:
-# rsvg-convert, which the unit tests use to render the --svg flame graph to PNG.
+# rsvg-convert, which the unit tests use to render the --svg flame graph to PNG;
+# qemu-system-x86, busybox-static, cpio: scripts/vm-run.sh, which boots Debian 12's 6.1 kernel
+# for tests/portability.sh; clang-format: make check.
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
-libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin"
+libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
+qemu-system-x86 busybox-static cpio clang-format"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -30,6 +33,9 @@ have() {
 	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;
 	libtcmalloc-minimal4) test -f /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ;;
 	librsvg2-bin) command -v rsvg-convert >/dev/null 2>&1 ;;
+	qemu-system-x86) command -v qemu-system-x86_64 >/dev/null 2>&1 ;;
+	# vm-run.sh copies /bin/busybox into the VM with its libraries, so any build serves.
+	busybox-static) test -x /bin/busybox ;;
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.
 	bpftool) bpftool version >/dev/null 2>&1 ;;
 	llvm) command -v llvm-strip >/dev/null 2>&1 ;;
