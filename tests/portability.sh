@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 # Portability: the same faultline binary loads, attaches and reports on Debian 12's own 6.1
-# kernel (in a throwaway VM). 6.1 batches RSS counter updates per thread, so faultline must say
-# so, and the page-fault counts it falls back on must be exact: touch_a/b/c touch 4/8/12 MiB,
-# that is 1024/2048/3072 faults of 4 KiB pages. Each option with programs of its own must load
-# and work there too:
+# kernel, in a throwaway VM that scripts/vm-run.sh boots (FAULTLINE_VM_RUN may name another
+# runner with its arguments and output). 6.1 batches RSS counter updates per thread, so
+# faultline must say so, and the page-fault counts it falls back on must be exact: touch_a/b/c
+# touch 4/8/12 MiB, that is 1024/2048/3072 faults of 4 KiB pages. Each option with programs of
+# its own must load and work there too:
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
 #    leak_path and direct_caller allocate 100000 and 777 bytes;
 #  --vm (syscall tracepoints, task storage): the vmcalls workload reserves 16 MiB in vm_reserve
@@ -18,7 +19,7 @@
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
-vm=${QEMU_KERNEL_RUN:-$here/../shared/tools/qemu-kernel-run}
+vm=${FAULTLINE_VM_RUN:-$here/scripts/vm-run.sh}
 fl=$here/$out/faultline
 wl=$here/$out/workloads
 pass=0 fail=0
