@@ -109,11 +109,24 @@ static void start_view(struct session *s)
 	s->tui = tui__start(metrics, n, s->metric, s->threads);
 }
 
-/* --json-stream is opened before anything is attached: a path that cannot be written ends
- * the session before it starts, not at its first refresh. */
-static int open_stream(struct session *s)
+/* Every output, before anything is attached: a path that cannot be written ends the session
+ * before it starts, not when it ends. */
+static int open_outputs(struct session *s)
 {
-	return s->cfg->json_stream ? output_open(s->cfg->json_stream, &s->stream) : 0;
+	const struct fl_config *cfg = s->cfg;
+	int err = 0;
+
+	if (cfg->folded)
+		err = output__open(&s->folded, cfg->folded);
+	if (!err && cfg->json)
+		err = output__open(&s->json, cfg->json);
+	if (!err && cfg->pprof)
+		err = output__open(&s->pprof, cfg->pprof);
+	if (!err && cfg->svg)
+		err = output__open(&s->svg, cfg->svg);
+	if (!err && cfg->json_stream)
+		err = output__open_stream(&s->stream, cfg->json_stream);
+	return err;
 }
 
 static int setup(struct session *s)
@@ -143,7 +156,7 @@ static int setup(struct session *s)
 		if (err)
 			return err;
 	}
-	err = open_stream(s);
+	err = open_outputs(s);
 	if (!err)
 		err = signals_setup(s);
 	if (!err)
@@ -234,15 +247,13 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 static void write_stream(struct session *s, const struct snapshot *snap,
 			 const struct jsonreport_opts *jo)
 {
-	int err = jsonreport__write(s->stream, &snap->report, snap->profile, jo);
+	int err = jsonreport__write(s->stream.f, &snap->report, snap->profile, jo);
 
 	if (!err)
 		return;
 	fprintf(stderr, "faultline: writing %s failed: %s; no more JSON lines\n",
-		s->cfg->json_stream, strerror(-err));
-	if (s->stream != stdout)
-		fclose(s->stream);
-	s->stream = NULL;
+		strcmp(s->cfg->json_stream, "-") ? s->cfg->json_stream : "stdout", strerror(-err));
+	output__discard(&s->stream);
 	s->stream_err = err;
 }
 
@@ -292,17 +303,17 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	if (s->stream)
+	if (s->stream.path)
 		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
-		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+		err = snapshot__write_folded(&snap, &s->folded, s->metric);
 	if (final && cfg->pprof)
-		err = snapshot__write_pprof(&snap, cfg->pprof) ?: err;
+		err = snapshot__write_pprof(&snap, &s->pprof) ?: err;
 	if (final && cfg->json)
-		err = snapshot__write_json(&snap, cfg->json, &jo) ?: err;
+		err = snapshot__write_json(&snap, &s->json, &jo) ?: err;
 	/* written even when the folded file failed: it is a separate file */
 	if (final && cfg->svg)
-		err = snapshot__write_svg(&snap, cfg->svg, s->metric) ?: err;
+		err = snapshot__write_svg(&snap, &s->svg, s->metric) ?: err;
 	if (s->tui && !final) {
 		/* the view reads what it shows until the next one: s->shown keeps it alive */
 		struct snapshot old = s->shown;
@@ -422,8 +433,13 @@ static void teardown(struct session *s)
 	collector__free(s->col);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
-	if (s->stream)
-		s->stream_err = output_close(s->stream, s->cfg->json_stream, 0);
+	if (s->stream.path)
+		s->stream_err = output__close(&s->stream, 0);
+	/* what the session did not write (it failed): no temporary file stays behind */
+	output__discard(&s->folded);
+	output__discard(&s->json);
+	output__discard(&s->pprof);
+	output__discard(&s->svg);
 }
 
 int session__run(const struct fl_config *cfg)
