@@ -451,13 +451,28 @@ static int write_svg(const struct diff_config *cfg, struct output *out, const st
 	return output__close(out, err ?: svg__write_diff(f, b, a, &o));
 }
 
+/* The report on stdout. A reader that closed it early (`| head`) has what it wanted: only
+ * another failure makes the exit status 1. */
+static int print_report(const struct diff *d, const struct diff_config *cfg)
+{
+	unsigned width, rows;
+	int err;
+
+	units__terminal(&width, &rows);
+	diff__print(stdout, d, cfg, width);
+	err = output__stream_error(stdout);
+	if (err)
+		fprintf(stderr, "faultline: writing the report to stdout failed: %s\n",
+			strerror(-err));
+	return err == -EPIPE ? 0 : err;
+}
+
 int diff__main(int argc, char **argv)
 {
 	struct profile *before = NULL, *after = NULL;
 	struct diff_config cfg;
 	struct output svg = { 0 };
 	struct diff d = { 0 };
-	unsigned width, rows;
 	int err = diff__parse_args(argc, argv, &cfg);
 
 	if (err)
@@ -470,11 +485,11 @@ int diff__main(int argc, char **argv)
 	if (!err)
 		err = diff__compute(before, after, cfg.metric, &d);
 	if (!err) {
-		units__terminal(&width, &rows);
-		diff__print(stdout, &d, &cfg, width);
+		err = print_report(&d, &cfg);
+		/* written even when the report failed: it is a separate file */
+		if (cfg.svg)
+			err = write_svg(&cfg, &svg, before, after) ?: err;
 	}
-	if (!err && cfg.svg)
-		err = write_svg(&cfg, &svg, before, after);
 	if (err == -ENOMEM)
 		fprintf(stderr, "faultline: out of memory\n");
 	output__discard(&svg);

@@ -222,9 +222,10 @@ static void redraw(FILE *out, const char *text, unsigned rows)
 	fwrite(text, 1, rows > 1 ? (size_t)(end - text) : strlen(text), out);
 }
 
-/* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live. */
-static void render(FILE *out, const struct snapshot *snap, const struct table_opts *to, bool live,
-		   unsigned rows)
+/* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live.
+ * Returns 0 or the write's -errno. */
+static int render(FILE *out, const struct snapshot *snap, const struct table_opts *to, bool live,
+		  unsigned rows)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -239,7 +240,18 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 		redraw(out, text, rows);
 		free(text);
 	}
-	fflush(out);
+	return output__stream_error(out);
+}
+
+/* A closed stdout (`| head`) ends the table, not the session: the files are still written
+ * and the exit status stays 0. Any other failure to write the table makes it 1. */
+static void table_failed(struct session *s, FILE *out, int err)
+{
+	s->table_off = true;
+	if (err != -EPIPE)
+		s->table_err = err;
+	fprintf(stderr, "faultline: writing the table to %s failed: %s; the session goes on\n",
+		out == stdout ? "stdout" : "stderr", strerror(-err));
 }
 
 /* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
@@ -324,8 +336,12 @@ static int show(struct session *s, bool final)
 			snap = s->shown; /* paused: the view still shows the old one */
 			s->shown = old;
 		}
-	} else if (final || !cfg->quiet)
-		render(out, &snap, &to, !final, rows);
+	} else if ((final || !cfg->quiet) && !s->table_off) {
+		int terr = render(out, &snap, &to, !final, rows);
+
+		if (terr)
+			table_failed(s, out, terr);
+	}
 	if (final && cfg->verbose) {
 		size_t nrows;
 
@@ -462,5 +478,5 @@ int session__run(const struct fl_config *cfg)
 	} else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);
-	return err || s.stream_err ? 1 : 0;
+	return err || s.stream_err || s.table_err ? 1 : 0;
 }

@@ -42,6 +42,8 @@ struct session {
 	struct output folded, json, pprof, svg;
 	struct output stream; /* --json-stream, written all along */
 	int stream_err;	      /* its write failed: streaming stopped, the exit status is 1 */
+	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
+	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
 };
 
 #endif /* FAULTLINE_SESSION_STATE_H */

@@ -112,6 +112,178 @@ static int run_to_end(struct h_session *s, const char *const *args, int ms)
 	return h_exit_code(&s->proc);
 }
 
+/* The number of times @text occurs in @s's stderr, waiting up to @ms for the first. */
+static int stderr_count(struct h_session *s, const char *text, int ms)
+{
+	struct timespec ts = { 0, 20 * 1000000L };
+	int n = 0;
+
+	for (int waited = 0;; waited += 20) {
+		char *err = h_read_file(s->err_path);
+
+		for (const char *p = strstr(err, text); p; p = strstr(p + 1, text))
+			n++;
+		free(err);
+		if (n || waited >= ms)
+			return n;
+		nanosleep(&ts, NULL);
+	}
+}
+
+/*
+ * faultline's stdout becomes a FIFO whose read end the test holds: closing it is a reader
+ * that goes away, as `| head` does. Returns the read end.
+ */
+static int stdout_fifo_ok(struct h_session *s)
+{
+	int rd;
+
+	cr_assert_eq(mkfifo(s->out_path, 0600), 0, "mkfifo: %s", strerror(errno));
+	/* non-blocking: there is no writer yet; faultline's open then finds a reader */
+	rd = open(s->out_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	cr_assert_geq(rd, 0, "%s: %s", s->out_path, strerror(errno));
+	return rd;
+}
+
+/* Reads from @rd until something came (within H_READY_MS), then closes it. */
+static void read_some_then_close(int rd)
+{
+	struct pollfd p = { .fd = rd, .events = POLLIN };
+	char buf[256];
+
+	cr_assert_eq(poll(&p, 1, H_READY_MS), 1, "nothing on faultline's stdout");
+	cr_assert_gt(read(rd, buf, sizeof(buf)), 0);
+	close(rd);
+}
+
+/* The threads workload, "ready", and faultline `-p PID ARGS` with stdout on a FIFO. */
+static int attach_to_fifo_ok(struct h_run *r, const char *const *fl_args)
+{
+	const char *args[16];
+	char pid[16];
+	size_t n = 0;
+	int rd;
+
+	memset(r, 0, sizeof(*r));
+	h_spawn_workload_ok(&r->wl, "threads", NULL);
+	cr_assert_eq(h_wait_line(&r->wl, "ready", H_LINE_MS), 0, "threads is not ready");
+	h_session_init_ok(&r->fl);
+	snprintf(pid, sizeof(pid), "%d", r->wl.pid);
+	args[n++] = "-p";
+	args[n++] = pid;
+	for (; *fl_args; fl_args++)
+		args[n++] = *fl_args;
+	args[n] = NULL;
+	rd = stdout_fifo_ok(&r->fl);
+	h_session_start_ok(&r->fl, args);
+	h_wait_ready_ok(&r->fl);
+	return rd;
+}
+
+/* The workload's work, then SIGINT to faultline: its exit status. */
+static int work_then_stop(struct h_run *r)
+{
+	char *err;
+
+	h_kill_ok(r->wl.pid, SIGUSR1);
+	cr_assert_eq(h_wait_line(&r->wl, "done", H_WORK_MS), 0, "threads never said done");
+	kill(r->fl.proc.pid, SIGINT);
+	if (h_wait_exit(&r->fl.proc, H_EXIT_MS)) {
+		err = h_read_file(r->fl.err_path);
+		cr_assert_fail("faultline did not exit after SIGINT; stderr:\n%.2000s", err);
+	}
+	return h_exit_code(&r->fl.proc);
+}
+
+/* `faultline -p PID --folded F | head`: the table ends, the session and its file do not. */
+Test(outputs, closed_stdout_ends_the_table_not_the_session)
+{
+	static const char *const msg = "writing the table to stdout failed: Broken pipe";
+	struct h_run r;
+	/* the session's own folded path, filled in when the session is set up */
+	const char *fl[] = { "-i", "0.2", "--folded", r.fl.folded_path, NULL };
+	char *err;
+	int code, rd;
+
+	rd = attach_to_fifo_ok(&r, fl);
+	read_some_then_close(rd);
+	if (!stderr_count(&r.fl, msg, 5000)) {
+		err = h_read_file(r.fl.err_path);
+		cr_assert_eq(h_wait_exit(&r.fl.proc, 0), -ETIMEDOUT,
+			     "faultline ended (status %d) when its stdout closed; stderr:\n%.2000s",
+			     h_exit_code(&r.fl.proc), err);
+		cr_assert_fail("no \"%s\" within 5 s; stderr:\n%.2000s", msg, err);
+	}
+	code = work_then_stop(&r);
+	err = h_read_file(r.fl.err_path);
+	cr_expect_eq(code, 0, "a reader that went away is no failure: status %d; stderr:\n%s", code,
+		     err);
+	cr_expect_eq(stderr_count(&r.fl, msg, 0), 1, "said more than once:\n%s", err);
+	free(err);
+	/* the growth came after stdout closed: the session went on and wrote its file */
+	h_folded_load_ok(r.fl.folded_path, &r.folded);
+	for (size_t i = 0; i < H_NTOUCHERS; i++)
+		h_within_ok(h_touchers[i].fn, h_folded_frame(&r.folded, h_touchers[i].fn),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
+	h_folded_free(&r.folded);
+}
+
+/* A machine format on stdout that cannot be delivered is a failure: exit 1, said, no 141. */
+Test(outputs, closed_stdout_fails_a_stdout_output)
+{
+	static const char *const fl_json[] = { "-q", "--json", "-", NULL };
+	static const char *const fl_stream[] = { "-q", "-i", "0.2", "--json-stream", "-", NULL };
+	const char *const *runs[] = { fl_json, fl_stream };
+	const char *what[] = { "--json -", "--json-stream -" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct h_run r;
+		char *err;
+		int code, rd = attach_to_fifo_ok(&r, runs[i]);
+
+		if (runs[i] == fl_stream)
+			read_some_then_close(rd);
+		else
+			close(rd); /* --json writes at the end only */
+		code = work_then_stop(&r);
+		err = h_read_file(r.fl.err_path);
+		cr_expect_eq(code, 1, "%s to a closed stdout: status %d, not 1; stderr:\n%s",
+			     what[i], code, err);
+		cr_expect(strstr(err, "faultline: writing stdout failed: Broken pipe"),
+			  "stderr:\n%s", err);
+		free(err);
+		h_kill_ok(r.wl.pid, SIGUSR2);
+		h_wait_exit(&r.wl, H_EXIT_MS);
+	}
+}
+
+/*
+ * faultline must not die of SIGPIPE, but what it launches must: a caught signal is reset by
+ * exec, an ignored one would be inherited. /proc/self/status of the command itself.
+ */
+Test(outputs, a_launched_command_keeps_sigpipe_default)
+{
+	static const char *const args[] = { "-q", "--", "/bin/cat", "/proc/self/status", NULL };
+	unsigned long long ign = ~0ULL, cgt = ~0ULL, blk = ~0ULL;
+	const unsigned long long bit = 1ULL << (SIGPIPE - 1);
+	struct h_session s;
+	char *out, *p;
+
+	h_session_init_ok(&s);
+	cr_assert_eq(run_to_end(&s, args, H_WORK_MS), 0);
+	out = h_read_file(s.out_path);
+	if ((p = strstr(out, "\nSigBlk:")))
+		blk = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(out, "\nSigIgn:")))
+		ign = strtoull(p + 8, NULL, 16);
+	if ((p = strstr(out, "\nSigCgt:")))
+		cgt = strtoull(p + 8, NULL, 16);
+	cr_expect_eq(ign & bit, 0, "the command inherits SIGPIPE ignored:\n%s", out);
+	cr_expect_eq(cgt & bit, 0, "the command has a SIGPIPE handler:\n%s", out);
+	cr_expect_eq(blk & bit, 0, "the command has SIGPIPE blocked:\n%s", out);
+	free(out);
+}
+
 /* An output path that cannot be written: exit 1 before attaching, naming it and why. */
 Test(outputs, unwritable_paths_fail_before_attaching)
 {
