@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -259,12 +260,19 @@ static void table_failed(struct session *s, FILE *out, int err)
 static void write_stream(struct session *s, const struct snapshot *snap,
 			 const struct jsonreport_opts *jo)
 {
-	int err = jsonreport__write(s->stream.f, &snap->report, snap->profile, jo);
+	FILE *f = s->stream.f;
+	/* where this line starts (each line is flushed): a file keeps whole lines only */
+	long at = f != stdout ? ftell(f) : -1;
+	int err = jsonreport__write(f, &snap->report, snap->profile, jo);
 
 	if (!err)
 		return;
 	fprintf(stderr, "faultline: writing %s failed: %s; no more JSON lines\n",
-		strcmp(s->cfg->json_stream, "-") ? s->cfg->json_stream : "stdout", strerror(-err));
+		output__name(&s->stream), strerror(-err));
+	__fpurge(f); /* what did not fit must not be flushed after the cut */
+	if (at >= 0 && ftruncate(fileno(f), at)) {
+		/* not a regular file (a FIFO): there is nothing to take back */
+	}
 	output__discard(&s->stream);
 	s->stream_err = err;
 }

@@ -328,22 +328,23 @@ Test(outputs, unwritable_paths_fail_before_attaching)
 }
 
 /*
- * A disk that fills up while the files are written: 4 KiB free, less than the JSON
- * document and the SVG. Neither may be left truncated under its name; the older JSON file
- * stays as it was; no temporary file stays behind; exit 1, each path named.
+ * A disk that fills up while the files are written: 4 KiB free, less than one JSON document
+ * or the SVG. Neither file may be left truncated under its name; the older JSON file stays
+ * as it was; the stream keeps whole lines only (here none); no temporary file stays behind;
+ * exit 1, each path named.
  */
 Test(outputs, full_disk_leaves_no_truncated_file)
 {
-	char mnt[64], json[96], svg[96], wl[256], *names, *old, *err;
-	const char *args[] = {
-		"-q", "--json", json, "--svg", svg, "--", wl, "--now", "--exit", NULL
-	};
+	char mnt[64], json[96], svg[96], stream[96], wl[256], *names, *text, *err;
+	const char *args[] = { "-q",   "--json", json, "--svg", svg,	  "--json-stream",
+			       stream, "--",	 wl,   "--now", "--exit", NULL };
 	struct h_session s;
 	int code;
 
 	small_tmpfs_ok(mnt, false);
 	snprintf(json, sizeof(json), "%s/out.json", mnt);
 	snprintf(svg, sizeof(svg), "%s/out.svg", mnt);
+	snprintf(stream, sizeof(stream), "%s/out.jsonl", mnt);
 	snprintf(wl, sizeof(wl), "%s/threads", getenv("WORKLOADS"));
 	write_text_ok(json, "{\"an older\": \"profile\"}\n");
 	fill_ok(mnt, 4096);
@@ -354,12 +355,17 @@ Test(outputs, full_disk_leaves_no_truncated_file)
 	cr_expect(strstr(err, "writing /") && strstr(err, "/out.json failed: No space left"), "%s",
 		  err);
 	cr_expect(strstr(err, "/out.svg failed: No space left"), "%s", err);
+	cr_expect(strstr(err, "/out.jsonl failed: No space left"), "%s", err);
 	free(err);
-	old = h_read_file(json);
-	cr_expect_str_eq(old, "{\"an older\": \"profile\"}\n", "out.json was overwritten");
-	free(old);
+	text = h_read_file(json);
+	cr_expect_str_eq(text, "{\"an older\": \"profile\"}\n", "out.json was overwritten");
+	free(text);
+	text = h_read_file(stream);
+	cr_expect(!text[0] || text[strlen(text) - 1] == '\n',
+		  "out.jsonl ends in a line cut short (%zu bytes)", strlen(text));
+	free(text);
 	names = names_in(mnt);
-	cr_expect_str_eq(names, "out.json\n", "files left on the full disk:\n%s", names);
+	cr_expect_str_eq(names, "out.json\nout.jsonl\n", "files left on the full disk:\n%s", names);
 	free(names);
 }
 

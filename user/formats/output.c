@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *shown(const struct output *o)
+const char *output__name(const struct output *o)
 {
 	return strcmp(o->path, "-") ? o->path : "stdout";
 }
@@ -95,7 +95,7 @@ static int opened(struct output *o, int err)
 {
 	if (!err)
 		return 0;
-	fprintf(stderr, "faultline: cannot write %s: %s\n", shown(o), strerror(-err));
+	fprintf(stderr, "faultline: cannot write %s: %s\n", output__name(o), strerror(-err));
 	output__discard(o);
 	return err;
 }
@@ -163,7 +163,8 @@ int output__close(struct output *o, int err)
 			free(o->tmp), o->tmp = NULL;
 	}
 	if (err)
-		fprintf(stderr, "faultline: writing %s failed: %s%s\n", shown(o), strerror(-err),
+		fprintf(stderr, "faultline: writing %s failed: %s%s\n", output__name(o),
+			strerror(-err),
 			!o->tmp	   ? "" :
 			o->existed ? " (the file there is left as it was)" :
 				     " (no file left there)");

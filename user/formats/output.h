@@ -46,6 +46,9 @@ int output__close(struct output *o, int err);
 /* Drops an output that will not be written (the session failed): its temporary file goes. */
 void output__discard(struct output *o);
 
+/* @o's path for messages ("stdout" for "-"). */
+const char *output__name(const struct output *o);
+
 /* The error of the last writes to @f (stdout or stderr), flushed: 0 or -errno. */
 int output__stream_error(FILE *f);
 
