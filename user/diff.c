@@ -438,7 +438,7 @@ static int load(const char *path, enum fl_metric m, struct profile **p)
 	return err;
 }
 
-static int write_svg(const struct diff_config *cfg, const struct profile *b,
+static int write_svg(const struct diff_config *cfg, struct output *out, const struct profile *b,
 		     const struct profile *a)
 {
 	struct svg_opts o = { .metric = cfg->metric,
@@ -446,32 +446,53 @@ static int write_svg(const struct diff_config *cfg, const struct profile *b,
 			      .before_name = cfg->before,
 			      .after_name = cfg->after };
 	FILE *f;
-	int err = output_open(cfg->svg, &f);
+	int err = output__file(out, &f);
 
-	return err ? err : output_close(f, cfg->svg, svg__write_diff(f, b, a, &o));
+	return output__close(out, err ?: svg__write_diff(f, b, a, &o));
+}
+
+/* The report on stdout. A reader that closed it early (`| head`) has what it wanted: only
+ * another failure makes the exit status 1. */
+static int print_report(const struct diff *d, const struct diff_config *cfg)
+{
+	unsigned width, rows;
+	int err;
+
+	units__terminal(&width, &rows);
+	diff__print(stdout, d, cfg, width);
+	err = output__stream_error(stdout);
+	if (err)
+		fprintf(stderr, "faultline: writing the report to stdout failed: %s\n",
+			strerror(-err));
+	return err == -EPIPE ? 0 : err;
 }
 
 int diff__main(int argc, char **argv)
 {
 	struct profile *before = NULL, *after = NULL;
 	struct diff_config cfg;
+	struct output svg = { 0 };
 	struct diff d = { 0 };
-	unsigned width, rows;
 	int err = diff__parse_args(argc, argv, &cfg);
 
 	if (err)
 		return err == FL_CLI_DONE ? 0 : 2;
-	err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
+	/* before reading anything: a path that cannot be written is told at once */
+	if (cfg.svg)
+		err = output__open(&svg, cfg.svg);
+	if (!err)
+		err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
 	if (!err)
 		err = diff__compute(before, after, cfg.metric, &d);
 	if (!err) {
-		units__terminal(&width, &rows);
-		diff__print(stdout, &d, &cfg, width);
+		err = print_report(&d, &cfg);
+		/* written even when the report failed: it is a separate file */
+		if (cfg.svg)
+			err = write_svg(&cfg, &svg, before, after) ?: err;
 	}
-	if (!err && cfg.svg)
-		err = write_svg(&cfg, before, after);
 	if (err == -ENOMEM)
 		fprintf(stderr, "faultline: out of memory\n");
+	output__discard(&svg);
 	diff__fini(&d);
 	profile__free(before);
 	profile__free(after);

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
@@ -109,11 +110,24 @@ static void start_view(struct session *s)
 	s->tui = tui__start(metrics, n, s->metric, s->threads);
 }
 
-/* --json-stream is opened before anything is attached: a path that cannot be written ends
- * the session before it starts, not at its first refresh. */
-static int open_stream(struct session *s)
+/* Every output, before anything is attached: a path that cannot be written ends the session
+ * before it starts, not when it ends. */
+static int open_outputs(struct session *s)
 {
-	return s->cfg->json_stream ? output_open(s->cfg->json_stream, &s->stream) : 0;
+	const struct fl_config *cfg = s->cfg;
+	int err = 0;
+
+	if (cfg->folded)
+		err = output__open(&s->folded, cfg->folded);
+	if (!err && cfg->json)
+		err = output__open(&s->json, cfg->json);
+	if (!err && cfg->pprof)
+		err = output__open(&s->pprof, cfg->pprof);
+	if (!err && cfg->svg)
+		err = output__open(&s->svg, cfg->svg);
+	if (!err && cfg->json_stream)
+		err = output__open_stream(&s->stream, cfg->json_stream);
+	return err;
 }
 
 static int setup(struct session *s)
@@ -143,7 +157,7 @@ static int setup(struct session *s)
 		if (err)
 			return err;
 	}
-	err = open_stream(s);
+	err = open_outputs(s);
 	if (!err)
 		err = signals_setup(s);
 	if (!err)
@@ -209,9 +223,10 @@ static void redraw(FILE *out, const char *text, unsigned rows)
 	fwrite(text, 1, rows > 1 ? (size_t)(end - text) : strlen(text), out);
 }
 
-/* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live. */
-static void render(FILE *out, const struct snapshot *snap, const struct table_opts *to, bool live,
-		   unsigned rows)
+/* Writes the table of @snap to @out: plain, or redrawn in place on a terminal while live.
+ * Returns 0 or the write's -errno. */
+static int render(FILE *out, const struct snapshot *snap, const struct table_opts *to, bool live,
+		  unsigned rows)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -226,7 +241,18 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 		redraw(out, text, rows);
 		free(text);
 	}
-	fflush(out);
+	return output__stream_error(out);
+}
+
+/* A closed stdout (`| head`) ends the table, not the session: the files are still written
+ * and the exit status stays 0. Any other failure to write the table makes it 1. */
+static void table_failed(struct session *s, FILE *out, int err)
+{
+	s->table_off = true;
+	if (err != -EPIPE)
+		s->table_err = err;
+	fprintf(stderr, "faultline: writing the table to %s failed: %s; the session goes on\n",
+		out == stdout ? "stdout" : "stderr", strerror(-err));
 }
 
 /* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
@@ -234,15 +260,20 @@ static void render(FILE *out, const struct snapshot *snap, const struct table_op
 static void write_stream(struct session *s, const struct snapshot *snap,
 			 const struct jsonreport_opts *jo)
 {
-	int err = jsonreport__write(s->stream, &snap->report, snap->profile, jo);
+	FILE *f = s->stream.f;
+	/* where this line starts (each line is flushed): a file keeps whole lines only */
+	long at = f != stdout ? ftell(f) : -1;
+	int err = jsonreport__write(f, &snap->report, snap->profile, jo);
 
 	if (!err)
 		return;
 	fprintf(stderr, "faultline: writing %s failed: %s; no more JSON lines\n",
-		s->cfg->json_stream, strerror(-err));
-	if (s->stream != stdout)
-		fclose(s->stream);
-	s->stream = NULL;
+		output__name(&s->stream), strerror(-err));
+	__fpurge(f); /* what did not fit must not be flushed after the cut */
+	if (at >= 0 && ftruncate(fileno(f), at)) {
+		/* not a regular file (a FIFO): there is nothing to take back */
+	}
+	output__discard(&s->stream);
 	s->stream_err = err;
 }
 
@@ -292,17 +323,17 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	if (s->stream)
+	if (s->stream.path)
 		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
-		err = snapshot__write_folded(&snap, cfg->folded, s->metric);
+		err = snapshot__write_folded(&snap, &s->folded, s->metric);
 	if (final && cfg->pprof)
-		err = snapshot__write_pprof(&snap, cfg->pprof) ?: err;
+		err = snapshot__write_pprof(&snap, &s->pprof) ?: err;
 	if (final && cfg->json)
-		err = snapshot__write_json(&snap, cfg->json, &jo) ?: err;
+		err = snapshot__write_json(&snap, &s->json, &jo) ?: err;
 	/* written even when the folded file failed: it is a separate file */
 	if (final && cfg->svg)
-		err = snapshot__write_svg(&snap, cfg->svg, s->metric) ?: err;
+		err = snapshot__write_svg(&snap, &s->svg, s->metric) ?: err;
 	if (s->tui && !final) {
 		/* the view reads what it shows until the next one: s->shown keeps it alive */
 		struct snapshot old = s->shown;
@@ -313,8 +344,12 @@ static int show(struct session *s, bool final)
 			snap = s->shown; /* paused: the view still shows the old one */
 			s->shown = old;
 		}
-	} else if (final || !cfg->quiet)
-		render(out, &snap, &to, !final, rows);
+	} else if ((final || !cfg->quiet) && !s->table_off) {
+		int terr = render(out, &snap, &to, !final, rows);
+
+		if (terr)
+			table_failed(s, out, terr);
+	}
 	if (final && cfg->verbose) {
 		size_t nrows;
 
@@ -422,8 +457,13 @@ static void teardown(struct session *s)
 	collector__free(s->col);
 	if (s->sigfd >= 0)
 		close(s->sigfd);
-	if (s->stream)
-		s->stream_err = output_close(s->stream, s->cfg->json_stream, 0);
+	if (s->stream.path)
+		s->stream_err = output__close(&s->stream, 0);
+	/* what the session did not write (it failed): no temporary file stays behind */
+	output__discard(&s->folded);
+	output__discard(&s->json);
+	output__discard(&s->pprof);
+	output__discard(&s->svg);
 }
 
 int session__run(const struct fl_config *cfg)
@@ -446,5 +486,5 @@ int session__run(const struct fl_config *cfg)
 	} else if (s.child_waiting)
 		launch__abort(&s.launch);
 	teardown(&s);
-	return err || s.stream_err ? 1 : 0;
+	return err || s.stream_err || s.table_err ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "cli.h"
+#include "formats/output.h"
 #include "snapshot.h"
 #include "trace/allocsetup.h"
 #include "trace/attach.h"
@@ -36,8 +37,13 @@ struct session {
 	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v */
 	struct tui *tui;	 /* the interactive view, on a terminal; NULL for plain output */
 	struct snapshot shown;	 /* what the interactive view reads for its redraws */
-	FILE *stream;		 /* --json-stream, open for the whole session; NULL: none */
-	int stream_err;		 /* its write failed: streaming stopped, the exit status is 1 */
+	/* opened before anything is attached, so that a path that cannot be written ends the
+	 * session before it starts; path NULL: not asked for, or done with */
+	struct output folded, json, pprof, svg;
+	struct output stream; /* --json-stream, written all along */
+	int stream_err;	      /* its write failed: streaming stopped, the exit status is 1 */
+	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
+	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
 };
 
 #endif /* FAULTLINE_SESSION_STATE_H */

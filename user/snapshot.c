@@ -477,42 +477,41 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	return err;
 }
 
-int snapshot__write_pprof(const struct snapshot *snap, const char *path)
+int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
 {
 	struct timespec now;
 	FILE *f;
 	int err;
 
 	if (!snap->pprof)
-		return -EINVAL;
-	err = output_open(path, &f);
+		return output__close(o, -EINVAL);
+	err = output__file(o, &f);
 	if (err)
-		return err;
+		return output__close(o, err);
 	/* the session's wall-clock start: now less its length */
 	clock_gettime(CLOCK_REALTIME, &now);
 	pprof__set_time(snap->pprof,
 			(int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
 				(int64_t)(snap->report.elapsed_s * 1e9),
 			(int64_t)(snap->report.elapsed_s * 1e9));
-	return output_close(f, path, pprof__write(f, snap->pprof));
+	return output__close(o, pprof__write(f, snap->pprof));
 }
 
-int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m)
+int snapshot__write_folded(const struct snapshot *snap, struct output *o, enum fl_metric m)
 {
 	FILE *f;
-	int err = output_open(path, &f);
+	int err = output__file(o, &f);
 
-	return err ? err : output_close(f, path, folded__write(f, snap->profile, m));
+	return output__close(o, err ?: folded__write(f, snap->profile, m));
 }
 
-int snapshot__write_json(const struct snapshot *snap, const char *path,
-			 const struct jsonreport_opts *o)
+int snapshot__write_json(const struct snapshot *snap, struct output *o,
+			 const struct jsonreport_opts *jo)
 {
 	FILE *f;
-	int err = output_open(path, &f);
+	int err = output__file(o, &f);
 
-	return err ? err :
-		     output_close(f, path, jsonreport__write(f, &snap->report, snap->profile, o));
+	return output__close(o, err ?: jsonreport__write(f, &snap->report, snap->profile, jo));
 }
 
 /* "pid 12 app, pid 14 worker, +3 more", in the targets' order. */
@@ -528,17 +527,17 @@ static void svg_subject(const struct snapshot *snap, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", +%zu more", snap->report.nprocs - i);
 }
 
-int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m)
+int snapshot__write_svg(const struct snapshot *snap, struct output *out, enum fl_metric m)
 {
 	char subject[160];
 	struct svg_opts o = { .metric = m, .subject = subject };
 	FILE *f;
-	int err = output_open(path, &f);
+	int err = output__file(out, &f);
 
 	if (err)
-		return err;
+		return output__close(out, err);
 	svg_subject(snap, subject, sizeof(subject));
-	return output_close(f, path, svg__write(f, snap->profile, &o));
+	return output__close(out, svg__write(f, snap->profile, &o));
 }
 
 void snapshot__fini(struct snapshot *snap)

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "formats/jsonreport.h"
+#include "formats/output.h"
 #include "formats/pprof.h"
 #include "model/profile.h"
 #include "model/report.h"
@@ -42,21 +43,21 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		    const struct collector *col, struct frames *frames, struct target *targets,
 		    size_t ntargets);
 
-/* Writes the folded stacks of @snap to @path ("-": stdout). Returns 0 or -errno (reported). */
-int snapshot__write_folded(const struct snapshot *snap, const char *path, enum fl_metric m);
-
-/* Writes the pprof model of @snap to @path, gzip-compressed profile.proto. Returns 0 or -errno
- * (reported). */
-int snapshot__write_pprof(const struct snapshot *snap, const char *path);
-/* Writes the JSON document of @snap (jsonreport.h) to @path ("-": stdout), replacing the
- * file. Returns 0 or -errno (reported). */
-int snapshot__write_json(const struct snapshot *snap, const char *path,
-			 const struct jsonreport_opts *o);
 /*
- * Writes the flame graph of @snap by @m to @path (svg.h), titled with the metric, the total
- * and the processes. Returns 0 or -errno (reported).
+ * The writers of the final outputs, each into an output opened when the session started
+ * (formats/output.h) and closed by the writer: the file is in place once they return 0.
+ * They return 0 or -errno, reported.
  */
-int snapshot__write_svg(const struct snapshot *snap, const char *path, enum fl_metric m);
+/* The folded stacks of @snap by @m. */
+int snapshot__write_folded(const struct snapshot *snap, struct output *o, enum fl_metric m);
+/* The pprof model of @snap, gzip-compressed profile.proto. */
+int snapshot__write_pprof(const struct snapshot *snap, struct output *o);
+/* The JSON document of @snap (jsonreport.h). */
+int snapshot__write_json(const struct snapshot *snap, struct output *o,
+			 const struct jsonreport_opts *jo);
+/* The flame graph of @snap by @m (svg.h), titled with the metric, the total and the
+ * processes. */
+int snapshot__write_svg(const struct snapshot *snap, struct output *o, enum fl_metric m);
 
 void snapshot__fini(struct snapshot *snap);
 

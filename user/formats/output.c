@@ -1,26 +1,184 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "formats/output.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int output_open(const char *path, FILE **f)
+const char *output__name(const struct output *o)
 {
-	int err;
+	return strcmp(o->path, "-") ? o->path : "stdout";
+}
 
-	*f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	if (*f)
+/* `--folded /dev/stdout > FILE`: FILE is written through, not replaced under our stdout. */
+static bool std_stream_file(const struct stat *st)
+{
+	struct stat s;
+
+	for (int fd = STDOUT_FILENO; fd <= STDERR_FILENO; fd++)
+		if (!fstat(fd, &s) && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+			return true;
+	return false;
+}
+
+/* Gives the temporary file the mode and owner of the file it replaces, or the mode fopen()
+ * would give a new one; best effort, like cp. */
+static void set_mode(int fd, const struct stat *old)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	if (!old) {
+		fchmod(fd, 0666 & ~mask);
+		return;
+	}
+	if (fchown(fd, old->st_uid, old->st_gid)) {
+		/* not root: the file becomes ours */
+	}
+	fchmod(fd, old->st_mode & 07777);
+}
+
+/* ".NAME.XXXXXX" beside @o->final: hidden, and on the same file system, so rename() is
+ * atomic. */
+static int open_tmp(struct output *o, const struct stat *old)
+{
+	const char *slash = strrchr(o->final, '/');
+	int dirlen = slash ? (int)(slash - o->final + 1) : 0;
+	int fd;
+
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", dirlen, o->final, o->final + dirlen) < 0) {
+		o->tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		return err;
+	}
+	set_mode(fd, old);
+	o->f = fdopen(fd, "w");
+	if (o->f)
 		return 0;
-	err = -errno;
-	fprintf(stderr, "faultline: cannot write %s: %s\n", path, strerror(-err));
+	close(fd);
+	return -ENOMEM;
+}
+
+static int open_whole(struct output *o, const char *path)
+{
+	struct stat st;
+	bool exists = !stat(path, &st);
+
+	if (!exists && errno != ENOENT)
+		return -errno;
+	if (exists && (!S_ISREG(st.st_mode) || std_stream_file(&st))) {
+		/* a device, a pipe, our own stdout: written in place; a FIFO is opened when
+		 * written, since opening it waits for a reader */
+		if (S_ISFIFO(st.st_mode))
+			return access(path, W_OK) ? -errno : 0;
+		o->f = fopen(path, "we");
+		return o->f ? 0 : -errno;
+	}
+	o->existed = exists;
+	/* a symlink's file is replaced, not the link */
+	o->final = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->final)
+		return -errno;
+	return open_tmp(o, exists ? &st : NULL);
+}
+
+static int opened(struct output *o, int err)
+{
+	if (!err)
+		return 0;
+	fprintf(stderr, "faultline: cannot write %s: %s\n", output__name(o), strerror(-err));
+	output__discard(o);
 	return err;
 }
 
-int output_close(FILE *f, const char *path, int err)
+int output__open(struct output *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	return opened(o, open_whole(o, path));
+}
+
+int output__open_stream(struct output *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	return opened(o, o->f ? 0 : -errno);
+}
+
+int output__file(struct output *o, FILE **f)
+{
+	if (!o->f && !o->tmp && !(o->f = fopen(o->path, "we")))
+		return -errno;
+	*f = o->f;
+	return 0;
+}
+
+int output__stream_error(FILE *f)
 {
 	errno = 0;
-	if ((f == stdout ? fflush(f) : fclose(f)) && !err)
+	if (fflush(f) == EOF)
+		return errno ? -errno : -EIO;
+	return ferror(f) ? -EIO : 0;
+}
+
+/* Flushes, checks and closes @o's stream; the temporary file is synced first, so that what is
+ * renamed is on disk (a file system may only find it full then). */
+static int finish(struct output *o, int err)
+{
+	int ferr = output__stream_error(o->f);
+
+	err = err ?: ferr;
+	if (!err && o->tmp && fsync(fileno(o->f)))
+		err = -errno;
+	if (o->f != stdout && fclose(o->f) && !err)
 		err = errno ? -errno : -EIO;
-	if (err)
-		fprintf(stderr, "faultline: writing %s failed: %s\n", path, strerror(-err));
+	o->f = NULL;
 	return err;
+}
+
+int output__close(struct output *o, int err)
+{
+	if (!o->path)
+		return err;
+	if (o->f)
+		err = finish(o, err);
+	if (!err && o->tmp) {
+		if (rename(o->tmp, o->final))
+			err = -errno;
+		else
+			free(o->tmp), o->tmp = NULL;
+	}
+	if (err)
+		fprintf(stderr, "faultline: writing %s failed: %s%s\n", output__name(o),
+			strerror(-err),
+			!o->tmp	   ? "" :
+			o->existed ? " (the file there is left as it was)" :
+				     " (no file left there)");
+	output__discard(o);
+	return err;
+}
+
+void output__discard(struct output *o)
+{
+	if (o->f && o->f != stdout)
+		fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->final);
+	memset(o, 0, sizeof(*o));
 }
