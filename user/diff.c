@@ -248,20 +248,29 @@ static int row_change_cmp(const void *a, const void *b)
 	return row_stack_cmp(a, b);
 }
 
+/* *@sum += @v held at UINT64_MAX, which @d notes: values read from files can be anything. */
+static void add_to(struct diff *d, uint64_t *sum, uint64_t v)
+{
+	if (__builtin_add_overflow(*sum, v, sum)) {
+		*sum = UINT64_MAX;
+		d->saturated = true;
+	}
+}
+
 static void count_row(struct diff *d, const struct diff_row *r)
 {
-	d->total_before += r->before;
-	d->total_after += r->after;
+	add_to(d, &d->total_before, r->before);
+	add_to(d, &d->total_after, r->after);
 	d->stacks_before += r->before > 0;
 	d->stacks_after += r->after > 0;
 	d->added += !r->before;
 	d->gone += !r->after;
 	if (r->after > r->before) {
 		d->grew++;
-		d->grown += r->after - r->before;
+		add_to(d, &d->grown, r->after - r->before);
 	} else if (r->after < r->before) {
 		d->shrank++;
-		d->shrunk += r->before - r->after;
+		add_to(d, &d->shrunk, r->before - r->after);
 	} else {
 		d->same++;
 	}
@@ -306,6 +315,7 @@ int diff__compute(const struct profile *before, const struct profile *after, enu
 	int err;
 
 	memset(d, 0, sizeof(*d));
+	d->saturated = before->saturated || after->saturated;
 	err = stacks_of(before, m, &b) ?: stacks_of(after, m, &a);
 	if (!err && b.n + a.n && !(d->rows = calloc(b.n + a.n, sizeof(*d->rows))))
 		err = -ENOMEM;
@@ -364,7 +374,7 @@ static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum 
 	units__emit(out, width, "%10s %10s %11s %8s  %s",
 		    units__value(vb, sizeof(vb), b, metric__is_bytes(m)),
 		    units__value(va, sizeof(va), a, metric__is_bytes(m)),
-		    units__svalue(vd, sizeof(vd), (int64_t)(a - b), metric__is_bytes(m)),
+		    units__delta(vd, sizeof(vd), b, a, metric__is_bytes(m)),
 		    units__change(pc, sizeof(pc), b, a, true), what);
 }
 
@@ -382,10 +392,13 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 		    "stacks: %zu -> %zu; %zu grew (%s), %zu shrank (%s), %zu new, "
 		    "%zu gone, %zu unchanged",
 		    d->stacks_before, d->stacks_after, d->grew,
-		    units__svalue(vg, sizeof(vg), (int64_t)d->grown, metric__is_bytes(m)),
-		    d->shrank,
-		    units__svalue(vs, sizeof(vs), -(int64_t)d->shrunk, metric__is_bytes(m)),
-		    d->added, d->gone, d->same);
+		    units__delta(vg, sizeof(vg), 0, d->grown, metric__is_bytes(m)), d->shrank,
+		    units__delta(vs, sizeof(vs), d->shrunk, 0, metric__is_bytes(m)), d->added,
+		    d->gone, d->same);
+	if (d->saturated)
+		units__emit(out, width,
+			    "note: a sum passed its limit (2^64-1) and was held there "
+			    "(saturated): totals are lower bounds");
 	fputc('\n', out);
 	if (!d->n) {
 		units__emit(out, width, "no stack changed");

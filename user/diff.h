@@ -6,6 +6,7 @@
 #ifndef FAULTLINE_DIFF_H
 #define FAULTLINE_DIFF_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "model/profile.h"
@@ -35,6 +36,7 @@ struct diff {
 	size_t grew, shrank, same;
 	size_t added, gone;	/* 0 in one file (counted in grew or shrank too) */
 	uint64_t grown, shrunk; /* sums of the positive and of the negative deltas (magnitude) */
+	bool saturated;		/* a sum here or in either profile was held at its limit (2^64-1) */
 };
 
 /*

@@ -275,6 +275,55 @@ Test(diff, nothing_changed)
 	profile__free(a);
 }
 
+/* Values whose sums pass 2^64: every sum saturates, the deltas print whole, and a note says
+ * that a total was held at 2^64-1. */
+Test(diff, sums_saturate_with_a_note)
+{
+	struct profile *b = parse_as("a 9223372036854775807\nb 9223372036854775807\n"
+				     "c 9223372036854775807\n",
+				     FL_METRIC_FAULTS),
+		       *a = parse_as("a 1\nb 1\nd 9223372036854775807\nd 9223372036854775807\n"
+				     "d 9223372036854775807\n",
+				     FL_METRIC_FAULTS);
+	struct diff_config cfg = { .before = "b",
+				   .after = "a",
+				   .top = 20,
+				   .metric = FL_METRIC_FAULTS };
+	struct diff d;
+	char *out;
+
+	cr_assert_eq(diff__compute(b, a, FL_METRIC_FAULTS, &d), 0);
+	cr_expect_eq(d.total_before, UINT64_MAX);
+	cr_expect_eq(d.total_after, UINT64_MAX);
+	cr_expect_eq(d.shrunk, UINT64_MAX);
+	cr_expect_eq(d.grown, UINT64_MAX);
+	cr_expect(d.saturated);
+	cr_assert_eq(d.n, 4);
+	cr_expect_str_eq(d.rows[0].stack, "d");
+	cr_expect_eq(d.rows[0].after, UINT64_MAX);
+	out = report(&d, &cfg, 200);
+	cr_expect_str_eq(
+		out,
+		"faultline diff (faults): b -> a\n"
+		"    BEFORE      AFTER       DELTA   CHANGE\n"
+		"18446744073709551615 18446744073709551615          +0    +0.0%  total\n"
+		"stacks: 3 -> 3; 1 grew (+18446744073709551615), 3 shrank (-18446744073709551615), "
+		"1 new, 1 gone, 0 unchanged\n"
+		"note: a sum passed its limit (2^64-1) and was held there (saturated): totals are "
+		"lower bounds\n"
+		"\n"
+		"stacks by absolute change (4 of 4):\n"
+		"    BEFORE      AFTER       DELTA   CHANGE  STACK\n"
+		"         0 18446744073709551615 +18446744073709551615      new  d\n"
+		"9223372036854775807          0 -9223372036854775807     gone  c\n"
+		"9223372036854775807          1 -9223372036854775806  -100.0%  a\n"
+		"9223372036854775807          1 -9223372036854775806  -100.0%  b\n");
+	free(out);
+	diff__fini(&d);
+	profile__free(b);
+	profile__free(a);
+}
+
 static int args(struct diff_config *cfg, int argc, const char **argv)
 {
 	return diff__parse_args(argc, (char **)argv, cfg);

@@ -131,6 +131,17 @@ const char *units__svalue(char *buf, size_t len, int64_t v, bool bytes)
 	return buf;
 }
 
+const char *units__delta(char *buf, size_t len, uint64_t before, uint64_t after, bool bytes)
+{
+	const char *sign = after < before ? "-" : "+";
+	uint64_t mag = after < before ? before - after : after - before;
+
+	if (bytes)
+		return fmt_bytes(buf, len, sign, mag);
+	snprintf(buf, len, "%s%" PRIu64, sign, mag);
+	return buf;
+}
+
 const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after, bool say_gone)
 {
 	if (!before)

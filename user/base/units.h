@@ -23,6 +23,9 @@ const char *units__sbytes(char *buf, size_t len, int64_t v);
 const char *units__value(char *buf, size_t len, uint64_t v, bool bytes);
 /* ... signed, with the sign always shown: "+1.5 KiB", "-3". Returns @buf. */
 const char *units__svalue(char *buf, size_t len, int64_t v, bool bytes);
+/* @after - @before as units__svalue() writes it, for any two values (the difference of two
+ * uint64_t may not fit an int64_t). Returns @buf. */
+const char *units__delta(char *buf, size_t len, uint64_t before, uint64_t after, bool bytes);
 /* The relative change from @before to @after: "+12.5%", "new" when @before is 0 ("+0.0%"
  * when both are), and "gone" when @after is 0 and @say_gone. Returns @buf. */
 const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after, bool say_gone);

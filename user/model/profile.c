@@ -70,11 +70,21 @@ static uint64_t live(uint64_t allocated, uint64_t freed)
 	return allocated > freed ? allocated - freed : 0;
 }
 
+/* a + b + c, held at UINT64_MAX */
+static uint64_t sum3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t s;
+
+	if (__builtin_add_overflow(a, b, &s) || __builtin_add_overflow(s, c, &s))
+		return UINT64_MAX;
+	return s;
+}
+
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 {
 	switch (m) {
 	case FL_METRIC_RESIDENT:
-		return c->grow[FL_ANON] + c->grow[FL_FILE] + c->grow[FL_SHMEM];
+		return sum3(c->grow[FL_ANON], c->grow[FL_FILE], c->grow[FL_SHMEM]);
 	case FL_METRIC_ANON:
 		return c->grow[FL_ANON];
 	case FL_METRIC_FILE:
@@ -86,7 +96,7 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 	case FL_METRIC_FAULTS:
 		return c->faults;
 	case FL_METRIC_RELEASED:
-		return c->release[FL_ANON] + c->release[FL_FILE] + c->release[FL_SHMEM];
+		return sum3(c->release[FL_ANON], c->release[FL_FILE], c->release[FL_SHMEM]);
 	case FL_METRIC_ALLOC_BYTES:
 		return c->alloc_bytes;
 	case FL_METRIC_ALLOC_COUNT:
@@ -153,27 +163,47 @@ struct fl_counts metric__counts(enum fl_metric m, uint64_t v)
 	return c;
 }
 
-void counts__add(struct fl_counts *dst, const struct fl_counts *src)
+/* *@dst += @v, held at UINT64_MAX instead of wrapping: true when it was. */
+static bool add_sat(__u64 *dst, __u64 v)
 {
+	if (!__builtin_add_overflow(*dst, v, dst))
+		return false;
+	*dst = UINT64_MAX;
+	return true;
+}
+
+/* ... signed, held at INT64_MAX or INT64_MIN (a signed overflow is undefined). */
+static bool add_sat_s64(__s64 *dst, __s64 v)
+{
+	if (!__builtin_add_overflow(*dst, v, dst))
+		return false;
+	*dst = v > 0 ? INT64_MAX : INT64_MIN;
+	return true;
+}
+
+bool counts__add(struct fl_counts *dst, const struct fl_counts *src)
+{
+	bool sat = false;
 	int i;
 
 	for (i = 0; i < FL_MEMBERS; i++) {
-		dst->grow[i] += src->grow[i];
-		dst->release[i] += src->release[i];
+		sat |= add_sat(&dst->grow[i], src->grow[i]);
+		sat |= add_sat(&dst->release[i], src->release[i]);
 	}
-	dst->faults += src->faults;
-	dst->write_faults += src->write_faults;
-	dst->allocs += src->allocs;
-	dst->alloc_bytes += src->alloc_bytes;
-	dst->frees += src->frees;
-	dst->free_bytes += src->free_bytes;
-	dst->unmatched_frees += src->unmatched_frees;
-	dst->at_peak += src->at_peak;
-	dst->reserved += src->reserved;
-	dst->unmapped += src->unmapped;
-	dst->advised += src->advised;
-	dst->vm_calls += src->vm_calls;
-	dst->vm_failed += src->vm_failed;
+	sat |= add_sat(&dst->faults, src->faults);
+	sat |= add_sat(&dst->write_faults, src->write_faults);
+	sat |= add_sat(&dst->allocs, src->allocs);
+	sat |= add_sat(&dst->alloc_bytes, src->alloc_bytes);
+	sat |= add_sat(&dst->frees, src->frees);
+	sat |= add_sat(&dst->free_bytes, src->free_bytes);
+	sat |= add_sat(&dst->unmatched_frees, src->unmatched_frees);
+	sat |= add_sat_s64(&dst->at_peak, src->at_peak);
+	sat |= add_sat(&dst->reserved, src->reserved);
+	sat |= add_sat(&dst->unmapped, src->unmapped);
+	sat |= add_sat(&dst->advised, src->advised);
+	sat |= add_sat(&dst->vm_calls, src->vm_calls);
+	sat |= add_sat(&dst->vm_failed, src->vm_failed);
+	return sat;
 }
 
 struct profile *profile__new(void)
@@ -307,13 +337,15 @@ int profile__add(struct profile *p, const char *const *frames, size_t n, const s
 		if (!node)
 			return -ENOMEM;
 	}
-	counts__add(&node->self, c);
+	if (counts__add(&node->self, c))
+		p->saturated = true;
 	if (!node->leaf) {
 		node->leaf = true;
 		p->nstacks++;
 	}
 	for (; node; node = node->parent)
-		counts__add(&node->total, c);
+		if (counts__add(&node->total, c))
+			p->saturated = true;
 	return 0;
 }
 

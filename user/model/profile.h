@@ -41,13 +41,14 @@ bool metric__is_bytes(enum fl_metric m);
 bool metric__needs_alloc(enum fl_metric m);
 /* True for the metrics only --vm fills. */
 bool metric__needs_vm(enum fl_metric m);
-/* The value of @m in @c. */
+/* The value of @m in @c (a sum of kinds held at UINT64_MAX). */
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
 /* Counts whose value of metric @m is @v, every other field 0 (@v <= INT64_MAX): the inverse of
  * metric__value(), for values read back from a file. */
 struct fl_counts metric__counts(enum fl_metric m, uint64_t v);
-/* @dst += @src, field by field. */
-void counts__add(struct fl_counts *dst, const struct fl_counts *src);
+/* @dst += @src, field by field, each sum held at its type's limit instead of wrapping (values
+ * read from files can be anything). Returns true when some field was held so. */
+bool counts__add(struct fl_counts *dst, const struct fl_counts *src);
 
 struct pnode {
 	char *name;		/* NULL for the root; owned by the node */
@@ -63,6 +64,7 @@ struct pnode {
 struct profile {
 	struct pnode root; /* unnamed; its total is the whole profile */
 	size_t nstacks;	   /* distinct leaf paths added */
+	bool saturated;	   /* some sum of counts was held at its limit (counts__add) */
 	/*
 	 * Private: every node but the root, in an open-addressing table keyed by (parent, name),
 	 * so that finding a child is O(1) whatever the fan-out and whatever order the children
@@ -80,7 +82,8 @@ void profile__free(struct profile *p);
 /*
  * Adds one stack: @frames[0] is the root-most frame, @frames[n-1] the leaf; @c is added to
  * the total of every node on the path (the root included) and to the leaf's self. A NULL frame
- * is named "[unknown]". Returns 0, -EINVAL when @n is 0, or -ENOMEM (then no count was added;
+ * is named "[unknown]". A sum that would pass its limit is held there and sets @p->saturated.
+ * Returns 0, -EINVAL when @n is 0, or -ENOMEM (then no count was added;
  * nodes already created stay, with zero counts).
  */
 int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c);

@@ -91,6 +91,53 @@ Test(profile, counts_add)
 	cr_expect_eq(a.write_faults, 20);
 }
 
+/* Sums that would pass 2^64 (at_peak: leave int64) are held at the limit, not wrapped, and
+ * counts__add says so; resident and released add three kinds and saturate too. */
+Test(profile, sums_saturate)
+{
+	struct fl_counts a = { .grow = { [FL_ANON] = UINT64_MAX - 1, [FL_FILE] = 1 },
+			       .faults = UINT64_MAX / 2 + 1,
+			       .at_peak = INT64_MAX - 1,
+			       .vm_failed = 7 };
+	struct fl_counts b = { .grow = { [FL_ANON] = 5, [FL_FILE] = 2 },
+			       .faults = UINT64_MAX / 2 + 1,
+			       .at_peak = 2,
+			       .vm_failed = 1 };
+	struct fl_counts neg = { .at_peak = INT64_MIN + 1 }, minus = { .at_peak = -2 };
+	struct fl_counts small = { .faults = 1 }, sum = { 0 };
+
+	cr_expect(counts__add(&a, &b));
+	cr_expect_eq(a.grow[FL_ANON], UINT64_MAX);
+	cr_expect_eq(a.grow[FL_FILE], 3);
+	cr_expect_eq(a.faults, UINT64_MAX);
+	cr_expect_eq(a.at_peak, INT64_MAX);
+	cr_expect_eq(a.vm_failed, 8);
+	cr_expect(counts__add(&neg, &minus));
+	cr_expect_eq(neg.at_peak, INT64_MIN);
+	cr_expect_not(counts__add(&sum, &small));
+	cr_expect_eq(sum.faults, 1);
+	cr_expect_eq(metric__value(&a, FL_METRIC_RESIDENT), UINT64_MAX);
+	a.release[FL_SHMEM] = UINT64_MAX / 2 + 1;
+	a.release[FL_FILE] = UINT64_MAX / 2 + 1;
+	cr_expect_eq(metric__value(&a, FL_METRIC_RELEASED), UINT64_MAX);
+}
+
+/* A stack added until its counts saturate: self and every total held at the limit. */
+Test(profile, add_saturates)
+{
+	struct profile *p = profile__new();
+	const char *s[] = { "app", "main" };
+	struct fl_counts c = { .grow = { [FL_ANON] = (uint64_t)INT64_MAX }, .at_peak = INT64_MAX };
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(profile__add(p, s, 2, &c), 0);
+	cr_expect_eq(p->root.total.grow[FL_ANON], UINT64_MAX);
+	cr_expect_eq(p->root.total.at_peak, INT64_MAX);
+	cr_expect_eq(metric__value(&p->root.total, FL_METRIC_PEAK), (uint64_t)INT64_MAX);
+	cr_expect_eq(child(child(&p->root, "app"), "main")->self.grow[FL_ANON], UINT64_MAX);
+	profile__free(p);
+}
+
 Test(profile, merge_totals_self)
 {
 	struct profile *p = profile__new();
