@@ -446,7 +446,7 @@ static int load(const char *path, enum fl_metric m, struct profile **p)
 	else if (starts_like_json(f))
 		err = jsonprofile__read(f, path, *p, stderr);
 	else
-		err = folded__read(f, path, *p, m, stderr);
+		err = folded__read_file(f, path, *p, m, stderr);
 	fclose(f);
 	return err;
 }

@@ -142,6 +142,77 @@ Test(folded_read, nul_byte_and_too_many_frames)
 	free(deep);
 }
 
+/* A counter that is not a whole number from 0 to INT64_MAX is refused with what is wrong. */
+Test(folded_read, values_say_what_is_wrong)
+{
+	static const char text[] = "a;b -4\n"
+				   "a;b 1.5\n"
+				   "a;b 18446744073709551616\n"
+				   "a;b 9223372036854775808\n"
+				   "a;b 0x10\n";
+	struct read_result r = read_text(text, strlen(text), FL_METRIC_ANON);
+
+	cr_expect_eq(r.err, -EINVAL);
+	cr_expect_str_eq(r.errs,
+			 "faultline: t.folded:1: value '-4' is negative\n"
+			 "faultline: t.folded:2: value '1.5' is not a whole number\n"
+			 "faultline: t.folded:3: value '18446744073709551616' is too large "
+			 "(more than 9223372036854775807)\n"
+			 "faultline: t.folded:4: value '9223372036854775808' is too large "
+			 "(more than 9223372036854775807)\n"
+			 "faultline: t.folded:5: value '0x10' is not a whole decimal number\n");
+	result_free(&r);
+}
+
+/* What folded__read_file() reads into a new profile, and its messages. */
+static struct read_result read_file_text(const char *text)
+{
+	struct read_result r = { .p = profile__new() };
+	size_t errs_len = 0;
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	FILE *errs = open_memstream(&r.errs, &errs_len);
+
+	cr_assert(in && errs && r.p);
+	r.err = folded__read_file(in, "t.folded", r.p, FL_METRIC_ANON, errs);
+	fclose(in);
+	fclose(errs);
+	return r;
+}
+
+/* faultline ends every line it writes with a newline: a file whose last line has none was cut
+ * short (here in the middle of a number, which alone would still parse). */
+Test(folded_read, truncated_file_refused)
+{
+	struct read_result r = read_file_text("a;b 100\nc;d 12");
+	struct profile *p = profile__new();
+	struct fl_counts c = metric__counts(FL_METRIC_ANON, 5);
+	const char *frames[] = { "x", "y" };
+	char *written;
+
+	cr_expect_eq(r.err, -EINVAL);
+	cr_expect_str_eq(r.errs, "faultline: t.folded:2: the last line has no newline: the file "
+				 "is truncated (faultline ends every line with one)\n");
+	result_free(&r);
+	r = read_file_text("a;b 100\nc;d 12\r");
+	cr_expect_eq(r.err, -EINVAL);
+	result_free(&r);
+	r = read_file_text("a;b 100\nc;d 12\n");
+	cr_expect_eq(r.err, 0, "%s", r.errs);
+	result_free(&r);
+	r = read_file_text("");
+	cr_expect_eq(r.err, 0, "%s", r.errs);
+	result_free(&r);
+	/* what the writer writes always passes */
+	cr_assert_eq(profile__add(p, frames, 2, &c), 0);
+	written = folded(p, FL_METRIC_ANON);
+	r = read_file_text(written);
+	cr_expect_eq(r.err, 0, "%s", r.errs);
+	cr_expect_eq(r.p->nstacks, 1);
+	result_free(&r);
+	free(written);
+	profile__free(p);
+}
+
 static struct profile *parse_as(const char *text, enum fl_metric m)
 {
 	struct read_result r = read_text(text, strlen(text), m);

@@ -6,6 +6,7 @@
  */
 #include "formats/foldedread.h"
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,7 +45,17 @@ static const char *shown(char *buf, size_t len, const char *s)
 	return buf;
 }
 
-/* A whole decimal number up to INT64_MAX: 0, or -EINVAL after reporting. */
+/* True when @s is digits with at most one '.' among them: a number, though maybe not whole. */
+static bool decimal(const char *s)
+{
+	size_t whole = strspn(s, "0123456789"), frac = 0;
+
+	if (s[whole] == '.')
+		frac = strspn(s + whole + 1, "0123456789");
+	return whole + frac > 0 && !s[whole + (s[whole] == '.') + frac];
+}
+
+/* A whole decimal number up to INT64_MAX: 0, or -EINVAL after saying what is wrong. */
 static int parse_value(struct reader *r, const char *s, uint64_t *out)
 {
 	char tmp[48];
@@ -54,14 +65,20 @@ static int parse_value(struct reader *r, const char *s, uint64_t *out)
 		bad_line(r, "no value after the last space (expected 'frame;...;frame VALUE')");
 		return -EINVAL;
 	}
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9') {
+	if (s[strspn(s, "0123456789")]) {
+		if (s[0] == '-' && decimal(s + 1))
+			bad_line(r, "value '%s' is negative", shown(tmp, sizeof(tmp), s));
+		else if (decimal(s))
+			bad_line(r, "value '%s' is not a whole number", shown(tmp, sizeof(tmp), s));
+		else
 			bad_line(r, "value '%s' is not a whole decimal number",
 				 shown(tmp, sizeof(tmp), s));
-			return -EINVAL;
-		}
+		return -EINVAL;
+	}
+	for (const char *p = s; *p; p++) {
 		if (v > ((uint64_t)INT64_MAX - (uint64_t)(*p - '0')) / 10) {
-			bad_line(r, "value '%s' is too large", shown(tmp, sizeof(tmp), s));
+			bad_line(r, "value '%s' is too large (more than %" PRId64 ")",
+				 shown(tmp, sizeof(tmp), s), INT64_MAX);
 			return -EINVAL;
 		}
 		v = v * 10 + (uint64_t)(*p - '0');
@@ -130,9 +147,12 @@ static int read_line(struct reader *r, char *line, size_t len, struct profile *p
 	return profile__add(p, r->frames, n, &c);
 }
 
-int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs)
+/* Every line of @in; with @whole_lines, a last line without its newline is a bad line too. */
+static int read_lines(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs,
+		      bool whole_lines)
 {
 	struct reader r = { .name = name, .errs = errs };
+	bool ended = true;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -144,10 +164,14 @@ int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m
 	errno = 0;
 	while (err != -ENOMEM && (len = getline(&line, &cap, in)) >= 0) {
 		r.line++;
-		if (len && line[len - 1] == '\n')
+		ended = len && line[len - 1] == '\n';
+		if (ended)
 			line[--len] = '\0';
 		err = read_line(&r, line, (size_t)len, p, m);
 	}
+	if (err != -ENOMEM && whole_lines && !ended && !ferror(in))
+		bad_line(&r, "the last line has no newline: the file is truncated (faultline ends "
+			     "every line with one)");
 	if (err != -ENOMEM && ferror(in)) {
 		err = errno ? -errno : -EIO;
 		fprintf(errs, "faultline: reading %s failed: %s\n", name, strerror(-err));
@@ -161,4 +185,14 @@ int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m
 	free(line);
 	free(r.frames);
 	return err;
+}
+
+int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs)
+{
+	return read_lines(in, name, p, m, errs, false);
+}
+
+int folded__read_file(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs)
+{
+	return read_lines(in, name, p, m, errs, true);
 }

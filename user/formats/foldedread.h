@@ -22,4 +22,11 @@
  */
 int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs);
 
+/*
+ * folded__read() of a whole file faultline wrote, which ends every line with a newline: a last
+ * line without one means the file was cut short (maybe in the middle of a number, which would
+ * still parse), and is a bad line too ("NAME:LINE: the last line has no newline ...").
+ */
+int folded__read_file(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs);
+
 #endif /* FAULTLINE_FOLDEDREAD_H */
