@@ -11,6 +11,7 @@
 struct jv_parser {
 	const unsigned char *s, *end;
 	unsigned depth;
+	size_t line; /* of *s: newlines appear only between tokens */
 };
 
 #define JV_MAX_DEPTH 64
@@ -31,7 +32,7 @@ void jv_free(struct jv *v)
 static void jv_ws(struct jv_parser *p)
 {
 	while (p->s < p->end && (*p->s == ' ' || *p->s == '\t' || *p->s == '\n' || *p->s == '\r'))
-		p->s++;
+		p->line += *p->s++ == '\n';
 }
 
 static bool jv_lit(struct jv_parser *p, const char *word)
@@ -100,9 +101,20 @@ static int jv_escape(struct jv_parser *p, char *o, size_t *n)
 	return 0;
 }
 
+/* The bytes from @s to the closing quote (or the end): a bound on the decoded length. */
+static size_t jv_raw_len(const unsigned char *s, const unsigned char *end)
+{
+	const unsigned char *q = s;
+
+	while (q < end && *q != '"')
+		q += *q == '\\' && q + 1 < end ? 2 : 1;
+	return (size_t)(q - s);
+}
+
 static int jv_string(struct jv_parser *p, char **out, size_t *outlen)
 {
-	char *o = malloc((size_t)(p->end - p->s) + 1);
+	/* sized by this string, not by the rest of the document: a profile holds a million */
+	char *o = malloc(jv_raw_len(p->s + 1, p->end) + 1);
 	size_t n = 0, len, bad;
 
 	if (!o)
@@ -253,6 +265,7 @@ static int jv_container(struct jv_parser *p, struct jv *v, bool obj)
 static int jv_value(struct jv_parser *p, struct jv *v)
 {
 	jv_ws(p);
+	v->line = p->line;
 	if (p->s >= p->end)
 		return -EINVAL;
 	switch (*p->s) {
@@ -276,20 +289,31 @@ static int jv_value(struct jv_parser *p, struct jv *v)
 	}
 }
 
-/* Parses exactly one JSON text (whitespace around it allowed) from @s, @len bytes. Returns 0,
- * -EINVAL (not JSON; @out is then freed) or -ENOMEM. */
-int jv_parse(const char *s, size_t len, struct jv *out)
+int jv_parse_next(const char *s, size_t len, size_t *line, size_t *used, struct jv *out)
 {
-	struct jv_parser p = { (const unsigned char *)s, (const unsigned char *)s + len, 0 };
+	struct jv_parser p = { (const unsigned char *)s, (const unsigned char *)s + len, 0, *line };
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	err = jv_value(&p, out);
-	jv_ws(&p);
-	if (!err && p.s != p.end)
-		err = -EINVAL;
+	if (!err)
+		jv_ws(&p);
+	*line = p.line;
+	*used = (size_t)((const char *)p.s - s);
 	if (err)
 		jv_free(out);
+	return err;
+}
+
+int jv_parse(const char *s, size_t len, struct jv *out)
+{
+	size_t line = 1, used;
+	int err = jv_parse_next(s, len, &line, &used, out);
+
+	if (!err && used != len) {
+		jv_free(out);
+		err = -EINVAL;
+	}
 	return err;
 }
 

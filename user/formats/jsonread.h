@@ -30,12 +30,20 @@ struct jv {
 	struct jv *items; /* JV_ARR, JV_OBJ: elements, or members' values */
 	char **keys;	  /* JV_OBJ: members' names */
 	size_t n;
-	size_t cap; /* JV_ARR, JV_OBJ: room in items (and keys) */
+	size_t cap;  /* JV_ARR, JV_OBJ: room in items (and keys) */
+	size_t line; /* where the value starts (1 = the first line of the text) */
 };
 
 /* Parses exactly one JSON text (whitespace around it allowed) from @s, @len bytes. Returns 0,
  * -EINVAL (not JSON; @out is then freed) or -ENOMEM. */
 int jv_parse(const char *s, size_t len, struct jv *out);
+/*
+ * Parses the JSON text at the start of @s (@len bytes; whitespace before and after it taken
+ * too), for a sequence of texts (a --json-stream file, maybe re-indented). *@line is the line
+ * @s starts on, and on return the line where parsing stopped: past the text, or at the error.
+ * Returns 0 with *@used the bytes taken, -EINVAL (@out then freed) or -ENOMEM.
+ */
+int jv_parse_next(const char *s, size_t len, size_t *line, size_t *used, struct jv *out);
 void jv_free(struct jv *v);
 /* The member @key of object @v, or NULL. */
 const struct jv *jv_get(const struct jv *v, const char *key);
