@@ -171,6 +171,7 @@ Test(jsonreport, header)
 		cr_expect(jv_u64(&jv_get(&d, "drops")->items[i], &(uint64_t){ 0 }));
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 Test(jsonreport, process_figures)
@@ -224,6 +225,7 @@ Test(jsonreport, process_figures)
 	EXPECT_TYPE(q, "peak_rss", JV_NULL);
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 /* Every counter of a stack, thread and site; alloc and vm fields only with their option. */
@@ -292,6 +294,7 @@ static void check_stacks(bool alloc, bool vm)
 	cr_expect_eq(jv_get(&d, "memory_call_sites") != NULL, vm);
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 Test(jsonreport, stacks_threads_every_counter)
@@ -326,6 +329,7 @@ Test(jsonreport, sites)
 	cr_expect_null(jv_get(v, "size_hist"), "no histograms for memory calls");
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 /* A second, independent parser: Python's, when there is one. */
@@ -349,4 +353,5 @@ Test(jsonreport, python_parses_it_too)
 	cr_expect_eq(pclose(py), 0, "python3's json refused the document or its values");
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
