@@ -118,8 +118,9 @@ void follow__reload_execs(struct session *s)
 		execd = bigger;
 		execd[n++] = t;
 	}
-	/* one pass over the rows, however many targets exec'd */
-	qsort(execd, n, sizeof(*execd), cmp_target);
+	/* one pass over the rows, however many targets exec'd (execd is NULL when none did) */
+	if (n > 1)
+		qsort(execd, n, sizeof(*execd), cmp_target);
 	for (size_t r = 0; r < nrows && n; r++) {
 		pid_t pid = (pid_t)rows[r].key.tgid;
 		struct target **t;

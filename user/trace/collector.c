@@ -155,7 +155,8 @@ static int add_live(const void *key, const void *value, void *ctx)
 	struct collector *c = ctx;
 	const struct fl_live *l = value;
 	struct fl_key row = fl_live_row(((const struct fl_live_key *)key)->tgid, l);
-	struct collector_hist *h = bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key);
+	struct collector_hist *h =
+		c->nhists ? bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key) : NULL;
 
 	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
 		h->oldest_ts = l->ts;
@@ -172,7 +173,8 @@ static int read_alloc(struct collector *c)
 		       &c->no_batch, add_hist, c);
 	if (err)
 		return err;
-	qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
+	if (c->nhists > 1) /* hists is NULL before the first */
+		qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
 	return map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
 			&c->no_batch, add_live, c);
 }
@@ -262,7 +264,8 @@ int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
 
 	for (size_t i = 0; i < n && !err; i++)
 		err = push_mm(c, &mms[i]);
-	qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
+	if (c->nmms > 1)
+		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
 	return err;
 }
 

@@ -124,7 +124,8 @@ static size_t set_finish(const struct pnode **set, size_t n)
 {
 	size_t i, j;
 
-	qsort(set, n, sizeof(*set), ptr_cmp);
+	if (n > 1) /* an empty set may be NULL */
+		qsort(set, n, sizeof(*set), ptr_cmp);
 	for (i = j = 0; i < n; i++) {
 		if (!j || set[j - 1] != set[i])
 			set[j++] = set[i];
@@ -156,7 +157,8 @@ static int select_ends(struct tree *t, const struct pnode *root, unsigned top)
 
 	if (collect(t, root, &e))
 		goto cleanup;
-	qsort(e.v, e.n, sizeof(*e.v), end_cmp);
+	if (e.n > 1) /* an empty profile has no ends, and e.v is NULL */
+		qsort(e.v, e.n, sizeof(*e.v), end_cmp);
 	n = top && top < e.n ? top : e.n;
 	cap = n * 8 + 1;
 	t->sel = malloc((n + 1) * sizeof(*t->sel));
@@ -239,7 +241,8 @@ static int render_children(struct tree *t, const struct pnode *n, unsigned depth
 		if (!is_light(t, n->children[i]) && in_set(t->vis, t->nvis, n->children[i]))
 			kids[nkids++] = n->children[i];
 	}
-	qsort_r(kids, nkids, sizeof(*kids), pnode__cmp_weight, &t->metric);
+	if (nkids > 1)
+		qsort_r(kids, nkids, sizeof(*kids), pnode__cmp_weight, &t->metric);
 	for (i = 0; i < nkids && !err; i++)
 		err = render_node(t, kids[i], depth);
 	free(kids);

@@ -42,7 +42,8 @@ int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metr
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_order, &c);
+	if (n > 1) /* @order may be NULL when n is 0 */
+		qsort_r(order, n, sizeof(*order), cmp_order, &c);
 	return 0;
 }
 
