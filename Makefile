@@ -125,11 +125,40 @@ $(SAN_OUT)/tests/unit: $(UNIT_SRCS) $(SAN_OBJS)
 	$(Q)$(CLANG) $(TEST_CFLAGS) $(SAN_FLAGS) $(SAN_LDFLAGS) $(UNIT_SRCS) $(SAN_OBJS) $(LDLIBS) \
 		-lcriterion -lm -o $@
 
+# libFuzzer targets, one per tests/fuzz/fuzz_NAME.c, against the readers built with clang's
+# coverage, ASan and UBSan in $(FUZZ_OUT); `make fuzz` runs each for FUZZ_SECONDS on its seeds
+# (tests/fuzz/corpus/NAME) and reports how many inputs it ran.
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZ_SECONDS ?= 20
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
+# what the targets read with: the stages without BPF or a terminal, and the diff
+FUZZ_LIB_SRCS := $(wildcard user/base/*.c user/model/*.c user/symbols/*.c user/formats/*.c) \
+	user/diff.c
+FUZZ_LIB_OBJS := $(patsubst user/%.c,$(FUZZ_OUT)/user/%.o,$(FUZZ_LIB_SRCS))
+
+$(FUZZ_OUT)/user/%.o: user/%.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(ALL_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_OUT)/libreaders.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OUT)/libreaders.a
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(TEST_CFLAGS) $(SAN_FLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libreaders.a \
+		$(LDLIBS) -o $@
+
 deps:
 	$(Q)scripts/deps.sh
 
 unit: $(OUTPUT)/tests/unit
 	$(Q)cd tests/unit && ../../$(OUTPUT)/tests/unit --jobs 2
+
+fuzz: $(FUZZ_BINS)
+	$(Q)tests/fuzz/run.sh $(FUZZ_OUT) $(FUZZ_SECONDS)
 
 unit-sanitize: $(SAN_OUT)/tests/unit
 	$(Q)cd tests/unit && ../sanitized.sh $(abspath $(SAN_OUT))/reports \
@@ -154,6 +183,7 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all workloads $(OUTPUT)/tests/unit $(OUTPUT)/tests/integration
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory unit-sanitize
+	$(Q)$(MAKE) --no-print-directory fuzz
 	$(Q)$(MAKE) --no-print-directory scripts-test
 	$(Q)$(MAKE) --no-print-directory integration
 	$(Q)$(MAKE) --no-print-directory portability
@@ -191,4 +221,5 @@ clean:
 	$(Q)rm -rf $(OUTPUT)
 
 -include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d \
-	$(SAN_OUT)/user/*.d $(SAN_OUT)/user/*/*.d)
+	$(SAN_OUT)/user/*.d $(SAN_OUT)/user/*/*.d $(FUZZ_OUT)/user/*.d $(FUZZ_OUT)/user/*/*.d \
+	$(FUZZ_OUT)/*.d)

@@ -11,10 +11,11 @@ set -eu
 # allocators the --alloc tests preload; libncurses-dev: the interactive view; librsvg2-bin:
 # rsvg-convert, which the unit tests use to render the --svg flame graph to PNG;
 # qemu-system-x86, busybox-static, cpio: scripts/vm-run.sh, which boots Debian 12's 6.1 kernel
-# for tests/portability.sh; clang-format: make check.
+# for tests/portability.sh; clang-format: make check; clang-rt: clang's runtime (libFuzzer,
+# ASan, UBSan) for make fuzz and make unit-sanitize.
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
 libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
-qemu-system-x86 busybox-static cpio clang-format"
+qemu-system-x86 busybox-static cpio clang-format clang-rt"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -36,6 +37,7 @@ have() {
 	qemu-system-x86) command -v qemu-system-x86_64 >/dev/null 2>&1 ;;
 	# vm-run.sh copies /bin/busybox into the VM with its libraries, so any build serves.
 	busybox-static) test -x /bin/busybox ;;
+	clang-rt) test -f "$(clang -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ;;
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.
 	bpftool) bpftool version >/dev/null 2>&1 ;;
 	llvm) command -v llvm-strip >/dev/null 2>&1 ;;
@@ -58,6 +60,19 @@ bpftool_packages() {
 	echo linux-tools-common linux-tools-generic
 	if has_candidate "linux-tools-$(uname -r)"; then
 		echo "linux-tools-$(uname -r)"
+	fi
+}
+
+# clang's runtime for the installed (or about to be) clang: Debian 12 ships it as
+# libclang-rt-N-dev, Ubuntu 22.04 inside libclang-common-N-dev.
+clang_rt_package() {
+	v=$(clang -dumpversion 2>/dev/null ||
+		apt-cache depends clang 2>/dev/null | sed -n 's/.*Depends: clang-\([0-9]*\).*/\1/p')
+	v=${v%%.*}
+	if has_candidate "libclang-rt-$v-dev"; then
+		echo "libclang-rt-$v-dev"
+	else
+		echo "libclang-common-$v-dev"
 	fi
 }
 
@@ -92,6 +107,8 @@ install=""
 for pkg in $missing; do
 	if test "$pkg" = bpftool; then
 		install="$install $(bpftool_packages | tr '\n' ' ')"
+	elif test "$pkg" = clang-rt; then
+		install="$install $(clang_rt_package)"
 	else
 		install="$install $pkg"
 	fi
