@@ -71,7 +71,9 @@ static void parse_sequence(const char *text, size_t len)
 
 static void profile_of(const char *text, size_t len)
 {
-	struct diff_config cfg = { .before = "a", .after = "b", .top = 5,
+	struct diff_config cfg = { .before = "a",
+				   .after = "b",
+				   .top = 5,
 				   .metric = FL_METRIC_RESIDENT };
 	struct profile *p = profile__new();
 	FILE *in = fmemopen((void *)text, len, "r");

@@ -8,10 +8,13 @@
 
 /*
  * Reads the document @in holds into @p: a --json file, or a --json-stream file, of which the
- * last line (the final document) is read. Each entry of "stacks" is added with its frames
- * and all its counters, so any metric can be compared. Problems are reported on @errs as
- * "faultline: NAME: reason". Returns 0, -EINVAL (not a faultline/1 document), -ENOMEM, or
- * -errno of a read error.
+ * last document (the final one) is read; either may be re-indented (jq ., python3 -m
+ * json.tool). Each entry of "stacks" is added with its frames and all its counters, so any
+ * metric can be compared. A counter is a whole number from 0 to 2^64-1 (at_peak: a signed
+ * 64-bit one); members not known are skipped. Problems are reported on @errs as
+ * "faultline: NAME:LINE: stacks[I].counts.KEY: reason" (up to FOLDED_MAX_ERRORS, then their
+ * number), the whole document checked first. Returns 0, -EINVAL (not JSON, not a faultline/1
+ * document, or a problem), -ENOMEM, or -errno of a read error.
  */
 int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs);
 
