@@ -207,7 +207,7 @@ static void change_text(const struct svg *g, char *buf, size_t len, uint64_t b, 
 {
 	char d[UNITS_BUF], pct[32];
 
-	snprintf(buf, len, "%s (%s)", units__svalue(d, sizeof(d), (int64_t)(a - b), g->bytes),
+	snprintf(buf, len, "%s (%s)", units__delta(d, sizeof(d), b, a, g->bytes),
 		 units__change(pct, sizeof(pct), b, a, false));
 }
 
