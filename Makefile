@@ -171,12 +171,13 @@ integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
 portability: $(OUTPUT)/faultline $(WORKLOADS)
 	$(Q)tests/portability.sh $(OUTPUT)
 
-# No root, no BPF: the layering of user/, the man page against --help, and make install into a
-# scratch DESTDIR.
+# No root, no BPF: the layering of user/, the man page against --help, make install into a
+# scratch DESTDIR, and faultline diff on files made by the test.
 scripts-test: $(OUTPUT)/faultline
 	$(Q)tests/layers.sh
 	$(Q)tests/man.sh $(OUTPUT)
 	$(Q)tests/install.sh $(OUTPUT)
+	$(Q)tests/diff.sh $(OUTPUT)
 
 # The README's test command: installs what is missing, builds, runs every test.
 test: deps

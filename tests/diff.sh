@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+# `faultline diff` as a user runs it, on files made here (no root, no BPF): a folded file cut
+# short is refused with FILE:LINE, a JSON profile re-indented by python3 -m json.tool or jq .
+# diffs as the original, a bad JSON counter is refused with its place, and sums that pass
+# 2^64-1 are held there with a note.
+# Usage: tests/diff.sh [BUILD_DIR]   (default build)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+fl=$here/${1:-build}/faultline
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+check() { # check NAME STATUS [DETAIL]
+	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
+	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
+}
+
+# diff A B: stdout and stderr in $tmp/out, the exit status in $status
+diff_() {
+	(cd "$tmp" && COLUMNS=200 "$fl" diff "$@") >"$tmp/out" 2>&1
+	status=$?
+}
+
+printf 'app;main;a 4096\napp;main;b 8192\n' >"$tmp/before.folded"
+printf 'app;main;a 4096\napp;main;b 81' >"$tmp/cut.folded"
+diff_ before.folded cut.folded
+check "a folded file cut mid-number is refused (exit 1)" "$([ $status = 1 ]; echo $?)" \
+	"status $status: $(cat "$tmp/out")"
+grep -q '^faultline: cut.folded:2: the last line has no newline: the file is truncated' \
+	"$tmp/out"
+check "... as FILE:LINE, truncated" $? "$(cat "$tmp/out")"
+
+printf 'app;main;a 4096\napp;main;b -8192\n' >"$tmp/negative.folded"
+diff_ before.folded negative.folded
+check "a negative folded value is refused" \
+	"$([ $status = 1 ] && grep -q "negative.folded:2: value '-8192' is negative" "$tmp/out"; echo $?)" \
+	"$(cat "$tmp/out")"
+
+json='{"schema":"faultline/1","stacks":[
+{"frames":["app","main","a"],"counts":{"growth":{"anon":4096,"file":0},"faults":1,"at_peak":-1}},
+{"frames":["app","main","b \u00e9"],"counts":{"growth":{"anon":12288},"faults":3,"at_peak":5}}]}'
+printf '%s\n' "$json" | tr -d '\n' >"$tmp/profile.json"
+echo >>"$tmp/profile.json"
+diff_ before.folded profile.json
+cp "$tmp/out" "$tmp/compact.out"
+check "a --json profile diffs" "$([ $status = 0 ]; echo $?)" "$(cat "$tmp/out")"
+for tool in "python3 -m json.tool" "jq ."; do
+	if ! $tool <"$tmp/profile.json" >"$tmp/pretty.json" 2>/dev/null; then
+		echo "  skip $tool: not installed"
+		continue
+	fi
+	diff_ before.folded pretty.json
+	sed -i 's/pretty\.json/profile.json/' "$tmp/out"
+	check "re-indented by $tool ($(wc -l <"$tmp/pretty.json") lines): the same diff" \
+		"$([ $status = 0 ] && cmp -s "$tmp/out" "$tmp/compact.out"; echo $?)" \
+		"$(diff "$tmp/compact.out" "$tmp/out")"
+done
+
+sed 's/"faults":3/"faults":"3"/' "$tmp/profile.json" | python3 -m json.tool >"$tmp/bad.json" \
+	2>/dev/null || sed 's/"faults":3/"faults":"3"/' "$tmp/profile.json" >"$tmp/bad.json"
+diff_ --metric faults profile.json bad.json
+check "a string counter is refused with FILE:LINE and its place" \
+	"$([ $status = 1 ] && grep -Eq '^faultline: bad.json:[0-9]+: stacks\[1\]\.counts\.faults: "3" is a string, not a number$' "$tmp/out"; echo $?)" \
+	"$(cat "$tmp/out")"
+
+big=9223372036854775807
+printf 'a %s\na %s\na %s\n' $big $big $big >"$tmp/big.folded"
+diff_ --metric faults before.folded big.folded
+check "sums past 2^64-1 are held there, with a note" \
+	"$([ $status = 0 ] && grep -q '18446744073709551615' "$tmp/out" &&
+		grep -q '^note: a sum passed its limit (2^64-1)' "$tmp/out"; echo $?)" "$(cat "$tmp/out")"
+
+echo "diff: $pass passed, $fail failed"
+[ "$fail" = 0 ]
