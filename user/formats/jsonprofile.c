@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/units.h"
 #include "formats/foldedread.h"
 #include "formats/jsonread.h"
 #include "formats/jsonreport.h"
@@ -62,17 +63,6 @@ problem(struct jp *r, const struct jv *at, const char *path, const char *key, co
 	fputc('\n', r->errs);
 }
 
-/* @s cut to 40 bytes with control characters as '?', for a message. */
-static const char *shown(char *buf, size_t len, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s[i] && i + 1 < len && i < 40; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = '\0';
-	return buf;
-}
-
 /* Why @v is no counter (a whole number written in digits, 0..2^64-1, or with @is_signed
  * -2^63..2^63-1) into @why, or NULL when it is one: *@u or *@s set. */
 static const char *not_a_counter(const struct jv *v, bool is_signed, uint64_t *u, int64_t *s,
@@ -82,10 +72,11 @@ static const char *not_a_counter(const struct jv *v, bool is_signed, uint64_t *u
 		types[] = { [JV_NULL] = "null", [JV_ARR] = "an array", [JV_OBJ] = "an object" };
 	char tmp[48];
 
-	if (v->type == JV_STR)
-		snprintf(why, len, "\"%s\" is a string, not a number",
-			 shown(tmp, sizeof(tmp), v->text));
-	else if (v->type != JV_NUM)
+	if (v->type == JV_STR) {
+		snprintf(tmp, sizeof(tmp), "%.40s", v->text);
+		units__sanitize(tmp);
+		snprintf(why, len, "\"%s\" is a string, not a number", tmp);
+	} else if (v->type != JV_NUM)
 		snprintf(why, len, "%s is not a number",
 			 v->type == JV_BOOL ? (v->b ? "true" : "false") : types[v->type]);
 	else if (strpbrk(v->text, ".eE"))
