@@ -21,7 +21,10 @@ struct read_result {
 	struct profile *p;
 };
 
-static struct read_result read_text(const char *text, size_t len, enum fl_metric m)
+typedef int folded_reader(FILE *, const char *, struct profile *, enum fl_metric, FILE *);
+
+static struct read_result read_with(folded_reader *reader, const char *text, size_t len,
+				    enum fl_metric m)
 {
 	struct read_result r = { .p = profile__new() };
 	size_t errs_len = 0;
@@ -29,10 +32,15 @@ static struct read_result read_text(const char *text, size_t len, enum fl_metric
 	FILE *errs = open_memstream(&r.errs, &errs_len);
 
 	cr_assert(in && errs && r.p);
-	r.err = folded__read(in, "t.folded", r.p, m, errs);
+	r.err = reader(in, "t.folded", r.p, m, errs);
 	fclose(in);
 	fclose(errs);
 	return r;
+}
+
+static struct read_result read_text(const char *text, size_t len, enum fl_metric m)
+{
+	return read_with(folded__read, text, len, m);
 }
 
 static char *folded(const struct profile *p, enum fl_metric m)
@@ -167,16 +175,7 @@ Test(folded_read, values_say_what_is_wrong)
 /* What folded__read_file() reads into a new profile, and its messages. */
 static struct read_result read_file_text(const char *text)
 {
-	struct read_result r = { .p = profile__new() };
-	size_t errs_len = 0;
-	FILE *in = fmemopen((void *)text, strlen(text), "r");
-	FILE *errs = open_memstream(&r.errs, &errs_len);
-
-	cr_assert(in && errs && r.p);
-	r.err = folded__read_file(in, "t.folded", r.p, FL_METRIC_ANON, errs);
-	fclose(in);
-	fclose(errs);
-	return r;
+	return read_with(folded__read_file, text, strlen(text), FL_METRIC_ANON);
 }
 
 /* faultline ends every line it writes with a newline: a file whose last line has none was cut
