@@ -119,6 +119,11 @@ $(SAN_OUT)/user/%.o: user/%.c
 
 $(SAN_OUT)/user/trace/attach.o: $(SKEL)
 
+# faultline itself so built, to run the integration tests against (FAULTLINE=...)
+$(SAN_OUT)/faultline: $(SAN_OUT)/user/main.o $(SAN_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CLANG) $(SAN_FLAGS) $(SAN_LDFLAGS) $^ $(LDLIBS) -o $@
+
 $(SAN_OUT)/tests/unit: $(UNIT_SRCS) $(SAN_OBJS)
 	$(call msg,TEST,$@)
 	$(Q)mkdir -p $(@D)
