@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* /proc/PID/status and /proc/PID/comm, and files opened inside a process's root. */
+/* /proc/PID/status (memory figures, signal sets) and /proc/PID/comm, and files opened inside a
+ * process's root. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -162,6 +163,50 @@ int procfs__read_status(pid_t pid, struct proc_status *out)
 		fclose(f);
 	}
 	return 0;
+}
+
+int procfs__parse_signals(FILE *f, struct proc_signals *out)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} sets[] = {
+		{ "SigPnd:", offsetof(struct proc_signals, pending) },
+		{ "ShdPnd:", offsetof(struct proc_signals, shared_pending) },
+		{ "SigBlk:", offsetof(struct proc_signals, blocked) },
+		{ "SigIgn:", offsetof(struct proc_signals, ignored) },
+	};
+	char line[256];
+	unsigned found = 0;
+
+	memset(out, 0, sizeof(*out));
+	while (fgets(line, sizeof(line), f)) {
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+			size_t klen = strlen(sets[i].key);
+			char *end;
+
+			if (strncmp(line, sets[i].key, klen))
+				continue;
+			errno = 0;
+			*(uint64_t *)((char *)out + sets[i].off) = strtoull(line + klen, &end, 16);
+			if (errno || end == line + klen || (*end != '\n' && *end != '\0'))
+				return -EINVAL;
+			found |= 1u << i;
+		}
+	}
+	return found == (1u << (sizeof(sets) / sizeof(sets[0]))) - 1 ? 0 : -EINVAL;
+}
+
+int procfs__read_signals(pid_t pid, struct proc_signals *out)
+{
+	FILE *f;
+	int err = procfs__fopen(pid, "status", &f);
+
+	if (err)
+		return err;
+	err = procfs__parse_signals(f, out);
+	fclose(f);
+	return err;
 }
 
 int procfs__read_comm(pid_t pid, char *buf, size_t len)

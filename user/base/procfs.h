@@ -56,6 +56,22 @@ int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);
  * another -errno from open. */
 int procfs__read_status(pid_t pid, struct proc_status *out);
 
+/* The signal sets of /proc/PID/status: bit N - 1 stands for signal N. */
+struct proc_signals {
+	uint64_t pending;	 /* SigPnd: sent to this thread */
+	uint64_t shared_pending; /* ShdPnd: sent to the process */
+	uint64_t blocked;	 /* SigBlk */
+	uint64_t ignored;	 /* SigIgn */
+};
+
+/* Parses the signal sets of /proc/PID/status from @f into @out. Returns 0, or -EINVAL when
+ * one of the four is missing or malformed. */
+int procfs__parse_signals(FILE *f, struct proc_signals *out);
+
+/* Reads the signal sets of /proc/@pid/status (its main thread's). Returns 0, -ESRCH when the
+ * process is gone, -EINVAL as procfs__parse_signals, or another -errno from open. */
+int procfs__read_signals(pid_t pid, struct proc_signals *out);
+
 /* Copies /proc/@pid/comm, newline stripped, into @buf (NUL-terminated, truncated to @len - 1).
  * Returns 0, -ESRCH when the process is gone, -EINVAL when @len is 0, or another -errno. */
 int procfs__read_comm(pid_t pid, char *buf, size_t len);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -173,4 +174,47 @@ Test(procfs, readlink_exe)
 	cr_expect_str_eq(buf, self);
 	cr_expect_eq(procfs__readlink(NO_SUCH_PID, "exe", buf, sizeof(buf)), -ESRCH);
 	cr_expect_eq(procfs__readlink(getpid(), "exe", buf, 0), -EINVAL);
+}
+
+/* ShdPnd holds SIGCONT (18), SigBlk SIGINT, SIGTERM and SIGCHLD, SigIgn SIGPIPE. */
+Test(procfs, signals)
+{
+	struct proc_signals ps;
+	FILE *f = fopen("fixtures/status_signals.txt", "r");
+
+	cr_assert_not_null(f);
+	cr_assert_eq(procfs__parse_signals(f, &ps), 0);
+	fclose(f);
+	cr_expect_eq(ps.pending, 0);
+	cr_expect_eq(ps.shared_pending, 1ULL << (SIGCONT - 1));
+	cr_expect_eq(ps.blocked,
+		     (1ULL << (SIGINT - 1)) | (1ULL << (SIGTERM - 1)) | (1ULL << (SIGCHLD - 1)));
+	cr_expect_eq(ps.ignored, 1ULL << (SIGPIPE - 1));
+}
+
+/* status_normal.txt has no signal lines: refused, not read as empty sets. */
+Test(procfs, signals_missing)
+{
+	struct proc_signals ps;
+	FILE *f = fopen("fixtures/status_normal.txt", "r");
+
+	cr_assert_not_null(f);
+	cr_expect_eq(procfs__parse_signals(f, &ps), -EINVAL);
+	fclose(f);
+}
+
+Test(procfs, read_signals_self)
+{
+	struct proc_signals ps;
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	cr_assert_eq(sigprocmask(SIG_BLOCK, &set, &old), 0);
+	/* /proc/TID: criterion may run the test on another thread than the main one */
+	cr_assert_eq(procfs__read_signals(gettid(), &ps), 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	cr_expect(ps.blocked & (1ULL << (SIGUSR1 - 1)), "SigBlk %#llx",
+		  (unsigned long long)ps.blocked);
+	cr_expect_eq(procfs__read_signals(NO_SUCH_PID, &ps), -ESRCH);
 }
