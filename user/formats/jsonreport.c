@@ -164,6 +164,27 @@ static void private_cost(struct json *j, const struct fl_proc_summary *s)
 	json__object_end(j);
 }
 
+/* How a launched command ended; null for any process still alive or whose end is unknown. */
+static void exit_fields(struct json *j, const struct fl_proc_summary *s)
+{
+	char sig[32];
+
+	if (s->alive || !s->have_exit) {
+		json__null(j, "exit_code");
+		json__null(j, "exit_signal");
+		return;
+	}
+	if (s->exit_signal > 0) {
+		json__null(j, "exit_code");
+		snprintf(sig, sizeof(sig), "SIG%s",
+			 sigabbrev_np(s->exit_signal) ? sigabbrev_np(s->exit_signal) : "?");
+		json__str(j, "exit_signal", sig);
+		return;
+	}
+	json__i64(j, "exit_code", s->exit_code);
+	json__null(j, "exit_signal");
+}
+
 static void process(struct json *j, const struct fl_report *r, const struct fl_proc_summary *s)
 {
 	json__object_begin(j, NULL);
@@ -171,6 +192,7 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 	json__strn(j, "name", s->comm, sizeof(s->comm));
 	json__bool(j, "alive", s->alive);
 	json__bool(j, "followed", s->followed);
+	exit_fields(j, s);
 	status(j, "status_at_attach", &s->at_attach, !s->no_status);
 	status(j, "status_now", &s->now, !s->no_status);
 	rollup(j, "smaps_rollup_at_attach", &s->at_attach, !s->no_status);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "model/report.h"
+#include <stdio.h>
+#include <string.h>
 
 int64_t report__sdiff(uint64_t a, uint64_t b)
 {
@@ -25,4 +27,18 @@ void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_ME
 uint64_t proc_status__private_cost(const struct proc_status *s)
 {
 	return s->pss_anon + s->vm_pte;
+}
+
+void proc_summary__ending(const struct fl_proc_summary *s, char *buf, size_t len)
+{
+	const char *abbrev = s->exit_signal > 0 ? sigabbrev_np(s->exit_signal) : NULL;
+
+	if (s->alive || !s->have_exit)
+		snprintf(buf, len, "%s", s->alive ? "alive" : "exited");
+	else if (abbrev)
+		snprintf(buf, len, "killed by SIG%s", abbrev);
+	else if (s->exit_signal > 0)
+		snprintf(buf, len, "killed by signal %d", s->exit_signal);
+	else
+		snprintf(buf, len, "exited with status %d", s->exit_code);
 }

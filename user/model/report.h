@@ -20,6 +20,11 @@ struct fl_proc_summary {
 	struct fl_counts attributed;  /* all faultline charged to this process but [exit] */
 	int64_t peak;		      /* highest anon + file + shmem seen since attach */
 	uint64_t hugetlb_faults;      /* --by mapping: faults in hugetlb mappings (not RSS) */
+	/* a launched command once reaped (the one process whose end faultline can know): its
+	 * exit status, or the signal that killed it (exit_signal > 0) */
+	bool have_exit;
+	int exit_code;
+	int exit_signal;
 };
 
 /* @a - @b as a signed number of bytes, saturated. */
@@ -32,6 +37,9 @@ int64_t report__sdiff(uint64_t a, uint64_t b);
  */
 void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
 			     int64_t gap[FL_MEMBERS]);
+
+/* How @s stands, into @buf: "alive", "exited", "exited with status 3", "killed by SIGKILL". */
+void proc_summary__ending(const struct fl_proc_summary *s, char *buf, size_t len);
 
 /* Pss_Anon + VmPTE: what the process would give back if it went away. */
 uint64_t proc_status__private_cost(const struct proc_status *s);

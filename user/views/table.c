@@ -57,10 +57,11 @@ static void proc_row(FILE *out, unsigned width, const char *label, const int64_t
 
 static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
-	char label[64];
+	char label[96], ending[48];
 
+	proc_summary__ending(s, ending, sizeof(ending));
 	snprintf(label, sizeof(label), "pid %d %.*s (%s)", (int)s->pid, FL_COMM_LEN, s->comm,
-		 s->alive ? "alive" : "exited");
+		 ending);
 	if (strlen(label) > LABEL_COLS) {
 		units__emit(out, width, "%s", label);
 		label[0] = '\0';

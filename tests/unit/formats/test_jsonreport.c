@@ -228,6 +228,34 @@ Test(jsonreport, process_figures)
 	profile__free(m.p);
 }
 
+/* How a launched command ended: its status or the signal that killed it; null for a process
+ * alive or whose end is unknown. */
+Test(jsonreport, process_exit)
+{
+	struct model m;
+	struct jv d;
+	char *s;
+
+	build(&m, false, false);
+	s = write_doc(&m, &d);
+	EXPECT_TYPE(&jv_get(&d, "processes")->items[0], "exit_code", JV_NULL);
+	EXPECT_TYPE(&jv_get(&d, "processes")->items[1], "exit_signal", JV_NULL);
+	jv_free(&d);
+	free(s);
+	m.procs[0].alive = false;
+	m.procs[0].have_exit = true;
+	m.procs[0].exit_code = 3;
+	m.procs[1].have_exit = true;
+	m.procs[1].exit_signal = 9;
+	s = write_doc(&m, &d);
+	EXPECT_I64(&jv_get(&d, "processes")->items[0], "exit_code", 3);
+	EXPECT_TYPE(&jv_get(&d, "processes")->items[0], "exit_signal", JV_NULL);
+	EXPECT_TYPE(&jv_get(&d, "processes")->items[1], "exit_code", JV_NULL);
+	EXPECT_STR(&jv_get(&d, "processes")->items[1], "exit_signal", "SIGKILL");
+	jv_free(&d);
+	free(s);
+}
+
 /* Every counter of a stack, thread and site; alloc and vm fields only with their option. */
 static void expect_counts(const struct jv *c, bool alloc, bool vm)
 {

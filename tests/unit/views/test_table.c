@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,17 @@ Test(table, process_figures)
 	s.alive = false;
 	out = render(&r, p, &o);
 	cr_expect_neq(line_of(out, "pid 42 demo (exited)"), -1, "%s", out);
+	free(out);
+	/* a launched command: how it ended, on a line of its own when the label is too long */
+	s.have_exit = true;
+	s.exit_signal = SIGKILL;
+	out = render(&r, p, &o);
+	cr_expect_neq(line_of(out, "pid 42 demo (killed by SIGKILL)"), -1, "%s", out);
+	free(out);
+	s.exit_signal = 0;
+	s.exit_code = 3;
+	out = render(&r, p, &o);
+	cr_expect_neq(line_of(out, "pid 42 demo (exited with status 3)"), -1, "%s", out);
 	free(out);
 	profile__free(p);
 }
