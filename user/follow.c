@@ -2,6 +2,7 @@
 #include "follow.h"
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include "base/grow.h"
 
 void follow__start_naming(struct session *s, struct target *t)
@@ -152,4 +153,34 @@ void follow__exits(struct session *s)
 				t->sum.comm);
 		follow__retire(s, t->sum.pid);
 	}
+}
+
+void follow__launched_gone(struct session *s)
+{
+	struct fl_proc_summary *sum = &s->targets.v[0].sum;
+	int status = s->launch.status;
+	char how[64];
+
+	s->launched = false;
+	sum->alive = false;
+	sum->have_exit = true;
+	sum->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+	sum->exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	follow__retire(s, s->launch.pid);
+	if (!sum->exit_code && !sum->exit_signal)
+		return;
+	proc_summary__ending(sum, how, sizeof(how));
+	fprintf(stderr, "faultline: %s (pid %d) %s\n", s->cfg->command[0], sum->pid, how);
+}
+
+void follow__end_launch(struct session *s)
+{
+	if (!s->launched || s->child_waiting)
+		return;
+	launch__detach(&s->launch);
+	if (s->launch.reaped)
+		follow__launched_gone(s);
+	else
+		fprintf(stderr, "faultline: %s (pid %d) still runs: left running, untraced\n",
+			s->cfg->command[0], s->launch.pid);
 }

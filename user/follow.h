@@ -35,4 +35,15 @@ void follow__reload_execs(struct session *s);
 /* Retires the targets that exited since the last look, saying so (for children only with -v). */
 void follow__exits(struct session *s);
 
+/* The launched command was reaped (s->launch.status): it is a target that exited, and its
+ * summary and stderr say how, unless it exited 0. */
+void follow__launched_gone(struct session *s);
+
+/*
+ * The session is over. A launched command that still runs is left running, untraced, as it
+ * would be without faultline (stopped if a signal stopped it); called before the final report,
+ * so that none of its signals waits for faultline meanwhile.
+ */
+void follow__end_launch(struct session *s);
+
 #endif /* FAULTLINE_FOLLOW_H */

@@ -22,6 +22,8 @@
 #define MAX_THREADS 16384
 /* counts rows per stored stack: one stack is charged from several threads and origins */
 #define ROWS_PER_STACK 4
+/* after a SIGINT or SIGTERM, how long a launched command has to exit before the session ends */
+#define STOP_GRACE_S 5
 
 static double now_s(void)
 {
@@ -36,6 +38,7 @@ static int signals_setup(struct session *s)
 {
 	sigset_t set;
 
+	launch__save_signals(&s->launch);
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -202,6 +205,8 @@ static int setup(struct session *s)
 			s->launched = false; /* reaped by launch__go */
 			return err;
 		}
+		if (s->launch.reaped) /* a signal killed it before its exec */
+			follow__launched_gone(s);
 	}
 	for (size_t i = 0; i < s->targets.n; i++)
 		follow__start_naming(s, &s->targets.v[i]);
@@ -362,29 +367,52 @@ cleanup:
 	return err;
 }
 
+/*
+ * SIGINT and SIGTERM end an attach session. A launched command is given the signal first (the
+ * way a shell's Ctrl-C would have reached it without faultline) and STOP_GRACE_S to exit, so
+ * the final report sees its end; a second signal ends the session at once.
+ */
+static void on_signal(struct session *s, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+	bool sent;
+
+	if (sig != SIGINT && sig != SIGTERM)
+		return;
+	if (!s->launched || s->grace_end) {
+		s->stop = true;
+		return;
+	}
+	s->grace_end = now_s() + STOP_GRACE_S;
+	sent = launch__forward(&s->launch, sig, si->ssi_code == SI_KERNEL);
+	fprintf(stderr,
+		"faultline: %s%s; waiting up to %d s for %s (pid %d) to exit (signal faultline "
+		"again to stop now)\n",
+		sig == SIGINT ? "SIGINT" : "SIGTERM", sent ? " passed on" : "", STOP_GRACE_S,
+		s->cfg->command[0], s->launch.pid);
+}
+
 /* A launched command that exits ends the session; so does the last attached process. */
 static void reap(struct session *s)
 {
 	struct signalfd_siginfo si;
 	int status;
 
-	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
-			s->stop = true;
-	}
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+		on_signal(s, &si);
 	/* before the exits: a parent that forks and exits hands the session to its children, and
 	 * a launched command stopped at its exit can still name the children that are gone */
 	follow__discover(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
-		case 1: /* stopped at exit: its last mappings and figures are still readable */
+		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
 			target__refresh(&s->targets.v[0]);
 			launch__release(&s->launch);
 			break;
-		case 2:
-			s->launched = false;
-			s->targets.v[0].sum.alive = false;
-			follow__retire(s, s->launch.pid);
+		case LAUNCH_GONE:
+			follow__launched_gone(s);
+			break;
+		case LAUNCH_RUNNING:
 			break;
 		}
 	}
@@ -432,7 +460,7 @@ static int loop(struct session *s)
 		if (s->tui && (err = on_keys(s)))
 			return err;
 		t = now_s();
-		if (end && t >= end)
+		if ((end && t >= end) || (s->grace_end && t >= s->grace_end))
 			break;
 		if (t >= next && !s->stop && any_alive(s)) {
 			err = show(s, false);
@@ -444,13 +472,21 @@ static int loop(struct session *s)
 	return 0;
 }
 
+/* A launched command's status as a shell reports it (128 + N for signal N), once it ended;
+ * else 0. */
+static int command_status(const struct session *s)
+{
+	const struct fl_proc_summary *sum = s->targets.n ? &s->targets.v[0].sum : NULL;
+
+	if (!s->cfg->command || !sum || !sum->have_exit)
+		return 0;
+	return sum->exit_signal ? 128 + sum->exit_signal : sum->exit_code;
+}
+
 static void teardown(struct session *s)
 {
 	tui__stop(s->tui);
 	tracer__destroy(s->tracer);
-	if (s->launched && s->launch.traced)
-		/* the session ended before the command: leave it running, untraced */
-		launch__release(&s->launch);
 	target_set__fini(&s->targets);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);
@@ -471,7 +507,7 @@ int session__run(const struct fl_config *cfg)
 	struct session s = { .cfg = cfg,
 			     .sigfd = -1,
 			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose } };
-	int err;
+	int err, status;
 
 	err = setup(&s);
 	if (!err)
@@ -479,12 +515,14 @@ int session__run(const struct fl_config *cfg)
 	tui__stop(s.tui); /* the final report goes to the plain terminal */
 	s.tui = NULL;
 	snapshot__fini(&s.shown);
+	follow__end_launch(&s);
 	if (!err) {
 		follow__discover(
 			&s); /* the loop's last wake-up may not have looked (reap() does) */
 		err = show(&s, true);
 	} else if (s.child_waiting)
 		launch__abort(&s.launch);
+	status = command_status(&s); /* teardown frees the targets */
 	teardown(&s);
-	return err || s.stream_err || s.table_err ? 1 : 0;
+	return err || s.stream_err || s.table_err ? 1 : status;
 }

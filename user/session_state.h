@@ -31,6 +31,7 @@ struct session {
 	int sigfd;
 	double start;
 	bool stop;
+	double grace_end; /* a first SIGINT/SIGTERM: when to stop waiting for the command */
 	const char *note;
 	enum fl_metric metric;	 /* --metric, or faults when the kernel batches RSS updates */
 	bool threads;		 /* -T, or as the interactive view switched it */

@@ -2,6 +2,7 @@
 #include "trace/launch.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,9 +10,43 @@
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+#include "base/procfs.h"
 
-static void child_main(int go_fd, int exec_fd, char *const argv[])
+/* How long launch__detach() waits for the command to reach a ptrace stop. */
+#define DETACH_WAIT_MS 1000
+
+void launch__save_signals(struct launch *l)
+{
+	sigprocmask(SIG_BLOCK, NULL, &l->mask);
+	sigemptyset(&l->ignored);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+
+		if (!sigaction(sig, NULL, &sa) && sa.sa_handler == SIG_IGN)
+			sigaddset(&l->ignored, sig);
+	}
+}
+
+/*
+ * The command's signal state is the one faultline was started with: exec keeps the mask and
+ * the ignored signals, and faultline blocks SIGINT, SIGTERM and SIGCHLD for its signalfd
+ * (with SIGCHLD blocked, `timeout` and `sh -c 'cmd & wait'` wait forever).
+ */
+static void restore_signals(const struct launch *l)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+
+		if (!sigaction(sig, NULL, &sa) && sa.sa_handler == SIG_IGN &&
+		    !sigismember(&l->ignored, sig))
+			signal(sig, SIG_DFL);
+	}
+	sigprocmask(SIG_SETMASK, &l->mask, NULL);
+}
+
+static void child_main(const struct launch *l, int go_fd, int exec_fd, char *const argv[])
 {
 	char byte;
 	int err;
@@ -20,6 +55,8 @@ static void child_main(int go_fd, int exec_fd, char *const argv[])
 	if (read(go_fd, &byte, 1) != 1)
 		_exit(127);
 	close(go_fd);
+	/* last, so a Ctrl-C during the setup stays pending until now */
+	restore_signals(l);
 	execvp(argv[0], argv);
 	err = errno;
 	if (write(exec_fd, &err, sizeof(err)) < 0)
@@ -87,7 +124,7 @@ int launch__fork(struct launch *l, char *const argv[])
 	if (l->pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child_main(go[0], ex[1], argv);
+		child_main(l, go[0], ex[1], argv);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -102,47 +139,114 @@ int launch__fork(struct launch *l, char *const argv[])
 	return 0;
 }
 
-int launch__go(struct launch *l, const char *command)
+static bool stop_signal(int sig)
 {
-	ssize_t got;
-	int err = 0;
-
-	if (write(l->go_fd, "g", 1) != 1)
-		err = errno;
-	close(l->go_fd);
-	l->go_fd = -1;
-	do
-		got = read(l->exec_fd, &err, sizeof(err));
-	while (got < 0 && errno == EINTR);
-	close(l->exec_fd);
-	l->exec_fd = -1;
-	if (got <= 0 && !err)
-		return 0;
-	fprintf(stderr, "faultline: cannot run '%s': %s\n", command, strerror(err));
-	waitpid(l->pid, NULL, 0);
-	return -err;
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-int launch__on_wait(struct launch *l, int status)
+/*
+ * A stop signal the command was receiving when a SIGCONT came: the kernel drops the stop
+ * signals a SIGCONT finds pending, and this one only waited for us. Delivered now, it would
+ * stop the command after the SIGCONT meant to resume it (Ctrl-Z then fg, with faultline
+ * stopped by the same Ctrl-Z before it passed the SIGTSTP on).
+ */
+static bool overtaken(pid_t pid, int sig)
 {
-	if (WIFEXITED(status) || WIFSIGNALED(status))
-		return 2;
+	const uint64_t cont = 1ULL << (SIGCONT - 1);
+	struct proc_signals ps;
+
+	if (!stop_signal(sig) || procfs__read_signals(pid, &ps))
+		return false;
+	return ((ps.pending | ps.shared_pending) & cont) && !(ps.blocked & cont);
+}
+
+/* The signal a signal-delivery-stop should deliver when the command resumes. */
+static int signal_to_deliver(pid_t pid, int status)
+{
+	int sig = WSTOPSIG(status);
+
+	return overtaken(pid, sig) ? 0 : sig;
+}
+
+enum launch_event launch__on_wait(struct launch *l, int status)
+{
+	int event = status >> 16;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		l->reaped = true;
+		l->status = status;
+		return LAUNCH_GONE;
+	}
 	if (!WIFSTOPPED(status) || !l->traced)
-		return 0;
-	if (status >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8)))
-		return 1;
-	if (status >> 16 == PTRACE_EVENT_STOP)
-		ptrace(PTRACE_LISTEN, l->pid, NULL,
-		       NULL); /* a group stop (SIGSTOP): stay stopped */
-	else
-		ptrace(PTRACE_CONT, l->pid, NULL, (void *)(long)WSTOPSIG(status)); /* pass it on */
-	return 0;
+		return LAUNCH_RUNNING;
+	if (event == PTRACE_EVENT_EXIT)
+		return LAUNCH_AT_EXIT;
+	if (event == PTRACE_EVENT_STOP) {
+		/*
+		 * A group-stop reports its stop signal: PTRACE_LISTEN keeps the command stopped
+		 * and lets a SIGCONT wake it. It then stops again with SIGTRAP (the group-stop
+		 * is over), as after a PTRACE_INTERRUPT: it must be resumed, or it stays frozen.
+		 */
+		if (WSTOPSIG(status) == SIGTRAP)
+			ptrace(PTRACE_CONT, l->pid, NULL, NULL);
+		else
+			ptrace(PTRACE_LISTEN, l->pid, NULL, NULL);
+		return LAUNCH_RUNNING;
+	}
+	ptrace(PTRACE_CONT, l->pid, NULL, (void *)(long)signal_to_deliver(l->pid, status));
+	return LAUNCH_RUNNING;
 }
 
 void launch__release(struct launch *l)
 {
 	ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
 	l->traced = false;
+}
+
+/* Waits until the child is gone, letting it through its stops. */
+static void wait_gone(struct launch *l)
+{
+	int status;
+
+	while (!l->reaped && waitpid(l->pid, &status, 0) == l->pid)
+		if (launch__on_wait(l, status) == LAUNCH_AT_EXIT)
+			launch__release(l);
+}
+
+int launch__go(struct launch *l, const char *command)
+{
+	ssize_t got = 0;
+	int err = 0, status;
+
+	if (write(l->go_fd, "g", 1) != 1)
+		err = errno;
+	close(l->go_fd);
+	l->go_fd = -1;
+	/*
+	 * Traced since its fork, the child stops at every signal it receives (a terminal's
+	 * SIGWINCH or Ctrl-Z) until it is passed on: a blocking read would wait for an exec that
+	 * waits for us.
+	 */
+	while (!err) {
+		struct pollfd p = { .fd = l->exec_fd, .events = POLLIN };
+
+		if (poll(&p, 1, 10) > 0) {
+			got = read(l->exec_fd, &err, sizeof(err));
+			if (got >= 0 || errno != EINTR)
+				break;
+		}
+		if (!l->reaped && waitpid(l->pid, &status, WNOHANG) == l->pid &&
+		    launch__on_wait(l, status) == LAUNCH_AT_EXIT)
+			launch__release(l);
+	}
+	close(l->exec_fd);
+	l->exec_fd = -1;
+	/* EOF: it exec'd, or died before (l->reaped tells, or the next wait will) */
+	if (got <= 0 && !err)
+		return 0;
+	fprintf(stderr, "faultline: cannot run '%s': %s\n", command, strerror(err));
+	wait_gone(l);
+	return -err;
 }
 
 void launch__abort(struct launch *l)
@@ -152,5 +256,54 @@ void launch__abort(struct launch *l)
 	if (l->exec_fd >= 0)
 		close(l->exec_fd);
 	kill(l->pid, SIGKILL);
-	waitpid(l->pid, NULL, 0);
+	wait_gone(l);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+void launch__detach(struct launch *l)
+{
+	int status, sig = 0;
+	pid_t got = 0;
+
+	if (!l->traced || l->reaped)
+		return;
+	l->traced = false;
+	/* PTRACE_DETACH needs a ptrace stop; faultline's exit would untrace it as well, but
+	 * the command's signals would wait in their stops until then */
+	if (ptrace(PTRACE_INTERRUPT, l->pid, NULL, NULL))
+		return;
+	for (int ms = 0; ms < DETACH_WAIT_MS && !got; ms++) {
+		got = waitpid(l->pid, &status, WNOHANG);
+		if (!got)
+			sleep_ms(1);
+	}
+	if (got != l->pid)
+		return; /* stuck (uninterruptible sleep): faultline's exit untraces it */
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		l->reaped = true;
+		l->status = status;
+		return;
+	}
+	/* the first stop will do: ours, a group-stop (it stays stopped), its exit, a signal */
+	if (WIFSTOPPED(status) && !(status >> 16))
+		sig = signal_to_deliver(l->pid, status);
+	ptrace(PTRACE_DETACH, l->pid, NULL, (void *)(long)sig);
+	/* stopped at its exit: it ends now, and how it ended is still worth reporting */
+	if (status >> 16 == PTRACE_EVENT_EXIT && waitpid(l->pid, &status, 0) == l->pid) {
+		l->reaped = true;
+		l->status = status;
+	}
+}
+
+bool launch__forward(const struct launch *l, int sig, bool from_terminal)
+{
+	if (l->reaped || (from_terminal && getpgid(l->pid) == getpgrp()))
+		return false;
+	return kill(l->pid, sig) == 0;
 }

@@ -3,6 +3,7 @@
 #ifndef FAULTLINE_LAUNCH_H
 #define FAULTLINE_LAUNCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -11,6 +12,18 @@ struct launch {
 	bool traced; /* seized with ptrace to stop it once at exit, with its mappings intact */
 	int go_fd;   /* write end: one byte lets the child exec */
 	int exec_fd; /* read end, close-on-exec in the child: EOF means the exec happened */
+	/* faultline's signal state before it changed it: the command starts with this one */
+	sigset_t mask;
+	sigset_t ignored;
+	bool reaped; /* the command is gone, and status says how */
+	int status;
+};
+
+/* What launch__on_wait() saw. */
+enum launch_event {
+	LAUNCH_RUNNING, /* nothing to do: a signal passed on, a stop or a resume */
+	LAUNCH_AT_EXIT, /* stopped at its exit, its mappings still readable: launch__release() */
+	LAUNCH_GONE,	/* it exited and was reaped: l->status */
 };
 
 /* Checks that @command can be executed (found in PATH when it has no '/'), before anything is
@@ -21,6 +34,10 @@ int launch__check(const char *command);
  * Returns 0, or -ENOENT when there is none. */
 int launch__resolve(const char *command, char *out, size_t len);
 
+/* Records the signal mask and the ignored signals of faultline as it was started, before it
+ * blocks or ignores any: the command gets those, as if started without faultline. */
+void launch__save_signals(struct launch *l);
+
 /* Forks a child that blocks until launch__go(). Returns 0 or -errno. */
 int launch__fork(struct launch *l, char *const argv[]);
 
@@ -29,14 +46,30 @@ int launch__fork(struct launch *l, char *const argv[]);
 int launch__go(struct launch *l, const char *command);
 
 /*
- * Handles a state change of the child reported by waitpid(@status). Returns 1 when the child
- * stopped at its exit with its mappings still readable (the caller reads them, then calls
- * launch__release()), 2 when it is gone (reaped), 0 otherwise (signals are passed on).
+ * Handles a state change of the child reported by waitpid(@status). While it is traced, the
+ * signals it receives are passed on, a group-stop (SIGSTOP, SIGTSTP...) keeps it stopped until
+ * a SIGCONT resumes it, and a stop signal that a SIGCONT overtook is dropped, as the kernel
+ * drops a pending one.
  */
-int launch__on_wait(struct launch *l, int status);
+enum launch_event launch__on_wait(struct launch *l, int status);
 
 /* Lets a child stopped at its exit finish. */
 void launch__release(struct launch *l);
+
+/*
+ * Stops tracing a command that may still run (the session ends first), and leaves it as it
+ * would be untraced: running, or stopped when a signal stopped it, with the signal it was
+ * receiving delivered. Waits at most about a second for it to reach a ptrace stop; if it
+ * exits meanwhile, it is reaped (l->reaped). Without ptrace, does nothing.
+ */
+void launch__detach(struct launch *l);
+
+/*
+ * Passes SIGINT or SIGTERM (@sig) that faultline received on to the command, unless the
+ * terminal sent it (@from_terminal: the kernel sent it to the foreground process group) and
+ * the command is in faultline's process group, so it got the same one. Returns true when sent.
+ */
+bool launch__forward(const struct launch *l, int sig, bool from_terminal);
 
 /* Kills and reaps a child that never got to exec (setup failed). */
 void launch__abort(struct launch *l);
