@@ -114,8 +114,10 @@ void h_cleanup(void)
 		remove_dir(dirs[--ndirs]);
 }
 
-/* In the child: a clean signal state, stdin from /dev/null, the given stdout/stderr. */
-static void child_exec(const char *path, char *const argv[], int out_fd, int err_fd)
+/* In the child: a clean signal state, stdin from /dev/null, the given stdout/stderr; with
+ * @own_group, the leader of a new process group. */
+static void child_exec(const char *path, char *const argv[], int out_fd, int err_fd,
+		       bool own_group)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGCHLD };
 	sigset_t none;
@@ -127,6 +129,8 @@ static void child_exec(const char *path, char *const argv[], int out_fd, int err
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], SIG_DFL);
+	if (own_group)
+		setpgid(0, 0);
 	null = open("/dev/null", O_RDONLY);
 	if (null >= 0)
 		dup2(null, STDIN_FILENO);
@@ -147,13 +151,16 @@ static void proc_init(struct h_proc *p)
 }
 
 static void spawn_ok(struct h_proc *p, const char *path, char *const argv[], int out_fd,
-		     int err_fd)
+		     int err_fd, bool own_group)
 {
 	fflush(NULL);
 	p->pid = fork();
 	cr_assert_geq(p->pid, 0, "fork: %s", strerror(errno));
 	if (p->pid == 0)
-		child_exec(path, argv, out_fd, err_fd);
+		child_exec(path, argv, out_fd, err_fd, own_group);
+	/* the parent sets it too: a signal sent to the group right after fork finds it */
+	if (own_group)
+		setpgid(p->pid, p->pid);
 	h_track(p->pid);
 }
 
@@ -174,7 +181,7 @@ void h_spawn_workload_ok(struct h_proc *w, const char *name, const char *const *
 	argv[n] = NULL;
 	/* O_CLOEXEC: faultline must not inherit the pipe, or EOF would never come. */
 	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0, "pipe2: %s", strerror(errno));
-	spawn_ok(w, path, argv, fds[1], -1);
+	spawn_ok(w, path, argv, fds[1], -1, false);
 	close(fds[1]);
 	w->out_fd = fds[0];
 }
@@ -236,7 +243,7 @@ void h_session_init_ok(struct h_session *s)
 	snprintf(s->folded_path, sizeof(s->folded_path), "%s/folded", s->dir);
 }
 
-void h_session_start_ok(struct h_session *s, const char *const *args)
+static void session_start_ok(struct h_session *s, const char *const *args, bool own_group)
 {
 	const char *path = env_or_fail("FAULTLINE");
 	char *argv[H_MAX_ARGS];
@@ -252,9 +259,19 @@ void h_session_start_ok(struct h_session *s, const char *const *args)
 	out = open(s->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	err = open(s->err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	cr_assert(out >= 0 && err >= 0, "open %s: %s", s->dir, strerror(errno));
-	spawn_ok(&s->proc, path, argv, out, err);
+	spawn_ok(&s->proc, path, argv, out, err, own_group);
 	close(out);
 	close(err);
+}
+
+void h_session_start_ok(struct h_session *s, const char *const *args)
+{
+	session_start_ok(s, args, false);
+}
+
+void h_session_start_group_ok(struct h_session *s, const char *const *args)
+{
+	session_start_ok(s, args, true);
 }
 
 static bool reap(struct h_proc *p)

@@ -86,6 +86,9 @@ void h_temp_dir_ok(char dir[64]);
 void h_session_init_ok(struct h_session *s);
 /* Starts faultline with @args (NULL-terminated), stdout and stderr to @s's files. */
 void h_session_start_ok(struct h_session *s, const char *const *args);
+/* h_session_start_ok(), faultline leading a process group of its own (pgid = its pid), as a
+ * shell with job control starts a command: a signal sent to the group reaches its command. */
+void h_session_start_group_ok(struct h_session *s, const char *const *args);
 /* Waits until faultline's stderr has a line starting "faultline: tracing": 0 or -errno. */
 int h_wait_ready(struct h_session *s, int timeout_ms);
 /* Asserts the readiness line came within H_READY_MS, showing faultline's stderr if not. */

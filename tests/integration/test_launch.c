@@ -154,3 +154,43 @@ Test(launch, growth_since_exec_matches_status)
 		    (int64_t)H_MIB, &grown);
 	h_folded_free(&grown);
 }
+
+/* Runs `faultline -q --json J -- sh -c SCRIPT` to its end; its exit status, stdout and JSON. */
+static int run_sh(const char *script, char **out, char **json)
+{
+	char path[128];
+	const char *argv[] = { "-q", "--json", path, "--", "sh", "-c", script, NULL };
+	struct h_session s;
+
+	h_session_init_ok(&s);
+	snprintf(path, sizeof(path), "%s/json", s.dir);
+	h_session_start_ok(&s, argv);
+	cr_assert_eq(h_wait_exit(&s.proc, H_WORK_MS), 0, "faultline did not end with its command");
+	*out = h_read_file(s.out_path);
+	*json = h_read_file(path);
+	return h_exit_code(&s.proc);
+}
+
+/*
+ * How the command ended is reported, and is faultline's exit status as a shell reports it: an
+ * OOM kill (SIGKILL) or a failing command is not a success.
+ */
+Test(launch, command_exit_status)
+{
+	char *out, *json;
+	int code;
+
+	code = run_sh("exit 3", &out, &json);
+	cr_expect_eq(code, 3, "faultline exited %d for a command that exited 3", code);
+	cr_expect(strstr(out, "sh (exited with status 3)"), "report:\n%s", out);
+	cr_expect(strstr(json, "\"exit_code\":3,\"exit_signal\":null"), "json:\n%.1000s", json);
+	free(out);
+	free(json);
+	code = run_sh("kill -9 $$", &out, &json);
+	cr_expect_eq(code, 128 + SIGKILL, "faultline exited %d for a command killed", code);
+	cr_expect(strstr(out, "sh (killed by SIGKILL)"), "report:\n%s", out);
+	cr_expect(strstr(json, "\"exit_code\":null,\"exit_signal\":\"SIGKILL\""), "json:\n%.1000s",
+		  json);
+	free(out);
+	free(json);
+}
