@@ -20,10 +20,29 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void follow__refresh(struct session *s, struct target *t)
+{
+	struct fl_proc p;
+	/* the count before the read: an exec in between only makes the figures look stale */
+	bool have = t->sum.alive && !tracer__target_proc(s->tracer, t->sum.pid, &p);
+
+	target__refresh(t);
+	if (have && t->sum.alive)
+		t->now_execs = p.execs;
+}
+
 void follow__retire(struct session *s, pid_t pid)
 {
+	struct target *t = target_set__find(&s->targets, pid);
 	struct fl_mm gone[8];
-	size_t n = tracer__remove_target(s->tracer, pid, gone, 8);
+	struct fl_proc p;
+	size_t n;
+
+	/* its last figures belong to an image it left: the ones at its exit are unknown (a
+	 * launched command's are zeros from before its exec) */
+	if (t && !tracer__target_proc(s->tracer, pid, &p) && p.execs != t->now_execs)
+		t->sum.no_status = true;
+	n = tracer__remove_target(s->tracer, pid, gone, 8);
 
 	collector__keep_mms(s->col, gone, n);
 }
@@ -45,6 +64,7 @@ static void follow(struct session *s, pid_t pid)
 	have_p = !tracer__target_proc(s->tracer, pid, &p);
 	target__init_followed(t, pid, have_p ? &p : NULL,
 			      collector__thread(s->col, (uint32_t)pid, &th) ? NULL : th.comm);
+	t->now_execs = have_p ? p.execs : 0;
 	if (s->cfg->verbose)
 		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
 			t->sum.alive ? "" : ", already exited");

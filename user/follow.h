@@ -12,8 +12,11 @@
 /* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
 void follow__start_naming(struct session *s, struct target *t);
 
+/* Reads @t's /proc figures (target__refresh()), noting which image they belong to. */
+void follow__refresh(struct session *s, struct target *t);
+
 /* Takes @pid out of the BPF target set; its rows stay, and so do the peaks they are measured
- * at. */
+ * at. Its last /proc figures go (no_status) when they were read before its last exec. */
 void follow__retire(struct session *s, pid_t pid);
 
 /*

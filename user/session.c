@@ -315,7 +315,7 @@ static int show(struct session *s, bool final)
 	if (!err)
 		follow__reload_execs(s);
 	for (size_t i = 0; i < s->targets.n; i++)
-		target__refresh(&s->targets.v[i]);
+		follow__refresh(s, &s->targets.v[i]);
 	if (!err)
 		err = snapshot__build(&snap, &so, s->col, s->frames, s->targets.v, s->targets.n);
 	if (err) {
@@ -406,7 +406,7 @@ static void reap(struct session *s)
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
-			target__refresh(&s->targets.v[0]);
+			follow__refresh(s, &s->targets.v[0]);
 			launch__release(&s->launch);
 			break;
 		case LAUNCH_GONE:

@@ -232,3 +232,50 @@ Test(session, command_that_cannot_run_is_a_runtime_error)
 		  err);
 	free(err);
 }
+
+/*
+ * A target that execs and exits before faultline reads its status again: the figures it
+ * holds are the old image's (here, at attach), not the ones at its exit. They must not be
+ * shown as "rss at exit" (with a gap of the whole growth): unknown, or the new image's.
+ */
+Test(session, exec_then_exit_before_a_refresh)
+{
+	char script[4200], pid[16], json[128], *doc, *now;
+	const char *args[] = { "-q", "-i", "10", "--json", json, "-p", pid, NULL };
+	struct h_session s;
+	pid_t sh;
+
+	snprintf(script, sizeof(script),
+		 "trap 'exec %s/exiter --now 16 0' USR1; while :; do sleep 0.02; done",
+		 getenv("WORKLOADS"));
+	sh = fork();
+	cr_assert_geq(sh, 0, "fork");
+	if (sh == 0) {
+		freopen("/dev/null", "w", stdout);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	h_track(sh);
+	snprintf(pid, sizeof(pid), "%d", sh);
+	h_session_init_ok(&s);
+	snprintf(json, sizeof(json), "%s/json", s.dir);
+	h_session_start_ok(&s, args);
+	h_wait_ready_ok(&s);
+	h_kill_ok(sh, SIGUSR1);
+	cr_assert_eq(h_wait_exit(&s.proc, H_WORK_MS), 0, "faultline did not end with its target");
+	cr_assert_eq(h_exit_code(&s.proc), 0);
+	waitpid(sh, NULL, 0);
+	doc = h_read_file(json);
+	now = strstr(doc, "\"status_now\":");
+	cr_assert(now, "no status_now:\n%.2000s", doc);
+	now += strlen("\"status_now\":");
+	if (strncmp(now, "null", 4)) {
+		char *anon = strstr(now, "\"rss_anon\":");
+
+		cr_assert(anon, "no rss_anon:\n%.2000s", doc);
+		cr_expect_geq(strtoll(anon + strlen("\"rss_anon\":"), NULL, 10),
+			      (long long)(16 * H_MIB),
+			      "the figures at exit are the old image's:\n%.2000s", doc);
+	}
+	free(doc);
+}

@@ -14,6 +14,7 @@ struct target {
 	struct symbolizer *sym;	    /* NULL until the process runs its own image */
 	int pidfd;		    /* readable once the process exits; -1 when unsupported */
 	uint32_t execs;		    /* the BPF side's exec count when sym was made */
+	uint32_t now_execs;	    /* ... when sum.now was read: a later exec makes it stale */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */
