@@ -72,11 +72,17 @@ static __always_inline __u64 fl_mul(__u64 a, __u64 b)
 	return a > limit ? ~0ull : a * b;
 }
 
+/* fl_live_key.gen of the current task's blocks: one load, no lookup. */
+static __always_inline __u32 fl_gen(void)
+{
+	return (__u32)bpf_get_current_task_btf()->self_exec_id;
+}
+
 /* Removes the live entry of @ptr into @out; false when there is none (or a racing free of the
  * same block took it first). */
-static __always_inline bool fl_live_take(__u32 tgid, __u64 ptr, struct fl_live *out)
+static __always_inline bool fl_live_take(__u32 tgid, __u32 gen, __u64 ptr, struct fl_live *out)
 {
-	struct fl_live_key k = { .tgid = tgid, .ptr = ptr };
+	struct fl_live_key k = { .tgid = tgid, .gen = gen, .ptr = ptr };
 	struct fl_live *l = bpf_map_lookup_elem(&live, &k);
 
 	if (!l)
@@ -143,7 +149,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 				       __u64 pid_tgid, __u64 ptr, __u64 now)
 {
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = st->fn };
-	struct fl_live_key lk = { .tgid = key.tgid, .ptr = ptr };
+	struct fl_live_key lk = { .tgid = key.tgid, .gen = fl_gen(), .ptr = ptr };
 	struct fl_walk_state w = {};
 	struct fl_live l = {};
 	struct fl_counts *c;
@@ -220,7 +226,7 @@ int fl_alloc_enter(struct pt_regs *ctx)
 	/* realloc's old block leaves the live table now: once realloc has freed it, another
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
-		st->have_old = fl_live_take(pid_tgid >> 32, st->arg, &st->old);
+		st->have_old = fl_live_take(pid_tgid >> 32, fl_gen(), st->arg, &st->old);
 	return 0;
 }
 
@@ -248,7 +254,7 @@ int fl_alloc_exit(struct pt_regs *ctx)
 			ptr = 0;
 	}
 	if (st->have_old) {
-		struct fl_live_key k = { .tgid = pid_tgid >> 32, .ptr = st->arg };
+		struct fl_live_key k = { .tgid = pid_tgid >> 32, .gen = fl_gen(), .ptr = st->arg };
 
 		/* realloc frees the old block when it succeeds, or when asked for 0 bytes */
 		if (ptr || !st->size)
@@ -275,7 +281,7 @@ int fl_free_enter(struct pt_regs *ctx)
 
 	if (!ptr)
 		return 0;
-	if (fl_live_take(tgid, ptr, &l)) {
+	if (fl_live_take(tgid, fl_gen(), ptr, &l)) {
 		fl_free_charge(tgid, &l);
 		return 0;
 	}

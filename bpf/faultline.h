@@ -216,8 +216,12 @@ struct fl_proc {
 	 * no update of flags or mm_id can be lost to a read-modify-write from userspace) */
 	__u32 execs;
 	__u32 parent; /* -f: the target that forked it; 0 for the loader's targets */
+	/* its task's self_exec_id (low half) after the last exec seen, 0 before any: the
+	 * fl_live_key.gen of the blocks its current image allocates */
+	__u32 exec_id;
+	__u32 _pad;
 };
-_Static_assert(sizeof(struct fl_proc) == 48, "fl_proc layout");
+_Static_assert(sizeof(struct fl_proc) == 56, "fl_proc layout");
 
 /* Value of the mm_state map (key: the tracepoint's mm_id): last counter value per member. */
 struct fl_mm {
@@ -272,10 +276,13 @@ struct fl_vm_task {
 };
 _Static_assert(sizeof(struct fl_vm_task) == 32, "fl_vm_task layout");
 
-/* Key of the live map: one allocated block of a target. */
+/* Key of the live map: one allocated block of a target. gen is the allocating task's
+ * self_exec_id (low half), which every exec bumps and threads and forks inherit: after an exec,
+ * the old image's blocks match no free and no new block, and userspace counts them as dropped
+ * at exec (their gen is not fl_proc.exec_id). */
 struct fl_live_key {
 	__u32 tgid;
-	__u32 _pad;
+	__u32 gen;
 	__u64 ptr;
 };
 _Static_assert(sizeof(struct fl_live_key) == 16, "fl_live_key layout");

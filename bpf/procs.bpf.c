@@ -25,6 +25,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	if (!p)
 		return 0;
 	p->flags = (p->flags & ~(FL_PROC_AWAIT_EXEC | FL_PROC_SEEDED)) | FL_PROC_FRESH;
+	/* exec bumped it already: the new image's blocks carry it (alloc.bpf.c) */
+	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
 	__sync_fetch_and_add(&p->execs, 1);
 	fl_note_thread(tgid, (__u32)pid_tgid);
 	return 0;

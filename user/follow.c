@@ -40,10 +40,14 @@ void follow__retire(struct session *s, pid_t pid)
 
 	/* its last figures belong to an image it left: the ones at its exit are unknown (a
 	 * launched command's are zeros from before its exec) */
-	if (t && !tracer__target_proc(s->tracer, pid, &p) && p.execs != t->now_execs)
-		t->sum.no_status = true;
+	if (!tracer__target_proc(s->tracer, pid, &p)) {
+		if (t && p.execs != t->now_execs)
+			t->sum.no_status = true;
+		/* the blocks its execs left behind stay told apart */
+		if (p.exec_id)
+			collector__keep_gen(s->col, (uint32_t)pid, p.exec_id);
+	}
 	n = tracer__remove_target(s->tracer, pid, gone, 8);
-
 	collector__keep_mms(s->col, gone, n);
 }
 

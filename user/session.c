@@ -187,7 +187,7 @@ static int setup(struct session *s)
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	if (cfg->alloc)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
-				     tracer__hists_fd(s->tracer));
+				     tracer__hists_fd(s->tracer), tracer__procs_fd(s->tracer));
 	err = add_targets(s);
 	if (!err)
 		err = tracer__attach(s->tracer);

@@ -442,6 +442,9 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		snap->procs[i] = targets[i].sum;
 		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
 		snap->procs[i].peak = mm ? mm->peak : 0;
+		collector__exec_dropped(col, (uint32_t)targets[i].sum.pid,
+					&snap->procs[i].exec_dropped,
+					&snap->procs[i].exec_dropped_bytes);
 	}
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;

@@ -175,6 +175,32 @@ Test(alloc, launched_command)
 	h_folded_free(&r.folded);
 }
 
+/*
+ * allocexec leaves 40 blocks of 3000 B live, execs itself, and keeps 25 of 5000 B: the first
+ * image's blocks can never be freed and must not stay live (they were, in no named stack,
+ * for the rest of the session), but their allocations still count, and the report says how
+ * many the exec dropped.
+ */
+Test(alloc, exec_drops_the_old_images_live_blocks)
+{
+	const char *live[] = { "--alloc", "--metric", "live-bytes", NULL };
+	const char *allocs[] = { "--alloc", "--metric", "alloc-bytes", NULL };
+	struct h_run r;
+	char *out;
+
+	h_launch_run_ok(&r, "allocexec", NULL, live);
+	cr_expect_eq(h_folded_frame(&r.folded, "after_exec"), 25 * 5000);
+	cr_expect_eq(h_folded_total(&r.folded), 25 * 5000,
+		     "live bytes besides after_exec's: the old image's blocks are still live");
+	out = h_read_file(r.fl.out_path);
+	cr_expect(strstr(out, "dropped at exec: 40 blocks (117.2 KiB)"), "report:\n%s", out);
+	free(out);
+	h_folded_free(&r.folded);
+	h_launch_run_ok(&r, "allocexec", NULL, allocs);
+	cr_expect_eq(h_folded_total(&r.folded), 40 * 3000 + 25 * 5000);
+	h_folded_free(&r.folded);
+}
+
 /* The run count of program @name (kernel.bpf_stats_enabled must be on), -1 if not found.
  * bpftool prints no count for a program that has not run yet. */
 static long long prog_run_cnt(const char *name)

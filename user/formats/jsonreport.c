@@ -206,6 +206,12 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 		json__null(j, "peak_rss");
 	if (r->map_classes)
 		json__u64(j, "hugetlb_faults", s->hugetlb_faults);
+	if (r->alloc) {
+		json__object_begin(j, "exec_dropped");
+		json__u64(j, "count", s->exec_dropped);
+		json__u64(j, "bytes", s->exec_dropped_bytes);
+		json__object_end(j);
+	}
 	json__object_end(j);
 }
 

@@ -25,6 +25,9 @@ struct fl_proc_summary {
 	bool have_exit;
 	int exit_code;
 	int exit_signal;
+	/* --alloc: blocks its execs dropped from the live table (weights, in attributed's frees) */
+	uint64_t exec_dropped;
+	uint64_t exec_dropped_bytes;
 };
 
 /* @a - @b as a signed number of bytes, saturated. */

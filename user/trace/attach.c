@@ -466,6 +466,11 @@ int tracer__live_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.live);
 }
 
+int tracer__procs_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.procs);
+}
+
 int tracer__hists_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.alloc_hists);

@@ -26,6 +26,13 @@ struct collector {
 	struct collector_hist *hists; /* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
+	int procs_fd;		    /* the targets' exec counts (--alloc), or -1 */
+	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
+	size_t ngens, gens_cap;
+	struct collector_gen *kept; /* the last of each retired process */
+	size_t nkept, kept_cap;
+	struct collector_drop *drops; /* the live blocks execs left behind, by row */
+	size_t ndrops, drops_cap;
 };
 
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows)
@@ -40,6 +47,7 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->mm_fd = -1;
 	c->live_fd = -1;
 	c->hists_fd = -1;
+	c->procs_fd = -1;
 	c->max_rows = max_rows;
 	c->rows = calloc(max_rows, sizeof(*c->rows));
 	if (!c->rows) {
@@ -56,6 +64,9 @@ void collector__free(struct collector *c)
 	free(c->rows);
 	free(c->hists);
 	free(c->mms);
+	free(c->gens);
+	free(c->kept);
+	free(c->drops);
 	free(c);
 }
 
@@ -149,34 +160,160 @@ static int add_hist(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-/* Folds one live block into the oldest allocation time of its row (hists is sorted). */
+static int cmp_gen(const void *a, const void *b)
+{
+	uint32_t x = ((const struct collector_gen *)a)->tgid;
+	uint32_t y = ((const struct collector_gen *)b)->tgid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int push_gen(struct collector_gen **v, size_t *n, size_t *cap, uint32_t tgid, uint32_t gen)
+{
+	struct collector_gen *g = grow__reserve(*v, cap, *n, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	*v = g;
+	g[(*n)++] = (struct collector_gen){ tgid, gen };
+	return 0;
+}
+
+static int add_gen(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	uint32_t gen = ((const struct fl_proc *)value)->exec_id;
+
+	/* no exec seen: every block of it is of its current image */
+	return gen ? push_gen(&c->gens, &c->ngens, &c->gens_cap, *(const __u32 *)key, gen) : 0;
+}
+
+/* The exec id of every target that exec'd, and the last one of those retired since. */
+static int read_gens(struct collector *c)
+{
+	size_t nread;
+	int err;
+
+	c->ngens = 0;
+	if (c->procs_fd < 0)
+		return 0;
+	err = map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch, add_gen,
+		       c);
+	if (c->ngens > 1) /* gens is NULL before the first */
+		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
+	nread = c->ngens;
+	for (size_t i = 0; i < c->nkept && !err; i++)
+		if (!nread || !bsearch(&c->kept[i], c->gens, nread, sizeof(*c->gens), cmp_gen))
+			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, c->kept[i].tgid,
+				       c->kept[i].gen);
+	if (c->ngens > nread && c->ngens > 1)
+		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
+	return err;
+}
+
+int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen)
+{
+	return push_gen(&c->kept, &c->nkept, &c->kept_cap, tgid, gen);
+}
+
+static int cmp_drop(const void *a, const void *b)
+{
+	return cmp_key(&((const struct collector_drop *)a)->row,
+		       &((const struct collector_drop *)b)->row);
+}
+
+static int push_drop(struct collector *c, const struct fl_key *row, const struct fl_live *l)
+{
+	struct collector_drop *d = grow__reserve(c->drops, &c->drops_cap, c->ndrops, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	c->drops = d;
+	d[c->ndrops++] = (struct collector_drop){ *row, l->count, l->bytes };
+	return 0;
+}
+
+/*
+ * Folds one live block into the oldest allocation time of its row (hists is sorted), unless
+ * it belongs to an image its process exec'd away from: that one can never be freed.
+ */
 static int add_live(const void *key, const void *value, void *ctx)
 {
 	struct collector *c = ctx;
+	const struct fl_live_key *k = key;
 	const struct fl_live *l = value;
-	struct fl_key row = fl_live_row(((const struct fl_live_key *)key)->tgid, l);
-	struct collector_hist *h =
-		c->nhists ? bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key) : NULL;
+	struct fl_key row = fl_live_row(k->tgid, l);
+	struct collector_gen want = { .tgid = k->tgid };
+	const struct collector_gen *g =
+		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), cmp_gen) : NULL;
+	struct collector_hist *h;
 
+	if (g && g->gen != k->gen)
+		return push_drop(c, &row, l);
+	h = c->nhists ? bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key) : NULL;
 	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
 		h->oldest_ts = l->ts;
 	return 0;
 }
 
-/* The histograms of the allocation rows, and the oldest live block of each. */
+/* The blocks execs left behind are charged to their rows as freed: not live in any image. */
+static void settle_drops(struct collector *c)
+{
+	size_t n = 0;
+
+	if (c->ndrops > 1) /* drops is NULL before the first */
+		qsort(c->drops, c->ndrops, sizeof(*c->drops), cmp_drop);
+	for (size_t i = 0; i < c->ndrops; i++) {
+		if (n && !cmp_drop(&c->drops[n - 1], &c->drops[i])) {
+			c->drops[n - 1].count += c->drops[i].count;
+			c->drops[n - 1].bytes += c->drops[i].bytes;
+		} else {
+			c->drops[n++] = c->drops[i];
+		}
+	}
+	c->ndrops = n;
+	for (size_t i = 0; i < c->nrows && n; i++) {
+		const struct collector_drop *d =
+			bsearch(&c->rows[i].key, c->drops, n, sizeof(*d), cmp_drop);
+
+		if (d) {
+			c->rows[i].counts.frees += d->count;
+			c->rows[i].counts.free_bytes += d->bytes;
+		}
+	}
+}
+
+void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,
+			     uint64_t *bytes)
+{
+	*count = *bytes = 0;
+	for (size_t i = 0; i < c->ndrops; i++)
+		if (c->drops[i].row.tgid == tgid) {
+			*count += c->drops[i].count;
+			*bytes += c->drops[i].bytes;
+		}
+}
+
+/* The histograms of the allocation rows, the oldest live block of each, the blocks execs
+ * left behind. */
 static int read_alloc(struct collector *c)
 {
 	int err;
 
 	c->nhists = 0;
-	err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
-		       &c->no_batch, add_hist, c);
+	c->ndrops = 0;
+	err = read_gens(c);
+	if (!err)
+		err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
+			       &c->no_batch, add_hist, c);
 	if (err)
 		return err;
 	if (c->nhists > 1) /* hists is NULL before the first */
 		qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
-	return map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
-			&c->no_batch, add_live, c);
+	err = map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live), &c->no_batch,
+		       add_live, c);
+	settle_drops(c);
+	return err;
 }
 
 static int push_mm(struct collector *c, const struct fl_mm *mm)
@@ -289,10 +426,11 @@ void collector__set_mm_state(struct collector *c, int mm_fd)
 	c->mm_fd = mm_fd;
 }
 
-void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd, int procs_fd)
 {
 	c->live_fd = live_fd;
 	c->hists_fd = hists_fd;
+	c->procs_fd = procs_fd;
 }
 
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)

@@ -19,6 +19,19 @@ struct collector_hist {
 	uint64_t oldest_ts; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) time; 0: nothing live */
 };
 
+/* A process's exec id (fl_proc.exec_id): the fl_live_key.gen of its current image's blocks. */
+struct collector_gen {
+	uint32_t tgid;
+	uint32_t gen;
+};
+
+/* Live blocks that an exec left behind, charged to row: their weights, summed. */
+struct collector_drop {
+	struct fl_key row;
+	uint64_t count;
+	uint64_t bytes;
+};
+
 struct collector;
 
 /* @max_rows: the counts map's max_entries. Returns NULL on -ENOMEM. */
@@ -36,8 +49,20 @@ const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
  * the map, for collector__mm(). Returns 0 or -ENOMEM. */
 int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n);
 
-/* Also reads the allocator maps (--alloc) at each collector__read(). */
-void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
+/*
+ * Also reads the allocator maps (--alloc) at each collector__read(), and the targets' exec ids
+ * in procs: a live block of an image its process exec'd away from can never be freed, so its
+ * row counts it as freed (it is not live) and collector__exec_dropped() counts it.
+ */
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd, int procs_fd);
+
+/* Keeps the last exec id of process @tgid, which leaves the procs map, for the live blocks it
+ * leaves behind. Returns 0 or -ENOMEM. */
+int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen);
+
+/* The live blocks of @tgid's execs left behind at the last read (weights, as rows count). */
+void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,
+			     uint64_t *bytes);
 
 /* Snapshots the counts map (totals since attach), and the allocator maps when set: bulk
  * lookup, or key by key on kernels without batch lookup for hash maps. Returns 0 or -errno. */

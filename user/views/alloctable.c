@@ -25,6 +25,10 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 	const struct fl_counts *c = &s->attributed;
 	int64_t live = (int64_t)live_of(c, true);
 	int64_t anon = report__sdiff(s->now.rss_anon, s->at_attach.rss_anon);
+	/* an exec's dropped blocks are in the rows' frees, so that they are not live: apart here */
+	uint64_t dropped = s->exec_dropped < c->frees ? s->exec_dropped : c->frees;
+	uint64_t dropped_b = s->exec_dropped_bytes < c->free_bytes ? s->exec_dropped_bytes :
+								     c->free_bytes;
 	char b[4][UNITS_BUF], unmatched[48];
 
 	if (r->sample_bytes)
@@ -32,12 +36,18 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 	else
 		snprintf(unmatched, sizeof(unmatched), "%" PRIu64, (uint64_t)c->unmatched_frees);
 	units__bytes(b[0], UNITS_BUF, c->alloc_bytes);
-	units__bytes(b[1], UNITS_BUF, c->free_bytes);
+	units__bytes(b[1], UNITS_BUF, c->free_bytes - dropped_b);
 	units__emit(out, width,
 		    "  heap since attach%s: allocs %" PRIu64 " (%s), frees %" PRIu64
 		    " (%s), unmatched frees %s",
 		    r->sample_bytes ? " (estimated)" : "", (uint64_t)c->allocs, b[0],
-		    (uint64_t)c->frees, b[1], unmatched);
+		    (uint64_t)c->frees - dropped, b[1], unmatched);
+	if (dropped) {
+		units__bytes(b[0], UNITS_BUF, dropped_b);
+		units__emit(out, width,
+			    "  dropped at exec: %" PRIu64 " blocks (%s) the old image left live",
+			    dropped, b[0]);
+	}
 	units__sbytes(b[0], UNITS_BUF, live);
 	units__sbytes(b[1], UNITS_BUF, anon);
 	units__sbytes(b[2], UNITS_BUF, anon - live);

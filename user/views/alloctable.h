@@ -8,7 +8,8 @@
 #include "model/report.h"
 
 /* Two lines for process @s: allocations, frees and unmatched frees since attach; the live
- * heap against the anon RSS change, and the difference the allocator retains. */
+ * heap against the anon RSS change, and the difference the allocator retains. Between them,
+ * when an exec dropped live blocks, how many (not among the frees). */
 void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_summary *s,
 			     const struct fl_report *r);
 

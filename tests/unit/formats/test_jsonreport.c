@@ -252,6 +252,26 @@ Test(jsonreport, process_exit)
 	EXPECT_TYPE(&jv_get(&d, "processes")->items[0], "exit_signal", JV_NULL);
 	EXPECT_TYPE(&jv_get(&d, "processes")->items[1], "exit_code", JV_NULL);
 	EXPECT_STR(&jv_get(&d, "processes")->items[1], "exit_signal", "SIGKILL");
+	cr_expect_null(jv_path(&jv_get(&d, "processes")->items[0], "exec_dropped"),
+		       "exec_dropped without --alloc");
+	jv_free(&d);
+	free(s);
+}
+
+/* --alloc: the live blocks an exec dropped, per process. */
+Test(jsonreport, process_exec_dropped)
+{
+	struct model m;
+	struct jv d;
+	char *s;
+
+	build(&m, true, false);
+	m.procs[0].exec_dropped = 40;
+	m.procs[0].exec_dropped_bytes = 120000;
+	s = write_doc(&m, &d);
+	EXPECT_U64(&jv_get(&d, "processes")->items[0], "exec_dropped.count", 40);
+	EXPECT_U64(&jv_get(&d, "processes")->items[0], "exec_dropped.bytes", 120000);
+	EXPECT_U64(&jv_get(&d, "processes")->items[1], "exec_dropped.count", 0);
 	jv_free(&d);
 	free(s);
 }
