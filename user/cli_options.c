@@ -44,10 +44,13 @@ const char cli_doc[] =
 	"counts from fork on, the copy of the parent's pages excluded. With several\n"
 	"processes the report has one line per process, heaviest first.\n"
 	"\n"
-	"SIGINT or SIGTERM ends the session with the final report.\n"
+	"SIGINT or SIGTERM ends the session with the final report. A launched\n"
+	"command gets it too and 5 s to exit (a second one ends the session at\n"
+	"once); a command still running when the session ends is left running.\n"
 	"\n"
 	"Exit status: 0 success (a target that exits is a success), 1 runtime\n"
-	"failure, 2 usage error.";
+	"failure, 2 usage error; in launch mode, the command's own status (128 + N\n"
+	"when signal N killed it).";
 
 const struct argp_option cli_options[] = {
 	{ NULL, 0, NULL, 0, "Target:", 1 },
