@@ -132,6 +132,14 @@ static pid_t start(struct h_session *s, const char *duration, const char *const 
 	child = h_find_child(s->proc.pid, H_LINE_MS);
 	cr_assert_gt(child, 0, "faultline's command never appeared in /proc");
 	h_track(child);
+	/* its exec done: a signal sent before would reach faultline's child, not the command */
+	for (int64_t end = now_ms() + H_LINE_MS; now_ms() < end; sleep_ms(5)) {
+		char name[32];
+
+		status_field(child, "Name", name, sizeof(name));
+		if (strcmp(name, "faultline"))
+			break;
+	}
 	return child;
 }
 

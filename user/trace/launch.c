@@ -213,6 +213,14 @@ static void wait_gone(struct launch *l)
 			launch__release(l);
 }
 
+/* A SIGINT or SIGTERM waits for faultline (blocked for its signalfd). */
+static bool stop_pending(void)
+{
+	sigset_t set;
+
+	return !sigpending(&set) && (sigismember(&set, SIGINT) || sigismember(&set, SIGTERM));
+}
+
 int launch__go(struct launch *l, const char *command)
 {
 	ssize_t got = 0;
@@ -234,6 +242,11 @@ int launch__go(struct launch *l, const char *command)
 			got = read(l->exec_fd, &err, sizeof(err));
 			if (got >= 0 || errno != EINTR)
 				break;
+		} else if (stop_pending()) {
+			/* still no exec (a SIGSTOP keeps it stopped): SIGINT must not wait for it */
+			err = EINTR;
+			kill(l->pid, SIGKILL);
+			break;
 		}
 		if (!l->reaped && waitpid(l->pid, &status, WNOHANG) == l->pid &&
 		    launch__on_wait(l, status) == LAUNCH_AT_EXIT)
@@ -244,7 +257,10 @@ int launch__go(struct launch *l, const char *command)
 	/* EOF: it exec'd, or died before (l->reaped tells, or the next wait will) */
 	if (got <= 0 && !err)
 		return 0;
-	fprintf(stderr, "faultline: cannot run '%s': %s\n", command, strerror(err));
+	if (err == EINTR)
+		fprintf(stderr, "faultline: interrupted before '%s' started\n", command);
+	else
+		fprintf(stderr, "faultline: cannot run '%s': %s\n", command, strerror(err));
 	wait_gone(l);
 	return -err;
 }

@@ -41,8 +41,10 @@ void launch__save_signals(struct launch *l);
 /* Forks a child that blocks until launch__go(). Returns 0 or -errno. */
 int launch__fork(struct launch *l, char *const argv[]);
 
-/* Lets the child exec and waits for the outcome. Returns 0 once it runs the command, or
- * -errno of the failed exec (reported on stderr, child reaped). */
+/* Lets the child exec and waits for the outcome, passing its signals on meanwhile. Returns 0
+ * once it runs the command (or died before: l->reaped), -errno of the failed exec, or -EINTR
+ * when a SIGINT or SIGTERM came while the exec waited (a stopped child): reported on stderr,
+ * child killed and reaped. */
 int launch__go(struct launch *l, const char *command);
 
 /*
