@@ -256,6 +256,7 @@ Test(jsonreport, process_exit)
 		       "exec_dropped without --alloc");
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 /* --alloc: the live blocks an exec dropped, per process. */
@@ -274,6 +275,7 @@ Test(jsonreport, process_exec_dropped)
 	EXPECT_U64(&jv_get(&d, "processes")->items[1], "exec_dropped.count", 0);
 	jv_free(&d);
 	free(s);
+	profile__free(m.p);
 }
 
 /* Every counter of a stack, thread and site; alloc and vm fields only with their option. */
