@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,15 +63,64 @@ static int add_targets(struct session *s)
 		if (!target_set__add(&s->targets))
 			return -ENOMEM;
 		target__init_launched(&s->targets.v[0], s->launch.pid);
+		if (target_set__index(&s->targets, &s->targets.v[0]))
+			return -ENOMEM;
 		return tracer__add_target(s->tracer, s->launch.pid, NULL);
 	}
 	for (size_t i = 0; i < s->targets.n; i++) {
+		if (target_set__index(&s->targets, &s->targets.v[i]))
+			return -ENOMEM;
 		err = tracer__add_target(s->tracer, s->targets.v[i].sum.pid,
 					 &s->targets.v[i].sum.at_attach);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/* fds kept for faultline itself: maps, programs, links, the outputs, files read meanwhile */
+#define FD_RESERVE 256
+
+/*
+ * -f: each live child holds its /proc entry (an fd, two in another root) while it can be
+ * named from it; a storm of them must not leave the outputs without fds. The soft limit of
+ * open files goes up to the hard one, and children beyond the budget are named at exit only.
+ */
+static void fd_setup(struct session *s)
+{
+	struct rlimit r;
+	rlim_t was;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	was = r.rlim_cur;
+	if (r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			r.rlim_cur = was;
+		else if (s->cfg->verbose)
+			fprintf(stderr, "faultline: open files limit raised from %llu to %llu\n",
+				(unsigned long long)was, (unsigned long long)r.rlim_cur);
+	}
+	s->fd_budget = r.rlim_cur > 2 * FD_RESERVE ? (size_t)(r.rlim_cur - FD_RESERVE) / 2 :
+						     (size_t)r.rlim_cur / 4;
+}
+
+/* -f: the mappings of targets as they exit, where the kernel can (Linux 6.16; -v says why
+ * not). Attached before the other programs, so it runs first at an exit. */
+static void exits_setup(struct session *s)
+{
+	int err;
+
+	if (!s->cfg->children)
+		return;
+	err = exit_maps__open(&s->exits, tracer__procs_fd(s->tracer));
+	if (err && s->cfg->verbose)
+		fprintf(stderr,
+			"faultline: the mappings of exiting processes cannot be recorded here (%s; "
+			"Linux 6.7 or later): stacks of children gone before they were seen stay "
+			"addresses\n",
+			strerror(-err));
 }
 
 static void announce(const struct session *s)
@@ -168,12 +218,16 @@ static int setup(struct session *s)
 	if (!s->col || !s->elf || !s->frames)
 		return -ENOMEM;
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
+	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
 	if (cfg->alloc)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
 				     tracer__hists_fd(s->tracer));
+	fd_setup(s);
 	err = add_targets(s);
-	if (!err)
+	if (!err) {
+		exits_setup(s);
 		err = tracer__attach(s->tracer);
+	}
 	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
 		err = allocsetup__attach(s->tracer, &s->alloc, s->targets.v[i].sum.pid,
 					 s->launched ? cfg->command[0] : NULL);
@@ -292,6 +346,7 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
+	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
 	if (s->stream)
 		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
@@ -349,7 +404,7 @@ static void reap(struct session *s)
 		case 2:
 			s->launched = false;
 			s->targets.v[0].sum.alive = false;
-			follow__retire(s, s->launch.pid);
+			follow__retire(s, &s->targets.v[0]);
 			break;
 		}
 	}
@@ -416,6 +471,7 @@ static void teardown(struct session *s)
 	if (s->launched && s->launch.traced)
 		/* the session ended before the command: leave it running, untraced */
 		launch__release(&s->launch);
+	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);

@@ -152,6 +152,37 @@ const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t ad
 	return &m->entries[lo - 1];
 }
 
+bool procmaps__overlaps(const struct procmaps *m, uint64_t start, uint64_t end)
+{
+	size_t lo = 0, hi = m->nr;
+
+	/* the first entry ending after start: the only one that can overlap first */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->entries[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr && m->entries[lo].start < end;
+}
+
+int procmap_entry__write(FILE *f, const struct procmap_entry *e)
+{
+	const uint32_t p = e->perms;
+
+	return fprintf(f,
+		       "%" PRIx64 "-%" PRIx64 " %c%c%c%c %08" PRIx64 " %02x:%02x %" PRIu64
+		       " %s%s\n",
+		       e->start, e->end, p & PROCMAP_READ ? 'r' : '-',
+		       p & PROCMAP_WRITE ? 'w' : '-', p & PROCMAP_EXEC ? 'x' : '-',
+		       p & PROCMAP_PRIVATE ? 'p' : 's', e->offset, e->dev_major, e->dev_minor,
+		       e->inode, e->path, e->is_deleted ? deleted_suffix : "") < 0 ?
+		       -EIO :
+		       0;
+}
+
 bool procmap_entry__is_file(const struct procmap_entry *e)
 {
 	return !e->is_special && e->path[0] == '/' && e->inode != 0;

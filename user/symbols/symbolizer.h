@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "symbols/elfcache.h"
+#include "symbols/procmaps.h"
 
 /* One per target process. It borrows @cache, which must outlive it. */
 struct symbolizer;
@@ -27,6 +28,20 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid);
  * directory @root_dir (NULL: "/"). symbolizer__refresh then has nothing to re-read.
  * Returns NULL with errno set. */
 struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir);
+
+/* For a process that is gone: the maps text is read from @maps, files are opened under
+ * @rootfd (duplicated; AT_FDCWD or -1: faultline's own root). Returns NULL with errno set. */
+struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd);
+
+/* Writes the snapshot's mappings to @f as /proc/PID/maps lines, but those overlapping an entry
+ * of @except (NULL: none). Returns 0 or -EIO. */
+int symbolizer__write_maps(const struct symbolizer *s, FILE *f, const struct procmaps *except);
+
+/* The directory files are opened under: the process's root, or AT_FDCWD for faultline's own. */
+int symbolizer__rootfd(const struct symbolizer *s);
+
+/* The process is gone: lets go of its /proc entry (what is known stays; no more re-reads). */
+void symbolizer__detach(struct symbolizer *s); /* accepts NULL */
 
 void symbolizer__free(struct symbolizer *s); /* accepts NULL */
 

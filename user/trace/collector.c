@@ -13,7 +13,11 @@ struct collector {
 	int counts_fd;
 	int stacks_fd;
 	int threads_fd;
-	int mm_fd; /* mm_state, for the peaks; or -1 */
+	int mm_fd;		      /* mm_state, for the peaks; or -1 */
+	int procs_fd;		      /* the target set; or -1 */
+	struct collector_proc *procs; /* by pid */
+	size_t nprocs;
+	size_t procs_cap;
 	struct fl_mm *mms;
 	size_t nmms;
 	size_t mms_cap;
@@ -38,6 +42,7 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->stacks_fd = stacks_fd;
 	c->threads_fd = threads_fd;
 	c->mm_fd = -1;
+	c->procs_fd = -1;
 	c->live_fd = -1;
 	c->hists_fd = -1;
 	c->max_rows = max_rows;
@@ -56,6 +61,7 @@ void collector__free(struct collector *c)
 	free(c->rows);
 	free(c->hists);
 	free(c->mms);
+	free(c->procs);
 	free(c);
 }
 
@@ -120,7 +126,7 @@ static int add_row(const void *key, const void *value, void *ctx)
 	memcpy(&r->key, key, sizeof(r->key));
 	memcpy(&r->counts, value, sizeof(r->counts));
 	/* what the row held at its process's highest RSS (rss_math.h), for every view */
-	mm = collector__mm(c, r->key.tgid);
+	mm = collector__mm(c, r->key.tgid, r->key.gen);
 	r->counts.at_peak = mm ? fl_at_peak(&r->counts, mm->peak_seq) : 0;
 	c->nrows++;
 	return 0;
@@ -194,43 +200,80 @@ static int add_mm(const void *key, const void *value, void *ctx)
 	return push_mm(ctx, value);
 }
 
-/* By process, and within one the higher peak first: an exec leaves the old mm's entry behind
- * for a while, and the higher peak is the process's. */
+/* By process and generation, and within one the higher peak first: a process that exec'd has
+ * had two mms, and the higher peak is the process's. */
 static int cmp_mm(const void *a, const void *b)
 {
 	const struct fl_mm *x = a, *y = b;
 
 	if (x->tgid != y->tgid)
 		return x->tgid < y->tgid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
 	if (x->peak != y->peak)
 		return x->peak > y->peak ? -1 : 1;
 	return 0;
 }
 
-/* The first (highest-peak) entry of @tgid among the @n sorted @mms, or NULL. */
-static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid)
+/* The first entry not below (@tgid, @gen) among the @n sorted @mms. */
+static size_t lower_mm(const struct fl_mm *mms, size_t n, uint32_t tgid, uint16_t gen)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (mms[mid].tgid < tgid)
+		if (mms[mid].tgid < tgid || (mms[mid].tgid == tgid && mms[mid].gen < gen))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && mms[lo].tgid == tgid ? &mms[lo] : NULL;
+	return lo;
 }
 
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+/* The first (highest-peak) entry of (@tgid, @gen) among the @n sorted @mms, or NULL. */
+static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid, uint16_t gen)
 {
-	return find_mm(c->mms, c->nmms, tgid);
+	size_t i = lower_mm(mms, n, tgid, gen);
+
+	return i < n && mms[i].tgid == tgid && mms[i].gen == gen ? &mms[i] : NULL;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid, uint16_t gen)
+{
+	const struct fl_mm *mm = find_mm(c->mms, c->nmms, tgid, gen);
+	size_t i;
+
+	if (mm || gen)
+		return mm;
+	/* the newest generation: the last run of @tgid */
+	i = lower_mm(c->mms, c->nmms, tgid + 1, 0);
+	if (!i || c->mms[i - 1].tgid != tgid)
+		return NULL;
+	return find_mm(c->mms, c->nmms, tgid, c->mms[i - 1].gen);
+}
+
+/* The peaks of mms already torn down, which the BPF side keeps in each process's entry. */
+static int add_gone_peaks(struct collector *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->nprocs && !err; i++) {
+		const struct fl_proc *p = &c->procs[i].p;
+
+		if (p->gone_peak > 0)
+			err = push_mm(c, &(struct fl_mm){ .tgid = (uint32_t)c->procs[i].pid,
+							  .gen = (uint16_t)p->gen,
+							  .peak = p->gone_peak,
+							  .peak_seq = p->gone_peak_seq });
+	}
+	return err;
 }
 
 /*
- * Reads mm_state. The loader deletes an exited process's mms, but its rows still need its
- * peak: the state last read or kept of a process that has none now stays.
+ * Reads mm_state, and the peaks of torn down mms from the target set. The loader retires an
+ * exited process, but its rows still need its peak: the state last read or kept of a process
+ * that has none now stays.
  */
 static int read_mms(struct collector *c)
 {
@@ -241,13 +284,16 @@ static int read_mms(struct collector *c)
 	c->mms = NULL;
 	c->nmms = c->mms_cap = 0;
 	err = map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch, add_mm, c);
+	if (!err && c->procs_fd >= 0 && !(err = collector__read_procs(c)))
+		err = add_gone_peaks(c);
 	if (c->nmms)
 		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
 	nread = c->nmms;
 	for (size_t i = 0; i < nprev && !err; i++) {
-		bool first = !i || prev[i - 1].tgid != prev[i].tgid;
+		bool first = !i || prev[i - 1].tgid != prev[i].tgid ||
+			     prev[i - 1].gen != prev[i].gen;
 
-		if (first && !find_mm(c->mms, nread, prev[i].tgid))
+		if (first && !find_mm(c->mms, nread, prev[i].tgid, prev[i].gen))
 			err = push_mm(c, &prev[i]);
 	}
 	free(prev);
@@ -284,6 +330,58 @@ int collector__read(struct collector *c)
 void collector__set_mm_state(struct collector *c, int mm_fd)
 {
 	c->mm_fd = mm_fd;
+}
+
+void collector__set_procs(struct collector *c, int procs_fd)
+{
+	c->procs_fd = procs_fd;
+}
+
+static int add_proc(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	struct collector_proc *v = grow__reserve(c->procs, &c->procs_cap, c->nprocs, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->procs = v;
+	v[c->nprocs].pid = (pid_t) * (const __u32 *)key;
+	memcpy(&v[c->nprocs].p, value, sizeof(struct fl_proc));
+	c->nprocs++;
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	pid_t x = ((const struct collector_proc *)a)->pid;
+	pid_t y = ((const struct collector_proc *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+int collector__read_procs(struct collector *c)
+{
+	int err;
+
+	c->nprocs = 0;
+	err = map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch, add_proc,
+		       c);
+	/* sorted: a key the walk returned twice (the map changed under it) is next to itself */
+	qsort(c->procs, c->nprocs, sizeof(*c->procs), cmp_proc);
+	return err;
+}
+
+const struct collector_proc *collector__procs(const struct collector *c, size_t *n)
+{
+	*n = c->nprocs;
+	return c->procs;
+}
+
+const struct collector_proc *collector__proc(const struct collector *c, pid_t pid)
+{
+	struct collector_proc k = { .pid = pid };
+
+	return c->nprocs ? bsearch(&k, c->procs, c->nprocs, sizeof(k), cmp_proc) : NULL;
 }
 
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)

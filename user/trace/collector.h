@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "faultline.h"
 
 struct fl_row {
@@ -28,9 +29,28 @@ void collector__free(struct collector *c); /* accepts NULL */
 /* Also reads the mm_state map (RSS peaks) at each collector__read(). */
 void collector__set_mm_state(struct collector *c, int mm_fd);
 
-/* The state of process @tgid's mm at the last read (its peak and peak_seq), or NULL. The rows
- * of collector__rows() already carry their net at that peak in counts.at_peak. */
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
+/* The target set (the procs map), read by collector__read_procs() and collector__read(): the
+ * peaks of mms already torn down are in it. */
+void collector__set_procs(struct collector *c, int procs_fd);
+
+/* An entry of the target set. */
+struct collector_proc {
+	pid_t pid;
+	struct fl_proc p;
+};
+
+/* Reads the target set. Returns 0 or -errno. */
+int collector__read_procs(struct collector *c);
+/* The target set at the last read, by pid. */
+const struct collector_proc *collector__procs(const struct collector *c, size_t *n);
+/* The entry of @pid at the last read, or NULL. */
+const struct collector_proc *collector__proc(const struct collector *c, pid_t pid);
+
+/* The state of the mm of process @tgid of generation @gen (fl_key.gen) with the highest peak
+ * at the last read (its peak and peak_seq), or NULL; for @gen 0 (rows without one), that of
+ * the newest generation. The rows of collector__rows() already carry their net at that peak
+ * in counts.at_peak. */
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid, uint16_t gen);
 
 /* Keeps the @n @mms, the last states of an exited process's mms that the loader took out of
  * the map, for collector__mm(). Returns 0 or -ENOMEM. */
