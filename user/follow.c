@@ -40,8 +40,16 @@ void follow__retire(struct session *s, struct target *t)
 
 	if (t->retired)
 		return;
+	/* the parent names what the child did before an exec: with its mappings of now */
+	if (parent && parent->sym && parent->sum.alive)
+		symbolizer__refresh_stale(parent->sym);
 	n = tracer__remove_target(s->tracer, t->sum.pid, gone, 2);
 	collector__keep_mms(s->col, gone, n);
+	/* its rows leave the counts map: a storm of children fills it no more than its living */
+	if (collector__retire(s->col, (uint32_t)t->sum.pid, t->gen,
+			      target_set__find(&s->targets, t->sum.pid) == t))
+		fprintf(stderr, "faultline: out of memory: rows of process %d stay in the map\n",
+			t->sum.pid);
 	/* named from what it mapped as it exited; a child seen never, and no record of it: from
 	 * its parent when it never exec'd (mappings made after the fork stay addresses) */
 	err = target__name_at_exit(t, s->elf, s->exits, parent ? parent->sym : NULL);

@@ -386,7 +386,7 @@ cleanup:
 static void reap(struct session *s)
 {
 	struct signalfd_siginfo si;
-	int status;
+	int status, err;
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM)
@@ -395,6 +395,8 @@ static void reap(struct session *s)
 	/* before the exits: a parent that forks and exits hands the session to its children, and
 	 * a launched command stopped at its exit can still name the children that are gone */
 	follow__discover(s);
+	if (s->cfg->children && (err = collector__sweep(s->col)))
+		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case 1: /* stopped at exit: its last mappings and figures are still readable */

@@ -394,6 +394,13 @@ unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)
 	return s->nr_refreshes;
 }
 
+int symbolizer__refresh_stale(struct symbolizer *s)
+{
+	if (s->procfd < 0 || now_ns() - s->last_refresh_ns < REFRESH_MIN_INTERVAL_NS)
+		return 0;
+	return symbolizer__refresh(s);
+}
+
 /* The entry covering @addr, re-reading the maps once per burst of misses. */
 static const struct procmap_entry *find_entry(struct symbolizer *s, uint64_t addr)
 {

@@ -49,6 +49,10 @@ void symbolizer__free(struct symbolizer *s); /* accepts NULL */
  * Returns 0, -ESRCH when the process is gone, -EOPNOTSUPP for symbolizer__new_from. */
 int symbolizer__refresh(struct symbolizer *s);
 
+/* symbolizer__refresh() when the snapshot is older than 100 ms (a process that just started
+ * may have been read before its libraries were mapped). Returns 0 or as symbolizer__refresh. */
+int symbolizer__refresh_stale(struct symbolizer *s);
+
 /* Names @addr into @buf: "function" (demangled), or "module+0xOFFSET" when no symbol covers it
  * (OFFSET is the ELF virtual address when the file could be read, else the offset in the file;
  * module is the file's basename, or "[vdso]", "[heap]", "[anon]"... with the offset in the

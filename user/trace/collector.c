@@ -8,6 +8,7 @@
 #include "alloc_math.h"
 #include "base/grow.h"
 #include "rss_math.h"
+#include "trace/retired.h"
 
 struct collector {
 	int counts_fd;
@@ -24,6 +25,9 @@ struct collector {
 	int live_fd; /* --alloc maps, or -1 */
 	int hists_fd;
 	uint32_t max_rows;
+	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
+	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
+	bool to_move;		      /* processes retired since the last read */
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
@@ -46,8 +50,10 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->live_fd = -1;
 	c->hists_fd = -1;
 	c->max_rows = max_rows;
+	c->rows_cap = max_rows;
 	c->rows = calloc(max_rows, sizeof(*c->rows));
-	if (!c->rows) {
+	c->retired = retired_rows__new();
+	if (!c->rows || !c->retired) {
 		collector__free(c);
 		return NULL;
 	}
@@ -59,6 +65,7 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	free(c->rows);
+	retired_rows__free(c->retired);
 	free(c->hists);
 	free(c->mms);
 	free(c->procs);
@@ -312,7 +319,62 @@ int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
 	return err;
 }
 
-int collector__read(struct collector *c)
+int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0)
+{
+	c->to_move = true;
+	return retired_rows__mark(c->retired, tgid, gen, gen0);
+}
+
+/*
+ * Keeps the frames of stack @stack and deletes it from the stacks map. Safe for a stack that
+ * other rows name, or that a CPU remembers as stored (stack.bpf.h stack_seen): its frames are
+ * here from now on, and a walk that finds it missing stores it again.
+ */
+static int move_stack(struct collector *c, uint64_t stack)
+{
+	uint64_t ips[FL_MAX_STACK_DEPTH];
+	size_t n;
+	int err;
+
+	if (!stack || retired_rows__stack(c->retired, stack, ips))
+		return 0;
+	n = collector__stack(c, stack, ips);
+	if (!n)
+		return 0;
+	err = retired_rows__keep_stack(c->retired, stack, ips, n);
+	if (!err)
+		bpf_map_delete_elem(c->stacks_fd, &stack);
+	return err;
+}
+
+/*
+ * Moves the rows of retired processes out of the counts map (and their stacks out of the
+ * stacks map) into the retired rows. A change made to such a row between its read and its
+ * delete (the teardown of an exited process's mm by whoever held it last) is lost.
+ */
+static int move_retired(struct collector *c)
+{
+	size_t live = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < c->nrows && !err; i++) {
+		if (!retired_rows__owns(c->retired, &c->rows[i].key)) {
+			c->rows[live++] = c->rows[i];
+			continue;
+		}
+		err = retired_rows__add(c->retired, &c->rows[i]);
+		if (!err)
+			bpf_map_delete_elem(c->counts_fd, &c->rows[i].key);
+		if (!err)
+			err = move_stack(c, c->rows[i].key.stack);
+	}
+	c->nrows = live;
+	c->to_move = false;
+	return err;
+}
+
+/* The rows, with the mms their peaks need first, and those of retired processes moved. */
+static int read_rows(struct collector *c)
 {
 	int err;
 
@@ -322,6 +384,40 @@ int collector__read(struct collector *c)
 	if (!err)
 		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
 			       &c->no_batch, add_row, c);
+	return err ? err : move_retired(c);
+}
+
+/* Puts the retired rows after the live ones. */
+static int add_retired(struct collector *c)
+{
+	size_t n;
+	const struct fl_row *old = retired_rows__rows(c->retired, &n);
+
+	if (c->nrows + n > c->rows_cap) {
+		struct fl_row *v = realloc(c->rows, (c->nrows + n) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->rows = v;
+		c->rows_cap = c->nrows + n;
+	}
+	memcpy(c->rows + c->nrows, old, n * sizeof(*old));
+	c->nrows += n;
+	return 0;
+}
+
+int collector__sweep(struct collector *c)
+{
+	return c->to_move ? read_rows(c) : 0;
+}
+
+int collector__read(struct collector *c)
+{
+	int err;
+
+	err = read_rows(c);
+	if (!err)
+		err = add_retired(c);
 	if (!err && c->live_fd >= 0)
 		err = read_alloc(c);
 	return err;
@@ -407,6 +503,9 @@ size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[
 
 	if (!stack)
 		return 0;
+	n = retired_rows__stack(c->retired, stack, ips);
+	if (n)
+		return n;
 	memset(ips, 0, FL_MAX_STACK_DEPTH * sizeof(ips[0]));
 	if (bpf_map_lookup_elem(c->stacks_fd, &stack, ips))
 		return 0;

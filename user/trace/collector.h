@@ -3,6 +3,7 @@
 #ifndef FAULTLINE_COLLECTOR_H
 #define FAULTLINE_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -62,7 +63,18 @@ void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
 /* Snapshots the counts map (totals since attach), and the allocator maps when set: bulk
  * lookup, or key by key on kernels without batch lookup for hash maps. Returns 0 or -errno. */
 int collector__read(struct collector *c);
-/* The rows of the last collector__read(). */
+/* Process @tgid of generation @gen (fl_key.gen) exited: from the next read on its rows leave
+ * the counts map (room for others) and are kept here; with @gen0 also the rows of generation
+ * 0 of @tgid (allocator and memory calls; the newest process of a pid has them). Returns 0 or
+ * -ENOMEM. */
+int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0);
+
+/* Reads the rows again when processes were retired since the last read, to move theirs out
+ * of the maps: -f calls it at every wake-up, so a storm of children fills the maps no more
+ * than what lives at once. The alloc maps are not read. Returns 0 or -errno. */
+int collector__sweep(struct collector *c);
+
+/* The rows of the last collector__read(): the counts map's, and those of retired processes. */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 
 /* The histograms and oldest live block of allocation row @key at the last read, or NULL. */
