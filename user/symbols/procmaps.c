@@ -134,38 +134,34 @@ void procmaps__free(struct procmaps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr)
+/* The first entry ending after @addr (entries are sorted and do not overlap), or m->nr. */
+static size_t first_ending_after(const struct procmaps *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nr;
 
-	/* last entry with start <= addr: bsearch() cannot return "the one before" */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->entries[mid].start <= addr)
+		if (m->entries[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= m->entries[lo - 1].end)
-		return NULL;
-	return &m->entries[lo - 1];
+	return lo;
+}
+
+const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr)
+{
+	size_t i = first_ending_after(m, addr);
+
+	return i < m->nr && m->entries[i].start <= addr ? &m->entries[i] : NULL;
 }
 
 bool procmaps__overlaps(const struct procmaps *m, uint64_t start, uint64_t end)
 {
-	size_t lo = 0, hi = m->nr;
+	size_t i = first_ending_after(m, start);
 
-	/* the first entry ending after start: the only one that can overlap first */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->entries[mid].end <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->nr && m->entries[lo].start < end;
+	return i < m->nr && m->entries[i].start < end;
 }
 
 int procmap_entry__write(FILE *f, const struct procmap_entry *e)

@@ -280,29 +280,6 @@ cleanup:
 	return NULL;
 }
 
-struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir)
-{
-	struct symbolizer *s;
-	int err;
-
-	s = symbolizer__alloc(cache);
-	if (!s)
-		return NULL;
-	s->rootfd = open(root_dir ? root_dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (s->rootfd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = load_maps(s, maps);
-	if (err)
-		goto cleanup;
-	return s;
-cleanup:
-	symbolizer__free(s);
-	errno = -err;
-	return NULL;
-}
-
 struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd)
 {
 	struct symbolizer *s = symbolizer__alloc(cache);
@@ -323,6 +300,20 @@ cleanup:
 	symbolizer__free(s);
 	errno = -err;
 	return NULL;
+}
+
+struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir)
+{
+	int fd = open(root_dir ? root_dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	struct symbolizer *s;
+
+	if (fd < 0)
+		return NULL;
+	s = symbolizer__new_offline(cache, maps, fd);
+	err = errno;
+	close(fd);
+	errno = err;
+	return s;
 }
 
 int symbolizer__write_maps(const struct symbolizer *s, FILE *f, const struct procmaps *except)
