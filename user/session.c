@@ -222,9 +222,10 @@ static int setup(struct session *s)
 	if (cfg->alloc)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
 				     tracer__hists_fd(s->tracer));
-	fd_setup(s);
 	err = add_targets(s);
 	if (!err) {
+		/* after the launched command's fork: it keeps the limits it was given */
+		fd_setup(s);
 		exits_setup(s);
 		err = tracer__attach(s->tracer);
 	}
