@@ -140,39 +140,37 @@ void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t par
 	t->sym = symbolizer__new(elf, parent);
 }
 
-/* The mappings @exits recorded of @t, and those of @fallback that they leave free, as one
- * maps text for symbolizer__new_offline(). Returns how many were recorded. */
-static size_t exit_maps_text(struct target *t, struct exit_maps *exits,
-			     const struct symbolizer *fallback, FILE *out)
+/* Appends to the maps text @text (@len bytes) the mappings of @fb that none of it overlaps.
+ * Returns 0 or -errno. */
+static int add_free_mappings(char **text, size_t *len, const struct symbolizer *fb)
 {
 	struct procmaps got = { 0 };
-	char *text = NULL;
-	size_t len = 0, n;
-	FILE *f = open_memstream(&text, &len), *in;
+	char *more = NULL, *all;
+	size_t nmore = 0;
+	FILE *in = fmemopen(*text, *len, "r"), *out = open_memstream(&more, &nmore);
+	int err = in && out ? procmaps__parse(in, &got) : -ENOMEM;
 
-	if (!f)
-		return 0;
-	n = exit_maps__take(exits, t->sum.pid, t->start, f);
-	fclose(f);
-	in = n ? fmemopen(text, len, "r") : NULL;
-	if (in && !procmaps__parse(in, &got)) {
-		fwrite(text, 1, len, out);
-		if (fallback)
-			symbolizer__write_maps(fallback, out, &got);
-		procmaps__free(&got);
-	} else {
-		n = 0;
-	}
 	if (in)
 		fclose(in);
-	free(text);
-	return n;
+	if (!err)
+		err = symbolizer__write_maps(fb, out, &got);
+	if (out)
+		fclose(out);
+	procmaps__free(&got);
+	all = err ? NULL : realloc(*text, *len + nmore + 1);
+	if (all) {
+		memcpy(all + *len, more, nmore + 1);
+		*text = all;
+		*len += nmore;
+	}
+	free(more);
+	return err ? err : all ? 0 : -ENOMEM;
 }
 
 int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
 			 const struct symbolizer *parent)
 {
-	const struct symbolizer *fallback = t->sym ? t->sym : parent;
+	const struct symbolizer *root = t->sym ? t->sym : parent;
 	struct symbolizer *sym = NULL;
 	char *text = NULL;
 	size_t len = 0, n = 0;
@@ -180,12 +178,17 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 	int err = -ENOENT;
 
 	if (f) {
-		n = exit_maps_text(t, exits, fallback, f);
+		n = exit_maps__take(exits, t->sum.pid, t->start, f);
 		fclose(f);
 	}
+	/* where the records have nothing: what was known of it, then its parent's image (what
+	 * it ran before an exec) */
+	if (n && t->sym)
+		add_free_mappings(&text, &len, t->sym);
+	if (n && parent)
+		add_free_mappings(&text, &len, parent);
 	if (n && (f = fmemopen(text, len, "r"))) {
-		sym = symbolizer__new_offline(elf, f,
-					      fallback ? symbolizer__rootfd(fallback) : AT_FDCWD);
+		sym = symbolizer__new_offline(elf, f, root ? symbolizer__rootfd(root) : AT_FDCWD);
 		err = sym ? 0 : -errno;
 		fclose(f);
 	}

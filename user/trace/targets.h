@@ -86,8 +86,8 @@ void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t par
 
 /*
  * For a target that exited: its stacks are named from the mappings the BPF side recorded as it
- * exited (@exits, NULL: none), and where those have none, from what @t's symbolizer knew, or
- * else @parent's (its image before an exec). Returns 0, -ENOENT when nothing was recorded (the
+ * exited (@exits, NULL: none), and where those have none, from what @t's symbolizer knew, and
+ * then from @parent's (its image before an exec; NULL: none). Returns 0, -ENOENT when nothing was recorded (the
  * symbolizer then only lets go of its /proc entry), or -errno.
  */
 int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
