@@ -37,7 +37,8 @@ enum fl_origin {
 	FL_ORIGIN_STACK_LOST = 4, /* user stack could not be taken (see drops) */
 	FL_ORIGIN_OVERFLOW = 5,	  /* the counts map was full: charged per process here */
 	FL_ORIGIN_UNMATCHED = 6,  /* frees of blocks allocated before attach (--alloc) */
-	FL_ORIGIN__COUNT = 7,
+	FL_ORIGIN_EXEC = 7,	  /* the kernel loading a new image in exec (no user stack yet) */
+	FL_ORIGIN__COUNT = 8,
 };
 
 /* Every loss the BPF side can suffer; userspace shows each one. */
@@ -53,7 +54,9 @@ enum fl_drop {
 	FL_DROP_HISTS_FULL = 8,	  /* alloc_hists map full: a call is missing from histograms */
 	FL_DROP_PROCS_FULL = 9,	  /* procs map full: a forked child is not followed */
 	FL_DROP_VM_STATE = 10,	  /* no task storage: a memory syscall was not seen */
-	FL_DROP__COUNT = 11,
+	FL_DROP_PID_REUSED = 11,  /* a child reused the pid of an exited target not yet retired */
+	FL_DROP_EXIT_MAPS = 12,	  /* a mapping of an exiting target was not recorded (ring full) */
+	FL_DROP__COUNT = 13,
 };
 
 /*
@@ -136,7 +139,14 @@ struct fl_key {
 	 * taken where it returned, so all frames are return addresses), or a memory syscall
 	 * (enum fl_vm_call, --vm) and the RSS changes made inside it.
 	 */
-	__u32 call;
+	__u16 call;
+	/*
+	 * -f: the generation of the process (fl_proc.gen) on the rows of its faults and RSS
+	 * changes, so that a child that gets the pid of an exited one has rows of its own; 0 on
+	 * the rows of the loader's targets, and on allocator and memory call rows (userspace
+	 * gives those to the newest process of the pid).
+	 */
+	__u16 gen;
 	__u64 stack; /* key of the stacks map (a hash of the frames); 0 for origins but USER */
 	/*
 	 * The code address found at the user stack pointer, 0 when it points to no executable
@@ -200,6 +210,7 @@ _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 #define FL_PROC_AWAIT_EXEC (1u << 1) /* launched child: ignore it until it execs */
 #define FL_PROC_FRESH (1u << 2)	     /* the next new mm of this process starts at 0 */
 #define FL_PROC_MM_KNOWN (1u << 3)   /* mm_id holds the process's current mm */
+#define FL_PROC_EXITED (1u << 4)     /* its last thread exited: nothing of it is charged since */
 
 /*
  * Value of the procs map (key: tgid). Its keys are the target set: the loader adds -p targets
@@ -219,19 +230,34 @@ struct fl_proc {
 	/* its task's self_exec_id (low half) after the last exec seen, 0 before any: the
 	 * fl_live_key.gen of the blocks its current image allocates */
 	__u32 exec_id;
-	__u32 _pad;
+	__u32 gen; /* -f: 1 to 65535, a child's generation (fl_key.gen); 0 for the loader's */
+	/* -f: the child's start (the kernel's start_boottime, ns): with the pid, its identity, as
+	 * /proc/PID/stat's starttime gives it in clock ticks; 0 for the loader's targets */
+	__u64 start;
+	/* the mm of the process's current image (a kernel address, only compared), once known:
+	 * fork's for a child (-f), exec's after an exec. Another mm is one that exec is making */
+	__u64 image_mm;
+	/* the highest peak among its mms already torn down (exit_mmap) and that mm's peak_seq,
+	 * which its rows' at_peak refer to; 0 when none */
+	__s64 gone_peak;
+	__u64 gone_peak_seq;
 };
-_Static_assert(sizeof(struct fl_proc) == 56, "fl_proc layout");
+_Static_assert(sizeof(struct fl_proc) == 88, "fl_proc layout");
+
+/* fl_mm.flags */
+#define FL_MM_IN_EXEC (1u << 0) /* made by an exec not finished yet: its changes are the kernel's */
 
 /* Value of the mm_state map (key: the tracepoint's mm_id): last counter value per member. */
 struct fl_mm {
 	__u32 tgid;
-	__u32 _pad;
+	__u16 flags;
+	__u16 gen;		/* its process's fl_proc.gen */
 	__s64 last[FL_MEMBERS]; /* bytes, or FL_SIZE_UNKNOWN until the first event */
 	__s64 peak;		/* the highest anon + file + shmem seen */
 	__u64 peak_seq;		/* bumped each time peak rises */
+	__u64 mm_ptr;		/* the mm's kernel address (the mm_ids key) */
 };
-_Static_assert(sizeof(struct fl_mm) == 56, "fl_mm layout");
+_Static_assert(sizeof(struct fl_mm) == 64, "fl_mm layout");
 
 /*
  * Value of the stacks map: user return addresses, leaf first, zero after the last. The key is
@@ -264,6 +290,40 @@ _Static_assert(sizeof(struct fl_stack_cache) == 64, "fl_stack_cache layout");
  * every CPU bumps on every event costs a contended cache line per fault. */
 struct fl_stats {
 	__u64 drops[FL_DROP__COUNT];
+};
+
+/*
+ * -f on Linux 6.16 and later: the file mappings of a target as its last thread exits, before
+ * its mm goes (bpf/exitmaps.bpf.c), so that its stacks can be named after it is gone. One
+ * record per mapping, on a ring buffer; the path of a file comes with its first record only.
+ */
+#define FL_NAME_MAX 256 /* a path component, NUL included (NAME_MAX + 1) */
+#define FL_PATH_MAX 512 /* a path's components, leaf first, each NUL-terminated */
+#define FL_PATH_DEPTH 32
+
+struct fl_map_rec {
+	__u32 tgid;
+	__u32 dev;   /* the kernel's dev_t of the file's file system: major << 20 | minor */
+	__u64 start; /* the process's start_boottime (fl_proc.start) */
+	__u64 vm_start;
+	__u64 vm_end;
+	__u64 pgoff; /* bytes */
+	__u64 ino;
+	__u32 prot;	/* FL_PROT_READ...: the mapping's permissions */
+	__u32 path_len; /* bytes of path[] after the record: 0 when an earlier record gave it */
+};
+_Static_assert(sizeof(struct fl_map_rec) == 56, "fl_map_rec layout");
+
+/* fl_map_rec.prot */
+#define FL_PROT_READ (1u << 0)
+#define FL_PROT_WRITE (1u << 1)
+#define FL_PROT_EXEC (1u << 2)
+#define FL_PROT_SHARED (1u << 3)
+#define FL_PROT_PATH_CUT (1u << 4) /* the path was too long or deep: path[] is not whole */
+
+struct fl_map_path {
+	struct fl_map_rec rec;
+	char path[FL_PATH_MAX + FL_NAME_MAX]; /* room for one more component past FL_PATH_MAX */
 };
 
 /* Per-thread state of a memory syscall between its entry and its exit (--vm). */

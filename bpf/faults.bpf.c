@@ -41,17 +41,40 @@ static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int 
 		__sync_fetch_and_add(&mm->peak_seq, 1);
 }
 
+/*
+ * Whether the current mm is one an exec is making: the process's image mm is known and this is
+ * another, or (not known: a loader's target) the task is inside execve. Its first value is 0,
+ * as its counters start from nothing, and its changes until the exec ends are the kernel's
+ * (the user registers still hold the old image's): they go to FL_ORIGIN_EXEC.
+ */
+static __always_inline bool fl_mm_in_exec(struct task_struct *task, const struct fl_proc *p,
+					  __u64 mm_ptr)
+{
+	if (p->image_mm)
+		return mm_ptr != p->image_mm;
+	if (!bpf_core_field_exists(task->in_execve))
+		return false;
+	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
+}
+
 /* The state of a target's mm seen for the first time, with its baseline (rss_math.h). */
 static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u32 mm_id)
 {
-	struct fl_mm mm = { .tgid = tgid };
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fl_mm mm = { .tgid = tgid, .gen = (__u16)p->gen, .mm_ptr = (__u64)task->mm };
 	long err;
 
+	if (fl_mm_in_exec(task, p, mm.mm_ptr)) {
+		p->flags |= FL_PROC_FRESH;
+		mm.flags = FL_MM_IN_EXEC;
+	}
 	p->flags = fl_mm_baseline(p, mm_id, mm.last);
 	p->mm_id = mm_id;
 	err = bpf_map_update_elem(&mm_state, &mm_id, &mm, BPF_NOEXIST);
 	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_MM_FULL);
+	else if (!err && bpf_map_update_elem(&mm_ids, &mm.mm_ptr, &mm_id, BPF_ANY))
+		fl_drop(FL_DROP_MM_FULL); /* then its state stays until its process is retired */
 	return bpf_map_lookup_elem(&mm_state, &mm_id);
 }
 
@@ -76,7 +99,7 @@ static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 s
  * either a target's mm that this process shares (a vfork or posix_spawn child before its
  * exec: *@shared is set and the caller charges it as a change to another process's memory,
  * as the target's own entry must not be replaced by the child's),
- * or an exited target's entry whose mm_id a new mm reuses, which goes.
+ * or an entry whose mm_id a new mm reuses (its teardown was not seen), which goes.
  */
 static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *shared)
 {
@@ -99,24 +122,31 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 	return p ? fl_mm_create(p, tgid, mm_id) : NULL;
 }
 
-/* A change made by a task that does not own the mm: exit teardown, reclaim, another process. */
+/*
+ * A change made by a task that does not own the mm: exit teardown (by the process, or by
+ * whoever drops the last reference of an exited process's mm), reclaim, another process.
+ */
 static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fl_key key = {};
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	struct fl_proc *p;
 	__s64 delta;
 
-	if (!mm || !bpf_map_lookup_elem(&procs, &mm->tgid))
+	if (!mm || !(p = bpf_map_lookup_elem(&procs, &mm->tgid)))
 		return;
 	delta = fl_mm_advance(mm, member, size);
 	if (!delta)
 		return;
 	key.tgid = mm->tgid;
+	key.gen = mm->gen;
 	if (pid_tgid >> 32 == mm->tgid) {
 		key.origin = FL_ORIGIN_EXIT;
 		key.tid = (__u32)pid_tgid;
+	} else if (p->flags & FL_PROC_EXITED) {
+		key.origin = FL_ORIGIN_EXIT;
 	} else if (task->flags & (PF_KSWAPD | PF_MEMALLOC)) {
 		key.origin = FL_ORIGIN_RECLAIM;
 	} else {
@@ -143,9 +173,14 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	delta = fl_mm_advance(mm, member, size);
 	if (!delta)
 		return;
-	fl_user_stack(ctx, &key, false);
-	if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
-		key.map_class = FL_MAP_THP;
+	key.gen = mm->gen;
+	if (mm->flags & FL_MM_IN_EXEC) {
+		key.origin = FL_ORIGIN_EXEC;
+	} else {
+		fl_user_stack(ctx, &key, false);
+		if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
+			key.map_class = FL_MAP_THP;
+	}
 	fl_charge(mm, &key, member, delta);
 }
 
@@ -174,9 +209,11 @@ int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
 	struct fl_counts *c;
+	struct fl_proc *p = fl_target(key.tgid);
 
-	if (!fl_target(key.tgid))
+	if (!p)
 		return 0;
+	key.gen = (__u16)p->gen;
 	if (map_classes)
 		fl_classify(&key, ctx->args[0]);
 	fl_user_stack(ctx, &key, true);

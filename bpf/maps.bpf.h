@@ -28,6 +28,18 @@ struct {
 	__type(value, struct fl_mm);
 } mm_state SEC(".maps") __weak;
 
+/*
+ * The mm_state key of each mm there, by the mm's kernel address: exit_mmap gives the address,
+ * rss_stat only a hash of it. So the state of an mm leaves when the mm is torn down, before
+ * its memory (and its hash) can be another process's.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 2 * FL_MAX_PROCS);
+	__type(key, __u64);
+	__type(value, __u32);
+} mm_ids SEC(".maps") __weak;
+
 /* The aggregation: (process, thread, stack, origin) -> counters. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -64,12 +76,13 @@ static __always_inline void fl_drop(enum fl_drop why)
 		__sync_fetch_and_add(&stats.drops[why], 1);
 }
 
-/* The target entry of @tgid, or NULL when it is not traced (yet). */
+/* The target entry of @tgid, or NULL when it is not traced (yet, or since it exited: its pid
+ * may be another process's soon). */
 static __always_inline struct fl_proc *fl_target(__u32 tgid)
 {
 	struct fl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	return p && !(p->flags & FL_PROC_AWAIT_EXEC) ? p : NULL;
+	return p && !(p->flags & (FL_PROC_AWAIT_EXEC | FL_PROC_EXITED)) ? p : NULL;
 }
 
 static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 tid)
@@ -83,7 +96,8 @@ static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 
 
 /*
  * The counters of @key, created when missing. When the map is full the process's overflow
- * row (created by the loader at attach) takes the charge, so no byte is lost.
+ * row (created by the loader at attach, or at fork; one per pid, generation 0) takes the
+ * charge, so no byte is lost.
  */
 static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct fl_key *key)
 {

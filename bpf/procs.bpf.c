@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /*
  * Process lifecycle of the targets: exec (a launched command goes live, a target's image
- * changes), fork (-f: a new process of a target becomes one), thread renames.
+ * changes), fork (-f: a new process of a target becomes one), exit (a target charges nothing
+ * more, so its pid can be another process's), the teardown of an mm, thread renames.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -21,23 +22,36 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32;
 	struct fl_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct fl_mm *mm;
 
 	if (!p)
 		return 0;
 	p->flags = (p->flags & ~(FL_PROC_AWAIT_EXEC | FL_PROC_SEEDED)) | FL_PROC_FRESH;
 	/* exec bumped it already: the new image's blocks carry it (alloc.bpf.c) */
 	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
+	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec) */
+	p->image_mm = (__u64)bpf_get_current_task_btf()->mm;
+	mm = bpf_map_lookup_elem(&mm_state, &p->mm_id);
+	if (mm && mm->mm_ptr == p->image_mm)
+		mm->flags &= ~FL_MM_IN_EXEC;
 	__sync_fetch_and_add(&p->execs, 1);
 	fl_note_thread(tgid, (__u32)pid_tgid);
 	return 0;
 }
+
+/* The generations of children, counted up (fl_proc.gen). */
+__u32 fl_next_gen;
 
 /*
  * -f: a new process forked by a target becomes a target (the loader disables this program
  * without -f). Its entry has no flags, so the first value seen of each RSS counter of its mm
  * is a baseline (rss_math.h fl_mm_baseline): the copy of the parent's pages that fork made is
  * not growth. Its seed[] receives those baselines as they are seen (faults.bpf.c). Its
- * overflow row comes first, as for the loader's targets (fl_counts_get()).
+ * overflow row comes first, as for the loader's targets (fl_counts_get()). Its start time
+ * makes (pid, start) its identity for userspace, its generation keeps its rows apart from
+ * those of an earlier process of the same pid.
+ * A child whose pid is still held by an exited target that userspace has not retired yet
+ * (the pid was reused within ~100 ms) is not followed: its rows would be that target's.
  * A thread (clone with CLONE_THREAD) is not a new process; a launched command waiting for its
  * exec (fl_target() says no) has no children to follow yet.
  * TP_PROTO(struct task_struct *parent, struct task_struct *child).
@@ -62,9 +76,71 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_COUNTS_FULL);
 	fresh.parent = ptgid;
+	fresh.gen = __sync_fetch_and_add(&fl_next_gen, 1) % 65535 + 1;
+	fresh.start = BPF_CORE_READ(child, start_boottime);
+	fresh.image_mm = (__u64)BPF_CORE_READ(child, mm);
 	err = bpf_map_update_elem(&procs, &overflow.tgid, &fresh, BPF_NOEXIST);
-	if (err && err != -FL_EEXIST)
+	if (err == -FL_EEXIST) {
+		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
+
+		if (old && (old->flags & FL_PROC_EXITED))
+			fl_drop(FL_DROP_PID_REUSED);
+	} else if (err) {
 		fl_drop(FL_DROP_PROCS_FULL);
+	}
+	return 0;
+}
+
+/*
+ * The last thread of a target exits: nothing it does from now on is charged but the teardown
+ * of its memory, and userspace retires it. Its pid is released only once its parent reaps
+ * it, so no new process can be charged to it. group_dead (an argument since Linux 6.16) is
+ * read as the kernel computes it, so that older kernels attach this program too.
+ * TP_PROTO(struct task_struct *p[, bool group_dead]).
+ */
+SEC("raw_tp/sched_process_exit")
+int fl_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = task->tgid;
+	struct fl_proc *p;
+
+	if (task->signal->live.counter)
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (p)
+		__sync_fetch_and_or(&p->flags, FL_PROC_EXITED);
+	return 0;
+}
+
+/*
+ * An mm is torn down (the last user of it went: exit, exec, or whoever held it last): its
+ * state goes, so that a new mm whose rss_stat id is the same hash is not taken for it (a fork
+ * storm reuses the freed mm at once), and its peak stays in its process's entry.
+ * TP_PROTO(struct mm_struct *mm).
+ */
+SEC("raw_tp/exit_mmap")
+int fl_mm_exit(struct bpf_raw_tracepoint_args *ctx)
+{
+	__u64 mm_ptr = ctx->args[0];
+	__u32 *id = bpf_map_lookup_elem(&mm_ids, &mm_ptr);
+	struct fl_mm *mm;
+	struct fl_proc *p;
+	__u32 mm_id;
+
+	if (!id)
+		return 0;
+	mm_id = *id;
+	bpf_map_delete_elem(&mm_ids, &mm_ptr);
+	mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	if (!mm || mm->mm_ptr != mm_ptr)
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &mm->tgid);
+	if (p && mm->peak > p->gone_peak) {
+		p->gone_peak = mm->peak;
+		p->gone_peak_seq = mm->peak_seq;
+	}
+	bpf_map_delete_elem(&mm_state, &mm_id);
 	return 0;
 }
 

@@ -193,8 +193,9 @@ stamp()
 	printf '%s [eof]\n' "$EPOCHREALTIME"
 }
 
-# First stamp of a line matching @2 in stamped log @1.
-stamp_of() { awk -v re="$2" '$0 ~ re { print $1; exit }' "$1"; }
+# First stamp of a line matching @2 in stamped log @1. The ERE goes through the environment:
+# awk -v would take its backslashes as escapes (gawk makes '\[eof\]' the class [eof]).
+stamp_of() { RE=$2 awk '$0 ~ ENVIRON["RE"] { print $1; exit }' "$1"; }
 
 # ---------------------------------------------------------------- figures
 

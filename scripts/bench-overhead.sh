@@ -5,7 +5,7 @@
 # test: it prints figures next to their targets and exits 0 unless the script itself failed).
 #
 #   scripts/bench-overhead.sh [--install] [--quick] [--pairs N] [--build DIR]
-#                             [--only faults|redis|startup|session|vm|mapping]
+#                             [--only faults|redis|startup|session|vm|mapping|storm]
 #
 #   1. faults: build/workloads/faultbench touches 1 GiB in 4 KiB pages and times itself; runs
 #      with no profiler and with a profiler attached alternate in pairs (the order flips every
@@ -29,6 +29,13 @@
 #      faultline -q --by mapping -p PID; figure: added microseconds per fault of each; then,
 #      the same way as in 4, the BPF run time per run of fl_page_fault and fl_rss_stat in
 #      each of the two modes, and the BPF time per fault they add up to.
+#   6. storm: build/workloads/storm forks STORM_N children back to back (4,500; 1,500 with
+#      --quick), 64 KiB each, then reaps them, says so and exits; faultline -q -f --json
+#      --folded -p PID, attached before its go signal, runs at `ulimit -n 1024`. Then the same
+#      with each child exec'ing stormchild (a third as many). Figures: seconds from the
+#      storm's last child reaped to faultline's end (target: 2), faultline's CPU over the
+#      session, the storm's time with faultline against without, whether both outputs were
+#      written, and the drops.
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
 # a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
@@ -38,7 +45,7 @@ set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-SECTIONS=(faults redis startup session vm mapping)	# --only's choices, in the order they run
+SECTIONS=(faults redis startup session vm mapping storm)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
 STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see stats_begin)
@@ -57,10 +64,10 @@ declare -A LABEL=(
 set_sizes()
 {
 	if ((QUICK)); then
-		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5 VM_CALLS=200000 STATS_N=1
+		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5 VM_CALLS=200000 STATS_N=1 STORM_N=1500
 		PAIRS=${COUNT:-3}
 	else
-		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7 VM_CALLS=500000 STATS_N=2
+		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7 VM_CALLS=500000 STATS_N=2 STORM_N=4500
 		PAIRS=${COUNT:-10}
 	fi
 	FB_CHUNK_MIB=256
@@ -552,6 +559,78 @@ bench_mapping()
 	stats_runs map mapping_run fault faultline fl-mapping
 }
 
+# ---------------------------------------------------------------- 6. storm
+
+# storm ARGS alone, to its last child reaped: sets STORM_ALONE_S.
+storm_alone()
+{
+	local out=$TMP/storm.alone t0
+
+	t0=$(now)
+	"$OUT/workloads/storm" --now --exit "$@" > >(stamp >"$out")
+	wait_line "$out" '^[0-9.]+ children ' 600 >/dev/null || die "storm gave no sums"
+	STORM_ALONE_S=$(calc %.3f "$(stamp_of "$out" ' children ') - $t0")
+}
+
+# storm ARGS under faultline -f at ulimit -n 1024: sets STORM_S (to the last child reaped),
+# STORM_END_S (from then to faultline's end), STORM_CPU (faultline's user + sys seconds),
+# STORM_OUTPUTS (yes: --json and --folded written) and STORM_DROPS.
+storm_run()
+{
+	local out=$TMP/storm.out log=$TMP/storm.log tfile=$TMP/storm.time json=$TMP/storm.json
+	local folded=$TMP/storm.folded spid fpid t0 last
+
+	rm -f "$out" "$log" "$tfile" "$json" "$folded"
+	"$OUT/workloads/storm" --exit "$@" > >(stamp >"$out") &
+	spid=$!
+	BG_PIDS+=("$spid")
+	wait_line "$out" ' ready$' 10 >/dev/null || die "storm did not get ready"
+	(ulimit -n 1024 && exec /usr/bin/time -f '%U %S' -o "$tfile" "$FL" -q -f --json "$json" \
+		--folded "$folded" -p "$spid") >/dev/null 2> >(stamp >"$log") &
+	fpid=$!
+	BG_PIDS+=("$fpid")
+	wait_line "$log" 'faultline: tracing' 10 >/dev/null || die "faultline did not start"
+	t0=$(now)
+	kill -USR1 "$spid"
+	wait_line "$out" ' children ' 600 >/dev/null || die "storm gave no sums"
+	wait_line "$log" '\[eof\]' 120 >/dev/null || die "faultline did not end after the storm"
+	reap "$spid" 10
+	reap "$fpid" 10
+	last=$(stamp_of "$out" ' children ')
+	STORM_S=$(calc %.3f "$last - $t0")
+	STORM_END_S=$(calc %.3f "$(stamp_of "$log" '\[eof\]') - $last")
+	STORM_CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$tfile")
+	STORM_OUTPUTS=no
+	[[ -s $json && -s $folded ]] && STORM_OUTPUTS=yes
+	STORM_DROPS=$(jq -r '[.drops | to_entries[] | select(.value > 0) | "\(.key) \(.value)"]
+		| if length == 0 then "none" else join(", ") end' "$json" 2>/dev/null || echo "?")
+}
+
+# One storm configuration: @1 its figure key, @2 its label, then storm's arguments.
+storm_case()
+{
+	local key=$1 label=$2
+
+	shift 2
+	storm_alone "$@"
+	storm_run "$@"
+	FIG[storm_end_$key]=$STORM_END_S
+	FIG[storm_ratio_$key]=$(calc %.3f "$STORM_S / $STORM_ALONE_S")
+	printf '  %s: storm %.2f s (alone %.2f s, %.2fx); faultline ended %.3f s after the last' \
+		"$label" "$STORM_S" "$STORM_ALONE_S" "${FIG[storm_ratio_$key]}" "$STORM_END_S"
+	printf ' child, %s s of CPU; outputs at ulimit -n 1024: %s; drops: %s\n' "$STORM_CPU" \
+		"$STORM_OUTPUTS" "$STORM_DROPS"
+	[[ $STORM_OUTPUTS == yes ]] || FIG[storm_end_$key]=""
+}
+
+bench_storm()
+{
+	echo "== 6. storm: $STORM_N forked children back to back, then $((STORM_N / 3)) that exec," \
+		"faultline -q -f -p PID at ulimit -n 1024"
+	storm_case fork "fork only" "$STORM_N" 64 0
+	storm_case exec "fork + exec" "$((STORM_N / 3))" 64 0 "$OUT/workloads/stormchild"
+}
+
 # ---------------------------------------------------------------- summary
 
 summary()
@@ -574,6 +653,10 @@ summary()
 	row "added per fault (5.), --by mapping -p" map_add_fl-mapping %.3f " us" - ""
 	row "BPF per fault (5.), faultline -p" map_bpf_faultline %.0f " ns" - ""
 	row "BPF per fault (5.), --by mapping -p" map_bpf_fl-mapping %.0f " ns" - ""
+	row "end after a storm's last child (6.)" storm_end_fork %.3f " s" "<=" 2
+	row "... children that exec" storm_end_exec %.3f " s" "<=" 2
+	row "storm's time with faultline -f (6.)" storm_ratio_fork %.2f x - ""
+	row "... children that exec" storm_ratio_exec %.2f x - ""
 }
 
 main()

@@ -61,8 +61,8 @@ check_file() {
 				bad "$f:$lineno" "$stage/ must not include $inc (it may use: ${may[$stage]:-nothing but itself})"
 			fi
 			;;
-		\"faultline.skel.h\")
-			[ "$stage" = trace ] || bad "$f:$lineno" "the BPF skeleton belongs to trace/ alone"
+		\"faultline.skel.h\" | \"exitmaps.skel.h\")
+			[ "$stage" = trace ] || bad "$f:$lineno" "the BPF skeletons belong to trace/ alone"
 			;;
 		\"*.bpf.h\")
 			bad "$f:$lineno" "$inc is BPF-only code"

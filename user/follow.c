@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "follow.h"
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -10,14 +11,24 @@ void follow__start_naming(struct session *s, struct target *t)
 	struct fl_proc p;
 
 	target__start_naming(t, s->elf);
-	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) ? 0 : p.execs;
+	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
 }
 
-static int cmp_pid(const void *a, const void *b)
+/* A live child holds its /proc entry while it has a symbolizer: thousands of them at once
+ * would run out of fds, so past the budget a child is named at its exit only. */
+static void start_naming_child(struct session *s, struct target *t)
 {
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-
-	return x < y ? -1 : x > y;
+	if (s->child_syms >= s->fd_budget) {
+		if (s->cfg->verbose && s->child_syms == s->fd_budget)
+			fprintf(stderr,
+				"faultline: %zu children alive: the next are named when they "
+				"exit (open files limit)\n",
+				s->child_syms);
+		t->execs = 0;
+		return;
+	}
+	follow__start_naming(s, t);
+	s->child_syms += t->sym != NULL;
 }
 
 void follow__refresh(struct session *s, struct target *t)
@@ -31,84 +42,120 @@ void follow__refresh(struct session *s, struct target *t)
 		t->now_execs = p.execs;
 }
 
-void follow__retire(struct session *s, pid_t pid)
+void follow__retire(struct session *s, struct target *t)
 {
-	struct target *t = target_set__find(&s->targets, pid);
-	struct fl_mm gone[8];
+	struct target *parent = t->sum.followed ? target_set__find(&s->targets, t->parent) : NULL;
+	bool held = t->sum.followed && t->sym;
 	struct fl_proc p;
+	struct fl_mm gone[2];
 	size_t n;
+	int err;
 
+	if (t->retired)
+		return;
 	/* its last figures belong to an image it left: the ones at its exit are unknown (a
 	 * launched command's are zeros from before its exec) */
-	if (!tracer__target_proc(s->tracer, pid, &p)) {
-		if (t && p.execs != t->now_execs)
+	if (!tracer__target_proc(s->tracer, t->sum.pid, &p) && p.gen == t->gen) {
+		if (p.execs != t->now_execs)
 			t->sum.no_status = true;
 		/* the blocks its execs left behind stay told apart */
 		if (p.exec_id)
-			collector__keep_gen(s->col, (uint32_t)pid, p.exec_id);
+			collector__keep_gen(s->col, (uint32_t)t->sum.pid, p.exec_id);
 	}
-	n = tracer__remove_target(s->tracer, pid, gone, 8);
+	/* the parent names what the child did before an exec: with its mappings of now */
+	if (parent && parent->sym && parent->sum.alive)
+		symbolizer__refresh_stale(parent->sym);
+	n = tracer__remove_target(s->tracer, t->sum.pid, gone, 2);
 	collector__keep_mms(s->col, gone, n);
+	/* its rows leave the counts map: a storm of children fills it no more than its living */
+	if (collector__retire(s->col, (uint32_t)t->sum.pid, t->gen,
+			      target_set__find(&s->targets, t->sum.pid) == t))
+		fprintf(stderr, "faultline: out of memory: rows of process %d stay in the map\n",
+			t->sum.pid);
+	/* named from what it mapped as it exited; a child seen never, and no record of it: from
+	 * its parent when it never exec'd (mappings made after the fork stay addresses) */
+	err = target__name_at_exit(t, s->elf, s->exits, parent ? parent->sym : NULL);
+	/* found exited (a zombie) before the BPF side's word came: its records came first */
+	if (err == -ENOENT && s->exits && !exit_maps__poll(s->exits))
+		err = target__name_at_exit(t, s->elf, s->exits, parent ? parent->sym : NULL);
+	if (err == -ENOENT && !t->sym && t->sum.followed && !t->execs && parent) {
+		const struct collector_proc *e = collector__proc(s->col, t->sum.pid);
+
+		if (!e || !e->p.execs)
+			target__name_from_parent(t, s->elf, t->parent);
+	}
+	s->child_syms -= held && s->child_syms;
+	t->retired = true;
+	t->sum.alive = false;
 }
 
 /* A child the fork program added: a target from now on, with the allocator probes too. */
-static void follow(struct session *s, pid_t pid)
+static void follow(struct session *s, const struct collector_proc *e)
 {
 	struct target *t = target_set__add(&s->targets);
 	struct fl_thread th;
-	struct fl_proc p;
-	bool have_p;
 
-	if (!t) {
-		fprintf(stderr, "faultline: out of memory: child %d not shown\n", pid);
-		tracer__remove_target(s->tracer, pid, NULL, 0);
+	if (t) {
+		target__init_followed(t, e->pid, &e->p, NULL);
+		t->now_execs = e->p.execs;
+	}
+	if (!t || target_set__index(&s->targets, t)) {
+		fprintf(stderr, "faultline: out of memory: child %d not shown\n", e->pid);
+		if (t)
+			s->targets.n--;
+		tracer__remove_target(s->tracer, e->pid, NULL, 0);
 		return;
 	}
-	/* the BPF entry before the status: a baseline taken in between is in the status */
-	have_p = !tracer__target_proc(s->tracer, pid, &p);
-	target__init_followed(t, pid, have_p ? &p : NULL,
-			      collector__thread(s->col, (uint32_t)pid, &th) ? NULL : th.comm);
-	t->now_execs = have_p ? p.execs : 0;
+	if (!t->sum.alive && !collector__thread(s->col, (uint32_t)e->pid, &th))
+		snprintf(t->sum.comm, sizeof(t->sum.comm), "%s", th.comm);
 	if (s->cfg->verbose)
-		fprintf(stderr, "faultline: following new process %d (%s)%s\n", pid, t->sum.comm,
+		fprintf(stderr, "faultline: following new process %d (%s)%s\n", e->pid, t->sum.comm,
 			t->sum.alive ? "" : ", already exited");
-	if (!t->sum.alive) {
-		/* mappings made after the fork are missing there: those frames stay addresses */
-		if (have_p && !p.execs && p.parent)
-			target__name_from_parent(t, s->elf, (pid_t)p.parent);
-		follow__retire(s, pid);
+	if (!t->sum.alive || (e->p.flags & FL_PROC_EXITED)) {
+		t->sum.alive = false;
+		follow__retire(s, t);
 		return;
 	}
-	follow__start_naming(s, t);
+	start_naming_child(s, t);
 	/* not fatal: the child may be gone already, or map no allocator */
 	if (s->cfg->alloc)
-		allocsetup__attach(s->tracer, &s->alloc, pid, NULL);
+		allocsetup__attach(s->tracer, &s->alloc, e->pid, NULL);
+}
+
+/* A child the BPF side saw exit. */
+static void child_exited(struct session *s, struct target *t)
+{
+	if (s->cfg->verbose)
+		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
+	t->sum.alive = false;
+	follow__retire(s, t);
 }
 
 void follow__discover(struct session *s)
 {
-	pid_t *pids = NULL, *known;
-	size_t n = 0, nknown = s->targets.n;
+	const struct collector_proc *procs;
+	size_t n;
 
-	if (!s->cfg->children || tracer__target_pids(s->tracer, &pids, &n) || !n)
-		goto cleanup;
-	known = malloc(nknown * sizeof(*known) + 1);
-	if (!known)
-		goto cleanup;
-	for (size_t i = 0; i < nknown; i++)
-		known[i] = s->targets.v[i].sum.pid;
-	qsort(known, nknown, sizeof(*known), cmp_pid);
-	/* sorted, so a key the walk returned twice (the map changed under it) is seen once */
-	qsort(pids, n, sizeof(*pids), cmp_pid);
+	if (!s->cfg->children || collector__read_procs(s->col))
+		return;
+	/* before the exits: a target seen exited has its records in the ring already */
+	if (s->exits && exit_maps__poll(s->exits))
+		fprintf(stderr, "faultline: out of memory reading the mappings of exited "
+				"processes\n");
+	procs = collector__procs(s->col, &n);
 	for (size_t i = 0; i < n; i++) {
-		if ((i && pids[i] == pids[i - 1]) ||
-		    bsearch(&pids[i], known, nknown, sizeof(*known), cmp_pid))
+		const struct collector_proc *e = &procs[i];
+		struct target *t;
+
+		/* sorted: a key the walk returned twice (the map changed under it) is seen once */
+		if (i && e->pid == procs[i - 1].pid)
 			continue;
-		follow(s, pids[i]);
+		t = target_set__find_gen(&s->targets, e->pid, (uint16_t)e->p.gen);
+		if (!t)
+			follow(s, e);
+		else if ((e->p.flags & FL_PROC_EXITED) && t->sum.followed && !t->retired)
+			child_exited(s, t);
 	}
-	free(known);
-cleanup:
-	free(pids);
 }
 
 /* bsearch() of a pid among targets sorted by pid */
@@ -132,10 +179,15 @@ void follow__reload_execs(struct session *s)
 
 	for (size_t i = 0; i < s->targets.n; i++) {
 		struct target *t = &s->targets.v[i];
+		const struct collector_proc *e = collector__proc(s->col, t->sum.pid);
 		struct fl_proc p;
 
-		if (!t->sum.alive || tracer__target_proc(s->tracer, t->sum.pid, &p) ||
-		    p.execs == t->execs)
+		if (!t->sum.alive || t->retired)
+			continue;
+		/* the target set is read with the rows when -f, else looked up */
+		if (!e && !tracer__target_proc(s->tracer, t->sum.pid, &p))
+			e = &(struct collector_proc){ .pid = t->sum.pid, .p = p };
+		if (!e || e->p.gen != t->gen || e->p.execs == t->execs)
 			continue;
 		bigger = grow__reserve(execd, &cap, n, sizeof(*execd));
 		if (!bigger)
@@ -152,11 +204,16 @@ void follow__reload_execs(struct session *s)
 		const char *const *names;
 
 		if (rows[r].key.origin == FL_ORIGIN_USER &&
-		    (t = bsearch(&pid, execd, n, sizeof(*execd), cmp_pid_target)))
+		    (t = bsearch(&pid, execd, n, sizeof(*execd), cmp_pid_target)) &&
+		    (!rows[r].key.gen || rows[r].key.gen == (*t)->gen))
 			frames__get(s->frames, s->col, (*t)->sym, &rows[r].key, &names);
 	}
 	for (size_t i = 0; i < n; i++) {
+		bool held = execd[i]->sym != NULL;
+
 		follow__start_naming(s, execd[i]);
+		if (execd[i]->sum.followed)
+			s->child_syms += (execd[i]->sym != NULL) - held;
 		if (s->cfg->verbose)
 			fprintf(stderr, "faultline: process %d exec'd: now %s\n", execd[i]->sum.pid,
 				execd[i]->sum.comm);
@@ -169,13 +226,11 @@ void follow__exits(struct session *s)
 	for (size_t i = 0; i < s->targets.n; i++) {
 		struct target *t = &s->targets.v[i];
 
-		if (!t->sum.alive || !target__exited(t))
+		/* a child's exit is the BPF side's to say (follow__discover()) */
+		if (t->retired || t->sum.followed || !target__exited(t))
 			continue;
-		/* a forking server's children come and go: only -v tells each */
-		if (!t->sum.followed || s->cfg->verbose)
-			fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid,
-				t->sum.comm);
-		follow__retire(s, t->sum.pid);
+		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
+		follow__retire(s, t);
 	}
 }
 
@@ -190,7 +245,7 @@ void follow__launched_gone(struct session *s)
 	sum->have_exit = true;
 	sum->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
 	sum->exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	follow__retire(s, s->launch.pid);
+	follow__retire(s, &s->targets.v[0]);
 	if (!sum->exit_code && !sum->exit_signal)
 		return;
 	proc_summary__ending(sum, how, sizeof(how));

@@ -15,14 +15,16 @@ void follow__start_naming(struct session *s, struct target *t);
 /* Reads @t's /proc figures (target__refresh()), noting which image they belong to. */
 void follow__refresh(struct session *s, struct target *t);
 
-/* Takes @pid out of the BPF target set; its rows stay, and so do the peaks they are measured
- * at. Its last /proc figures go (no_status) when they were read before its last exec. */
-void follow__retire(struct session *s, pid_t pid);
+/* Takes @t, which exited, out of the BPF target set and names its stacks from what it mapped
+ * as it exited (or what is known); its rows stay, and so do the peaks they are measured at.
+ * Its last /proc figures go (no_status) when they were read before its last exec. */
+void follow__retire(struct session *s, struct target *t);
 
 /*
  * -f: the processes the fork program added to the BPF target set since the last look become
- * targets (named, probed with --alloc). Run every wake-up (<= 100 ms), so a child is named and
- * probed soon after its fork.
+ * targets (named, probed with --alloc), and those the BPF side saw exit are retired. Run
+ * every wake-up (<= 100 ms), so a child is named and probed soon after its fork, and the cost
+ * of a storm of children is one read of the target set per wake-up and a little per child.
  */
 void follow__discover(struct session *s);
 
@@ -35,7 +37,7 @@ void follow__discover(struct session *s);
  */
 void follow__reload_execs(struct session *s);
 
-/* Retires the targets that exited since the last look, saying so (for children only with -v). */
+/* Retires the given targets that exited since the last look, saying so. */
 void follow__exits(struct session *s);
 
 /* The launched command was reaped (s->launch.status): it is a target that exited, and its

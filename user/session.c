@@ -7,6 +7,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,15 +67,64 @@ static int add_targets(struct session *s)
 		if (!target_set__add(&s->targets))
 			return -ENOMEM;
 		target__init_launched(&s->targets.v[0], s->launch.pid);
+		if (target_set__index(&s->targets, &s->targets.v[0]))
+			return -ENOMEM;
 		return tracer__add_target(s->tracer, s->launch.pid, NULL);
 	}
 	for (size_t i = 0; i < s->targets.n; i++) {
+		if (target_set__index(&s->targets, &s->targets.v[i]))
+			return -ENOMEM;
 		err = tracer__add_target(s->tracer, s->targets.v[i].sum.pid,
 					 &s->targets.v[i].sum.at_attach);
 		if (err)
 			return err;
 	}
 	return 0;
+}
+
+/* fds kept for faultline itself: maps, programs, links, the outputs, files read meanwhile */
+#define FD_RESERVE 256
+
+/*
+ * -f: each live child holds its /proc entry (an fd, two in another root) while it can be
+ * named from it; a storm of them must not leave the outputs without fds. The soft limit of
+ * open files goes up to the hard one, and children beyond the budget are named at exit only.
+ */
+static void fd_setup(struct session *s)
+{
+	struct rlimit r;
+	rlim_t was;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return;
+	was = r.rlim_cur;
+	if (r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			r.rlim_cur = was;
+		else if (s->cfg->verbose)
+			fprintf(stderr, "faultline: open files limit raised from %llu to %llu\n",
+				(unsigned long long)was, (unsigned long long)r.rlim_cur);
+	}
+	s->fd_budget = r.rlim_cur > 2 * FD_RESERVE ? (size_t)(r.rlim_cur - FD_RESERVE) / 2 :
+						     (size_t)r.rlim_cur / 4;
+}
+
+/* -f: the mappings of targets as they exit, where the kernel can (Linux 6.16; -v says why
+ * not). Attached before the other programs, so it runs first at an exit. */
+static void exits_setup(struct session *s)
+{
+	int err;
+
+	if (!s->cfg->children)
+		return;
+	err = exit_maps__open(&s->exits, tracer__procs_fd(s->tracer));
+	if (err && s->cfg->verbose)
+		fprintf(stderr,
+			"faultline: the mappings of exiting processes cannot be recorded here (%s; "
+			"Linux 6.7 or later): stacks of children gone before they were seen stay "
+			"addresses\n",
+			strerror(-err));
 }
 
 static void announce(const struct session *s)
@@ -185,12 +235,17 @@ static int setup(struct session *s)
 	if (!s->col || !s->elf || !s->frames)
 		return -ENOMEM;
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
+	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
 	if (cfg->alloc)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
-				     tracer__hists_fd(s->tracer), tracer__procs_fd(s->tracer));
+				     tracer__hists_fd(s->tracer));
 	err = add_targets(s);
-	if (!err)
+	if (!err) {
+		/* after the launched command's fork: it keeps the limits it was given */
+		fd_setup(s);
+		exits_setup(s);
 		err = tracer__attach(s->tracer);
+	}
 	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
 		err = allocsetup__attach(s->tracer, &s->alloc, s->targets.v[i].sum.pid,
 					 s->launched ? cfg->command[0] : NULL);
@@ -328,6 +383,7 @@ static int show(struct session *s, bool final)
 	snap.report.sample_bytes = cfg->sample_bytes;
 	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
+	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
 	if (s->stream.path)
 		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
@@ -396,13 +452,15 @@ static void on_signal(struct session *s, const struct signalfd_siginfo *si)
 static void reap(struct session *s)
 {
 	struct signalfd_siginfo si;
-	int status;
+	int status, err;
 
 	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
 		on_signal(s, &si);
 	/* before the exits: a parent that forks and exits hands the session to its children, and
 	 * a launched command stopped at its exit can still name the children that are gone */
 	follow__discover(s);
+	if (s->cfg->children && (err = collector__sweep(s->col)))
+		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
@@ -487,6 +545,7 @@ static void teardown(struct session *s)
 {
 	tui__stop(s->tui);
 	tracer__destroy(s->tracer);
+	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);

@@ -14,6 +14,7 @@
 #include "trace/allocsetup.h"
 #include "trace/attach.h"
 #include "trace/collector.h"
+#include "trace/exitmaps.h"
 #include "trace/frames.h"
 #include "trace/launch.h"
 #include "trace/targets.h"
@@ -25,6 +26,9 @@ struct session {
 	struct elf_cache *elf;
 	struct frames *frames;
 	struct target_set targets; /* the given ones, then the children -f found */
+	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */
+	size_t child_syms;	   /* live children holding a symbolizer (an fd or two each) */
+	size_t fd_budget;	   /* ... at most so many */
 	struct launch launch;
 	bool launched;	    /* a launched child we have not reaped */
 	bool child_waiting; /* ... still blocked before its exec */

@@ -26,23 +26,30 @@ const char *snapshot__origin_frame(enum fl_origin origin)
 		return "[counts map full]";
 	case FL_ORIGIN_UNMATCHED:
 		return "[freed, allocated before attach]";
+	case FL_ORIGIN_EXEC:
+		return "[exec]";
 	default:
 		return "[unknown origin]";
 	}
 }
 
-/* Targets by pid, so that each of thousands of rows finds its process by bisection. */
+/* Targets by pid and generation, so that each of thousands of rows finds its process by
+ * bisection. */
 struct target_index {
 	uint32_t tgid;
+	uint16_t gen;
 	uint32_t i;
 };
 
 static int cmp_index(const void *a, const void *b)
 {
-	uint32_t x = ((const struct target_index *)a)->tgid;
-	uint32_t y = ((const struct target_index *)b)->tgid;
+	const struct target_index *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static struct target_index *index_targets(const struct target *targets, size_t n)
@@ -53,18 +60,31 @@ static struct target_index *index_targets(const struct target *targets, size_t n
 		return NULL;
 	for (size_t i = 0; i < n; i++)
 		ix[i] = (struct target_index){ .tgid = (uint32_t)targets[i].sum.pid,
+					       .gen = targets[i].gen,
 					       .i = (uint32_t)i };
 	qsort(ix, n, sizeof(*ix), cmp_index);
 	return ix;
 }
 
+/* The target of rows of (@tgid, @gen): that generation's, the newest of @tgid for @gen 0 (the
+ * rows of the given targets, and those of allocator and memory calls). */
 static struct target *target_of(struct target *targets, const struct target_index *ix, size_t n,
-				uint32_t tgid)
+				uint32_t tgid, uint16_t gen)
 {
-	struct target_index k = { .tgid = tgid };
-	const struct target_index *hit = bsearch(&k, ix, n, sizeof(*ix), cmp_index);
+	size_t lo = 0, hi = n, best = n;
 
-	return hit ? &targets[hit->i] : NULL;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix[mid].tgid < tgid || (ix[mid].tgid == tgid && ix[mid].gen < gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && ix[lo].tgid == tgid && (!gen || ix[lo].gen == gen); lo++)
+		if (best == n || ix[lo].i > ix[best].i)
+			best = lo;
+	return best < n ? &targets[ix[best].i] : NULL;
 }
 
 static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
@@ -373,7 +393,7 @@ static int build_sites(const struct snapshot_opts *o, const struct collector *co
 	for (size_t i = 0; i < nrows; i++) {
 		const struct fl_row *r = &rows[i];
 		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
-		struct target *t = target_of(targets, ix, ntargets, r->key.tgid);
+		struct target *t = target_of(targets, ix, ntargets, r->key.tgid, r->key.gen);
 		const char *const *names = NULL;
 		size_t depth = 0;
 
@@ -437,7 +457,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < ntargets; i++) {
-		const struct fl_mm *mm = collector__mm(col, (uint32_t)targets[i].sum.pid);
+		const struct fl_mm *mm =
+			collector__mm(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
 
 		snap->procs[i] = targets[i].sum;
 		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
@@ -453,7 +474,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	snap->report.map_classes = o->by_mapping;
 	err = build_threads(snap, col, rows, nrows);
 	for (size_t i = 0; i < nrows && !err; i++) {
-		struct target *t = target_of(targets, ix, ntargets, rows[i].key.tgid);
+		struct target *t =
+			target_of(targets, ix, ntargets, rows[i].key.tgid, rows[i].key.gen);
 
 		if (!t)
 			continue; /* a process dropped from the targets */

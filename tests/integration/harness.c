@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /* The integration tests' harness; see harness.h. */
+#include "harness.h"
 #include <criterion/criterion.h>
 #include <ctype.h>
 #include <dirent.h>
@@ -16,7 +17,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "harness.h"
 
 #define H_MAX_TRACKED 64
 #define H_MAX_DIRS 16
@@ -200,7 +200,7 @@ static bool has_line(const char *buf, const char *line, bool prefix)
 	return false;
 }
 
-int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
+static int wait_line(struct h_proc *w, const char *line, bool prefix, int timeout_ms)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 
@@ -209,7 +209,9 @@ int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
 		int64_t left = deadline - now_ms();
 		ssize_t n;
 
-		if (has_line(w->out, line, false))
+		/* a line read whole: its end has come */
+		if (has_line(w->out, line, prefix) &&
+		    (!prefix || strchr(strstr(w->out, line), '\n')))
 			return 0;
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -223,6 +225,19 @@ int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
 		w->out_len += (size_t)n;
 		w->out[w->out_len] = '\0';
 	}
+}
+
+int h_wait_line(struct h_proc *w, const char *line, int timeout_ms)
+{
+	return wait_line(w, line, false, timeout_ms);
+}
+
+int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int timeout_ms)
+{
+	int err = wait_line(w, prefix, true, timeout_ms);
+
+	*rest = err ? NULL : strstr(w->out, prefix) + strlen(prefix);
+	return err;
 }
 
 void h_temp_dir_ok(char dir[64])

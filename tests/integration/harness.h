@@ -79,6 +79,8 @@ void h_cleanup(void);
 void h_spawn_workload_ok(struct h_proc *w, const char *name, const char *const *args);
 /* Reads @w's stdout until a whole line equal to @line arrives: 0, -ETIMEDOUT or -EPIPE. */
 int h_wait_line(struct h_proc *w, const char *line, int timeout_ms);
+/* ... until a whole line starting with @prefix arrives; *@rest is what follows the prefix. */
+int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int timeout_ms);
 
 /* A new directory under /tmp in @dir, removed with its files by h_cleanup(). */
 void h_temp_dir_ok(char dir[64]);

@@ -235,6 +235,49 @@ cleanup:
 	return err;
 }
 
+int procfs__parse_start(const char *stat, uint64_t *ticks)
+{
+	/* the comm, in parentheses, may hold spaces and parentheses: fields count from the last */
+	const char *p = strrchr(stat, ')');
+	unsigned long long v;
+
+	if (!p)
+		return -EINVAL;
+	/* after ") ": state (3) ... starttime (22), so 19 fields to skip */
+	if (sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+		   "%*d %llu",
+		   &v) != 1)
+		return -EINVAL;
+	*ticks = v;
+	return 0;
+}
+
+int procfs__read_start(pid_t pid, uint64_t *ticks)
+{
+	char buf[1024];
+	ssize_t n;
+	int fd = procfs__open(pid, "stat", O_RDONLY), err;
+
+	if (fd < 0)
+		return fd;
+	n = read(fd, buf, sizeof(buf) - 1);
+	err = n < 0 ? (errno == ESRCH ? -ESRCH : -errno) : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	return procfs__parse_start(buf, ticks);
+}
+
+uint64_t procfs__ticks_of_ns(uint64_t ns)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	/* the kernel's nsec_to_clock_t(): an exact division for USER_HZ 100 */
+	return ns / (1000000000ULL / (uint64_t)(hz > 0 ? hz : 100));
+}
+
 int procfs__open_in_root(int rootfd, const char *path)
 {
 	struct open_how how = {

@@ -35,6 +35,17 @@ int procfs__parse_status(FILE *f, struct proc_status *out);
  * process is gone, or another -errno. */
 int procfs__open(pid_t pid, const char *name, int flags);
 
+/* The starttime of a /proc/PID/stat line @stat (clock ticks since boot): with the pid, a
+ * process's identity. Returns 0 or -EINVAL. */
+int procfs__parse_start(const char *stat, uint64_t *ticks);
+
+/* procfs__parse_start() of /proc/@pid/stat. Returns 0, -ESRCH when the process is gone, or
+ * another -errno. */
+int procfs__read_start(pid_t pid, uint64_t *ticks);
+
+/* A start_boottime of the kernel's (ns) in the clock ticks of /proc/PID/stat's starttime. */
+uint64_t procfs__ticks_of_ns(uint64_t ns);
+
 /* Opens @path under @rootfd (AT_FDCWD: the caller's own root; a target's is /proc/PID/root)
  * with symlinks resolved inside that root (openat2 RESOLVE_IN_ROOT, or a relative openat on
  * kernels before 5.6). Returns an fd (O_RDONLY | O_CLOEXEC) or -errno. */

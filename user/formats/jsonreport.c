@@ -16,7 +16,8 @@ static const char *const drop_keys[FL_DROP__COUNT] = {
 	[FL_DROP_THREADS_FULL] = "threads_map_full", [FL_DROP_TASK_STORAGE] = "task_storage",
 	[FL_DROP_LIVE_FULL] = "live_table_full",     [FL_DROP_ALLOC_STATE] = "alloc_calls_unseen",
 	[FL_DROP_HISTS_FULL] = "hists_map_full",     [FL_DROP_PROCS_FULL] = "procs_map_full",
-	[FL_DROP_VM_STATE] = "vm_calls_unseen",
+	[FL_DROP_VM_STATE] = "vm_calls_unseen",	     [FL_DROP_PID_REUSED] = "pid_reused",
+	[FL_DROP_EXIT_MAPS] = "exit_maps_lost",
 };
 
 /* The RSS counter members in the order the schema lists them. */

@@ -134,22 +134,49 @@ void procmaps__free(struct procmaps *m)
 	memset(m, 0, sizeof(*m));
 }
 
-const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr)
+/* The first entry ending after @addr (entries are sorted and do not overlap), or m->nr. */
+static size_t first_ending_after(const struct procmaps *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->nr;
 
-	/* last entry with start <= addr: bsearch() cannot return "the one before" */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (m->entries[mid].start <= addr)
+		if (m->entries[mid].end <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (!lo || addr >= m->entries[lo - 1].end)
-		return NULL;
-	return &m->entries[lo - 1];
+	return lo;
+}
+
+const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr)
+{
+	size_t i = first_ending_after(m, addr);
+
+	return i < m->nr && m->entries[i].start <= addr ? &m->entries[i] : NULL;
+}
+
+bool procmaps__overlaps(const struct procmaps *m, uint64_t start, uint64_t end)
+{
+	size_t i = first_ending_after(m, start);
+
+	return i < m->nr && m->entries[i].start < end;
+}
+
+int procmap_entry__write(FILE *f, const struct procmap_entry *e)
+{
+	const uint32_t p = e->perms;
+
+	return fprintf(f,
+		       "%" PRIx64 "-%" PRIx64 " %c%c%c%c %08" PRIx64 " %02x:%02x %" PRIu64
+		       " %s%s\n",
+		       e->start, e->end, p & PROCMAP_READ ? 'r' : '-',
+		       p & PROCMAP_WRITE ? 'w' : '-', p & PROCMAP_EXEC ? 'x' : '-',
+		       p & PROCMAP_PRIVATE ? 'p' : 's', e->offset, e->dev_major, e->dev_minor,
+		       e->inode, e->path, e->is_deleted ? deleted_suffix : "") < 0 ?
+		       -EIO :
+		       0;
 }
 
 bool procmap_entry__is_file(const struct procmap_entry *e)

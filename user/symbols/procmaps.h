@@ -52,6 +52,14 @@ void procmaps__free(struct procmaps *m);
 /* The entry with start <= @addr < end, or NULL (binary search). */
 const struct procmap_entry *procmaps__find(const struct procmaps *m, uint64_t addr);
 
+/* True when an entry of @m (sorted, without overlaps, as a maps file is) overlaps
+ * [@start, @end). */
+bool procmaps__overlaps(const struct procmaps *m, uint64_t start, uint64_t end);
+
+/* Writes @e as a line of /proc/PID/maps (procmaps__parse_line() reads it back). Returns 0 or
+ * -EIO. */
+int procmap_entry__write(FILE *f, const struct procmap_entry *e);
+
 /* True when @e maps a file that can be opened by its path (or map_files): a path starting with
  * '/', a non-zero inode, and not a special mapping. */
 bool procmap_entry__is_file(const struct procmap_entry *e);

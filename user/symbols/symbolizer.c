@@ -233,6 +233,23 @@ static struct symbolizer *symbolizer__alloc(struct elf_cache *cache)
 	return s;
 }
 
+/*
+ * @rootfd, the root of the process at @procfd, or AT_FDCWD (closing it) when that root and
+ * mount namespace are faultline's own: paths then resolve alike, and thousands of children
+ * do not hold an fd each.
+ */
+static int own_root(int procfd, int rootfd)
+{
+	struct stat a, b, na, nb;
+
+	if (fstat(rootfd, &a) || stat("/", &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino ||
+	    fstatat(procfd, "ns/mnt", &na, 0) || stat("/proc/self/ns/mnt", &nb) ||
+	    na.st_ino != nb.st_ino)
+		return rootfd;
+	close(rootfd);
+	return AT_FDCWD;
+}
+
 struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 {
 	struct symbolizer *s;
@@ -251,6 +268,7 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 		err = errno == ENOENT ? -ESRCH : -errno;
 		goto cleanup;
 	}
+	s->rootfd = own_root(s->procfd, s->rootfd);
 	err = symbolizer__refresh(s);
 	if (err)
 		goto cleanup;
@@ -262,16 +280,15 @@ cleanup:
 	return NULL;
 }
 
-struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir)
+struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd)
 {
-	struct symbolizer *s;
+	struct symbolizer *s = symbolizer__alloc(cache);
 	int err;
 
-	s = symbolizer__alloc(cache);
 	if (!s)
 		return NULL;
-	s->rootfd = open(root_dir ? root_dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (s->rootfd < 0) {
+	s->rootfd = rootfd < 0 ? AT_FDCWD : fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+	if (s->rootfd == -1) {
 		err = -errno;
 		goto cleanup;
 	}
@@ -283,6 +300,46 @@ cleanup:
 	symbolizer__free(s);
 	errno = -err;
 	return NULL;
+}
+
+struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir)
+{
+	int fd = open(root_dir ? root_dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC), err;
+	struct symbolizer *s;
+
+	if (fd < 0)
+		return NULL;
+	s = symbolizer__new_offline(cache, maps, fd);
+	err = errno;
+	close(fd);
+	errno = err;
+	return s;
+}
+
+int symbolizer__write_maps(const struct symbolizer *s, FILE *f, const struct procmaps *except)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < s->maps.nr && !err; i++) {
+		const struct procmap_entry *e = &s->maps.entries[i];
+
+		if (!except || !procmaps__overlaps(except, e->start, e->end))
+			err = procmap_entry__write(f, e);
+	}
+	return err;
+}
+
+int symbolizer__rootfd(const struct symbolizer *s)
+{
+	return s->rootfd;
+}
+
+void symbolizer__detach(struct symbolizer *s)
+{
+	if (s && s->procfd >= 0) {
+		close(s->procfd);
+		s->procfd = -1;
+	}
 }
 
 void symbolizer__free(struct symbolizer *s)
@@ -326,6 +383,13 @@ int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbol
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)
 {
 	return s->nr_refreshes;
+}
+
+int symbolizer__refresh_stale(struct symbolizer *s)
+{
+	if (s->procfd < 0 || now_ns() - s->last_refresh_ns < REFRESH_MIN_INTERVAL_NS)
+		return 0;
+	return symbolizer__refresh(s);
 }
 
 /* The entry covering @addr, re-reading the maps once per burst of misses. */

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "symbols/elfcache.h"
+#include "symbols/procmaps.h"
 
 /* One per target process. It borrows @cache, which must outlive it. */
 struct symbolizer;
@@ -28,11 +29,29 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid);
  * Returns NULL with errno set. */
 struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir);
 
+/* For a process that is gone: the maps text is read from @maps, files are opened under
+ * @rootfd (duplicated; AT_FDCWD or -1: faultline's own root). Returns NULL with errno set. */
+struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd);
+
+/* Writes the snapshot's mappings to @f as /proc/PID/maps lines, but those overlapping an entry
+ * of @except (NULL: none). Returns 0 or -EIO. */
+int symbolizer__write_maps(const struct symbolizer *s, FILE *f, const struct procmaps *except);
+
+/* The directory files are opened under: the process's root, or AT_FDCWD for faultline's own. */
+int symbolizer__rootfd(const struct symbolizer *s);
+
+/* The process is gone: lets go of its /proc entry (what is known stays; no more re-reads). */
+void symbolizer__detach(struct symbolizer *s); /* accepts NULL */
+
 void symbolizer__free(struct symbolizer *s); /* accepts NULL */
 
 /* Re-reads /proc/PID/maps, keeping the old snapshot's entries if the process is gone.
  * Returns 0, -ESRCH when the process is gone, -EOPNOTSUPP for symbolizer__new_from. */
 int symbolizer__refresh(struct symbolizer *s);
+
+/* symbolizer__refresh() when the snapshot is older than 100 ms (a process that just started
+ * may have been read before its libraries were mapped). Returns 0 or as symbolizer__refresh. */
+int symbolizer__refresh_stale(struct symbolizer *s);
 
 /* Names @addr into @buf: "function" (demangled), or "module+0xOFFSET" when no symbol covers it
  * (OFFSET is the ELF virtual address when the file could be read, else the offset in the file;

@@ -241,49 +241,30 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
 
 size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max)
 {
-	int mm_fd = bpf_map__fd(t->skel->maps.mm_state);
-	__u32 tgid = pid, key, next, stale[64];
+	int procs_fd = bpf_map__fd(t->skel->maps.procs),
+	    mm_fd = bpf_map__fd(t->skel->maps.mm_state);
+	__u32 tgid = pid;
+	struct fl_proc p;
 	struct fl_mm mm;
-	size_t n = 0, ngone = 0;
-	void *prev = NULL;
+	size_t n = 0;
 
-	bpf_map_delete_elem(bpf_map__fd(t->skel->maps.procs), &tgid);
-	while (n < sizeof(stale) / sizeof(stale[0]) && !bpf_map_get_next_key(mm_fd, prev, &next)) {
-		if (!bpf_map_lookup_elem(mm_fd, &next, &mm) && mm.tgid == tgid) {
-			stale[n++] = next;
-			if (ngone < max)
-				gone[ngone++] = mm;
-		}
-		key = next;
-		prev = &key;
+	if (bpf_map_lookup_elem(procs_fd, &tgid, &p))
+		return 0;
+	bpf_map_delete_elem(procs_fd, &tgid);
+	/* the BPF side drops the state of an mm torn down (exit_mmap) and keeps its peak in the
+	 * process's entry; an mm someone still holds keeps its state, which goes now */
+	if (p.gone_peak > 0 && n < max)
+		gone[n++] = (struct fl_mm){ .tgid = tgid,
+					    .gen = (__u16)p.gen,
+					    .peak = p.gone_peak,
+					    .peak_seq = p.gone_peak_seq };
+	if ((p.flags & FL_PROC_MM_KNOWN) && !bpf_map_lookup_elem(mm_fd, &p.mm_id, &mm) &&
+	    mm.tgid == tgid) {
+		bpf_map_delete_elem(mm_fd, &p.mm_id);
+		if (n < max)
+			gone[n++] = mm;
 	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(mm_fd, &stale[i]);
-	return ngone;
-}
-
-int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n)
-{
-	int fd = bpf_map__fd(t->skel->maps.procs);
-	__u32 key, next, *prev = NULL;
-	pid_t *out = NULL, *bigger;
-	size_t cap = 0, len = 0;
-
-	/* bounded: a map that keeps changing under the walk cannot make it loop forever */
-	while (len < 2 * FL_MAX_PROCS && !bpf_map_get_next_key(fd, prev, &next)) {
-		bigger = grow__reserve(out, &cap, len, sizeof(*out));
-		if (!bigger) {
-			free(out);
-			return -ENOMEM;
-		}
-		out = bigger;
-		out[len++] = (pid_t)next;
-		key = next;
-		prev = &key;
-	}
-	*pids = out;
-	*n = len;
-	return 0;
+	return n;
 }
 
 int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out)
@@ -446,6 +427,11 @@ void tracer__destroy(struct tracer *t)
 	free(t);
 }
 
+int tracer__procs_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.procs);
+}
+
 int tracer__counts_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.counts);
@@ -464,11 +450,6 @@ int tracer__mm_state_fd(const struct tracer *t)
 int tracer__live_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.live);
-}
-
-int tracer__procs_fd(const struct tracer *t)
-{
-	return bpf_map__fd(t->skel->maps.procs);
 }
 
 int tracer__hists_fd(const struct tracer *t)

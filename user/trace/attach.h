@@ -37,14 +37,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o);
  * counted from its exec on. Returns 0 or -errno. */
 int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed);
 
-/* Drops @pid from the targets once it has exited, with the state of its mms, so a new mm that
- * reuses one of their ids is not taken for the target's. Copies up to @max of those states to
- * @gone (its rows still need their peaks) and returns how many. */
+/* Drops @pid from the targets once it has exited, with the state of its mm if someone still
+ * holds that mm. Copies up to @max of its mms' last states (their peaks: its rows still need
+ * them; those torn down already left theirs in its entry) to @gone and returns how many. */
 size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max);
-
-/* The target set as the BPF side holds it (the loader's targets and, with -f, the children
- * it added), in *@pids (malloc'ed; free it) and *@n. Returns 0 or -errno. */
-int tracer__target_pids(const struct tracer *t, pid_t **pids, size_t *n);
 
 /* The BPF side's entry of target @pid (its exec count; a forked child's baselines), into
  * *@out. Returns 0, or -ENOENT when @pid is not a target. */
@@ -60,13 +56,13 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
 
+int tracer__procs_fd(const struct tracer *t);
 int tracer__counts_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
 int tracer__threads_fd(const struct tracer *t);
 int tracer__mm_state_fd(const struct tracer *t);
 int tracer__live_fd(const struct tracer *t);
 int tracer__hists_fd(const struct tracer *t);
-int tracer__procs_fd(const struct tracer *t);
 /* The BPF side's global counters (live, memory-mapped). */
 const struct fl_stats *tracer__stats(const struct tracer *t);
 

@@ -8,25 +8,32 @@
 #include "alloc_math.h"
 #include "base/grow.h"
 #include "rss_math.h"
+#include "trace/retired.h"
 
 struct collector {
 	int counts_fd;
 	int stacks_fd;
 	int threads_fd;
-	int mm_fd; /* mm_state, for the peaks; or -1 */
+	int mm_fd;		      /* mm_state, for the peaks; or -1 */
+	int procs_fd;		      /* the target set; or -1 */
+	struct collector_proc *procs; /* by pid */
+	size_t nprocs;
+	size_t procs_cap;
 	struct fl_mm *mms;
 	size_t nmms;
 	size_t mms_cap;
 	int live_fd; /* --alloc maps, or -1 */
 	int hists_fd;
 	uint32_t max_rows;
+	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
+	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
+	bool to_move;		      /* processes retired since the last read */
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
 	struct collector_hist *hists; /* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
-	int procs_fd;		    /* the targets' exec counts (--alloc), or -1 */
 	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
 	size_t ngens, gens_cap;
 	struct collector_gen *kept; /* the last of each retired process */
@@ -45,12 +52,14 @@ struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, u
 	c->stacks_fd = stacks_fd;
 	c->threads_fd = threads_fd;
 	c->mm_fd = -1;
+	c->procs_fd = -1;
 	c->live_fd = -1;
 	c->hists_fd = -1;
-	c->procs_fd = -1;
 	c->max_rows = max_rows;
+	c->rows_cap = max_rows;
 	c->rows = calloc(max_rows, sizeof(*c->rows));
-	if (!c->rows) {
+	c->retired = retired_rows__new();
+	if (!c->rows || !c->retired) {
 		collector__free(c);
 		return NULL;
 	}
@@ -62,11 +71,13 @@ void collector__free(struct collector *c)
 	if (!c)
 		return;
 	free(c->rows);
+	retired_rows__free(c->retired);
 	free(c->hists);
 	free(c->mms);
 	free(c->gens);
 	free(c->kept);
 	free(c->drops);
+	free(c->procs);
 	free(c);
 }
 
@@ -131,7 +142,7 @@ static int add_row(const void *key, const void *value, void *ctx)
 	memcpy(&r->key, key, sizeof(r->key));
 	memcpy(&r->counts, value, sizeof(r->counts));
 	/* what the row held at its process's highest RSS (rss_math.h), for every view */
-	mm = collector__mm(c, r->key.tgid);
+	mm = collector__mm(c, r->key.tgid, r->key.gen);
 	r->counts.at_peak = mm ? fl_at_peak(&r->counts, mm->peak_seq) : 0;
 	c->nrows++;
 	return 0;
@@ -179,26 +190,19 @@ static int push_gen(struct collector_gen **v, size_t *n, size_t *cap, uint32_t t
 	return 0;
 }
 
-static int add_gen(const void *key, const void *value, void *ctx)
-{
-	struct collector *c = ctx;
-	uint32_t gen = ((const struct fl_proc *)value)->exec_id;
-
-	/* no exec seen: every block of it is of its current image */
-	return gen ? push_gen(&c->gens, &c->ngens, &c->gens_cap, *(const __u32 *)key, gen) : 0;
-}
-
-/* The exec id of every target that exec'd, and the last one of those retired since. */
+/* The exec id of every target that exec'd (from the target set collector__read_procs() read
+ * with the rows), and the last one of those retired since. */
 static int read_gens(struct collector *c)
 {
 	size_t nread;
-	int err;
+	int err = 0;
 
 	c->ngens = 0;
-	if (c->procs_fd < 0)
-		return 0;
-	err = map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch, add_gen,
-		       c);
+	/* no exec seen: every block of it is of its current image */
+	for (size_t i = 0; i < c->nprocs && !err; i++)
+		if (c->procs[i].p.exec_id)
+			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, (uint32_t)c->procs[i].pid,
+				       c->procs[i].p.exec_id);
 	if (c->ngens > 1) /* gens is NULL before the first */
 		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
 	nread = c->ngens;
@@ -333,43 +337,80 @@ static int add_mm(const void *key, const void *value, void *ctx)
 	return push_mm(ctx, value);
 }
 
-/* By process, and within one the higher peak first: an exec leaves the old mm's entry behind
- * for a while, and the higher peak is the process's. */
+/* By process and generation, and within one the higher peak first: a process that exec'd has
+ * had two mms, and the higher peak is the process's. */
 static int cmp_mm(const void *a, const void *b)
 {
 	const struct fl_mm *x = a, *y = b;
 
 	if (x->tgid != y->tgid)
 		return x->tgid < y->tgid ? -1 : 1;
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
 	if (x->peak != y->peak)
 		return x->peak > y->peak ? -1 : 1;
 	return 0;
 }
 
-/* The first (highest-peak) entry of @tgid among the @n sorted @mms, or NULL. */
-static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid)
+/* The first entry not below (@tgid, @gen) among the @n sorted @mms. */
+static size_t lower_mm(const struct fl_mm *mms, size_t n, uint32_t tgid, uint16_t gen)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (mms[mid].tgid < tgid)
+		if (mms[mid].tgid < tgid || (mms[mid].tgid == tgid && mms[mid].gen < gen))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < n && mms[lo].tgid == tgid ? &mms[lo] : NULL;
+	return lo;
 }
 
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid)
+/* The first (highest-peak) entry of (@tgid, @gen) among the @n sorted @mms, or NULL. */
+static const struct fl_mm *find_mm(const struct fl_mm *mms, size_t n, uint32_t tgid, uint16_t gen)
 {
-	return find_mm(c->mms, c->nmms, tgid);
+	size_t i = lower_mm(mms, n, tgid, gen);
+
+	return i < n && mms[i].tgid == tgid && mms[i].gen == gen ? &mms[i] : NULL;
+}
+
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid, uint16_t gen)
+{
+	const struct fl_mm *mm = find_mm(c->mms, c->nmms, tgid, gen);
+	size_t i;
+
+	if (mm || gen)
+		return mm;
+	/* the newest generation: the last run of @tgid */
+	i = lower_mm(c->mms, c->nmms, tgid + 1, 0);
+	if (!i || c->mms[i - 1].tgid != tgid)
+		return NULL;
+	return find_mm(c->mms, c->nmms, tgid, c->mms[i - 1].gen);
+}
+
+/* The peaks of mms already torn down, which the BPF side keeps in each process's entry. */
+static int add_gone_peaks(struct collector *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->nprocs && !err; i++) {
+		const struct fl_proc *p = &c->procs[i].p;
+
+		if (p->gone_peak > 0)
+			err = push_mm(c, &(struct fl_mm){ .tgid = (uint32_t)c->procs[i].pid,
+							  .gen = (uint16_t)p->gen,
+							  .peak = p->gone_peak,
+							  .peak_seq = p->gone_peak_seq });
+	}
+	return err;
 }
 
 /*
- * Reads mm_state. The loader deletes an exited process's mms, but its rows still need its
- * peak: the state last read or kept of a process that has none now stays.
+ * Reads mm_state, and the peaks of torn down mms from the target set. The loader retires an
+ * exited process, but its rows still need its peak: the state last read or kept of a process
+ * that has none now stays.
  */
 static int read_mms(struct collector *c)
 {
@@ -380,13 +421,16 @@ static int read_mms(struct collector *c)
 	c->mms = NULL;
 	c->nmms = c->mms_cap = 0;
 	err = map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch, add_mm, c);
+	if (!err && c->procs_fd >= 0 && !(err = collector__read_procs(c)))
+		err = add_gone_peaks(c);
 	if (c->nmms)
 		qsort(c->mms, c->nmms, sizeof(*c->mms), cmp_mm);
 	nread = c->nmms;
 	for (size_t i = 0; i < nprev && !err; i++) {
-		bool first = !i || prev[i - 1].tgid != prev[i].tgid;
+		bool first = !i || prev[i - 1].tgid != prev[i].tgid ||
+			     prev[i - 1].gen != prev[i].gen;
 
-		if (first && !find_mm(c->mms, nread, prev[i].tgid))
+		if (first && !find_mm(c->mms, nread, prev[i].tgid, prev[i].gen))
 			err = push_mm(c, &prev[i]);
 	}
 	free(prev);
@@ -406,7 +450,62 @@ int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
 	return err;
 }
 
-int collector__read(struct collector *c)
+int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0)
+{
+	c->to_move = true;
+	return retired_rows__mark(c->retired, tgid, gen, gen0);
+}
+
+/*
+ * Keeps the frames of stack @stack and deletes it from the stacks map. Safe for a stack that
+ * other rows name, or that a CPU remembers as stored (stack.bpf.h stack_seen): its frames are
+ * here from now on, and a walk that finds it missing stores it again.
+ */
+static int move_stack(struct collector *c, uint64_t stack)
+{
+	uint64_t ips[FL_MAX_STACK_DEPTH];
+	size_t n;
+	int err;
+
+	if (!stack || retired_rows__stack(c->retired, stack, ips))
+		return 0;
+	n = collector__stack(c, stack, ips);
+	if (!n)
+		return 0;
+	err = retired_rows__keep_stack(c->retired, stack, ips, n);
+	if (!err)
+		bpf_map_delete_elem(c->stacks_fd, &stack);
+	return err;
+}
+
+/*
+ * Moves the rows of retired processes out of the counts map (and their stacks out of the
+ * stacks map) into the retired rows. A change made to such a row between its read and its
+ * delete (the teardown of an exited process's mm by whoever held it last) is lost.
+ */
+static int move_retired(struct collector *c)
+{
+	size_t live = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < c->nrows && !err; i++) {
+		if (!retired_rows__owns(c->retired, &c->rows[i].key)) {
+			c->rows[live++] = c->rows[i];
+			continue;
+		}
+		err = retired_rows__add(c->retired, &c->rows[i]);
+		if (!err)
+			bpf_map_delete_elem(c->counts_fd, &c->rows[i].key);
+		if (!err)
+			err = move_stack(c, c->rows[i].key.stack);
+	}
+	c->nrows = live;
+	c->to_move = false;
+	return err;
+}
+
+/* The rows, with the mms their peaks need first, and those of retired processes moved. */
+static int read_rows(struct collector *c)
 {
 	int err;
 
@@ -416,6 +515,40 @@ int collector__read(struct collector *c)
 	if (!err)
 		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
 			       &c->no_batch, add_row, c);
+	return err ? err : move_retired(c);
+}
+
+/* Puts the retired rows after the live ones. */
+static int add_retired(struct collector *c)
+{
+	size_t n;
+	const struct fl_row *old = retired_rows__rows(c->retired, &n);
+
+	if (c->nrows + n > c->rows_cap) {
+		struct fl_row *v = realloc(c->rows, (c->nrows + n) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->rows = v;
+		c->rows_cap = c->nrows + n;
+	}
+	memcpy(c->rows + c->nrows, old, n * sizeof(*old));
+	c->nrows += n;
+	return 0;
+}
+
+int collector__sweep(struct collector *c)
+{
+	return c->to_move ? read_rows(c) : 0;
+}
+
+int collector__read(struct collector *c)
+{
+	int err;
+
+	err = read_rows(c);
+	if (!err)
+		err = add_retired(c);
 	if (!err && c->live_fd >= 0)
 		err = read_alloc(c);
 	return err;
@@ -426,11 +559,63 @@ void collector__set_mm_state(struct collector *c, int mm_fd)
 	c->mm_fd = mm_fd;
 }
 
-void collector__set_alloc(struct collector *c, int live_fd, int hists_fd, int procs_fd)
+void collector__set_procs(struct collector *c, int procs_fd)
+{
+	c->procs_fd = procs_fd;
+}
+
+static int add_proc(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	struct collector_proc *v = grow__reserve(c->procs, &c->procs_cap, c->nprocs, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->procs = v;
+	v[c->nprocs].pid = (pid_t) * (const __u32 *)key;
+	memcpy(&v[c->nprocs].p, value, sizeof(struct fl_proc));
+	c->nprocs++;
+	return 0;
+}
+
+static int cmp_proc(const void *a, const void *b)
+{
+	pid_t x = ((const struct collector_proc *)a)->pid;
+	pid_t y = ((const struct collector_proc *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+int collector__read_procs(struct collector *c)
+{
+	int err;
+
+	c->nprocs = 0;
+	err = map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch, add_proc,
+		       c);
+	/* sorted: a key the walk returned twice (the map changed under it) is next to itself */
+	if (c->nprocs > 1) /* procs is NULL before the first */
+		qsort(c->procs, c->nprocs, sizeof(*c->procs), cmp_proc);
+	return err;
+}
+
+const struct collector_proc *collector__procs(const struct collector *c, size_t *n)
+{
+	*n = c->nprocs;
+	return c->procs;
+}
+
+const struct collector_proc *collector__proc(const struct collector *c, pid_t pid)
+{
+	struct collector_proc k = { .pid = pid };
+
+	return c->nprocs ? bsearch(&k, c->procs, c->nprocs, sizeof(k), cmp_proc) : NULL;
+}
+
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
 {
 	c->live_fd = live_fd;
 	c->hists_fd = hists_fd;
-	c->procs_fd = procs_fd;
 }
 
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
@@ -450,6 +635,9 @@ size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[
 
 	if (!stack)
 		return 0;
+	n = retired_rows__stack(c->retired, stack, ips);
+	if (n)
+		return n;
 	memset(ips, 0, FL_MAX_STACK_DEPTH * sizeof(ips[0]));
 	if (bpf_map_lookup_elem(c->stacks_fd, &stack, ips))
 		return 0;

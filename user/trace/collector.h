@@ -3,8 +3,10 @@
 #ifndef FAULTLINE_COLLECTOR_H
 #define FAULTLINE_COLLECTOR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "faultline.h"
 
 struct fl_row {
@@ -41,20 +43,40 @@ void collector__free(struct collector *c); /* accepts NULL */
 /* Also reads the mm_state map (RSS peaks) at each collector__read(). */
 void collector__set_mm_state(struct collector *c, int mm_fd);
 
-/* The state of process @tgid's mm at the last read (its peak and peak_seq), or NULL. The rows
- * of collector__rows() already carry their net at that peak in counts.at_peak. */
-const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid);
+/* The target set (the procs map), read by collector__read_procs() and collector__read(): the
+ * peaks of mms already torn down are in it. */
+void collector__set_procs(struct collector *c, int procs_fd);
+
+/* An entry of the target set. */
+struct collector_proc {
+	pid_t pid;
+	struct fl_proc p;
+};
+
+/* Reads the target set. Returns 0 or -errno. */
+int collector__read_procs(struct collector *c);
+/* The target set at the last read, by pid. */
+const struct collector_proc *collector__procs(const struct collector *c, size_t *n);
+/* The entry of @pid at the last read, or NULL. */
+const struct collector_proc *collector__proc(const struct collector *c, pid_t pid);
+
+/* The state of the mm of process @tgid of generation @gen (fl_key.gen) with the highest peak
+ * at the last read (its peak and peak_seq), or NULL; for @gen 0 (rows without one), that of
+ * the newest generation. The rows of collector__rows() already carry their net at that peak
+ * in counts.at_peak. */
+const struct fl_mm *collector__mm(const struct collector *c, uint32_t tgid, uint16_t gen);
 
 /* Keeps the @n @mms, the last states of an exited process's mms that the loader took out of
  * the map, for collector__mm(). Returns 0 or -ENOMEM. */
 int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n);
 
 /*
- * Also reads the allocator maps (--alloc) at each collector__read(), and the targets' exec ids
- * in procs: a live block of an image its process exec'd away from can never be freed, so its
- * row counts it as freed (it is not live) and collector__exec_dropped() counts it.
+ * Also reads the allocator maps (--alloc) at each collector__read(), with the targets' exec ids
+ * from the target set (collector__set_procs()): a live block of an image its process exec'd
+ * away from can never be freed, so its row counts it as freed (it is not live) and
+ * collector__exec_dropped() counts it.
  */
-void collector__set_alloc(struct collector *c, int live_fd, int hists_fd, int procs_fd);
+void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
 
 /* Keeps the last exec id of process @tgid, which leaves the procs map, for the live blocks it
  * leaves behind. Returns 0 or -ENOMEM. */
@@ -67,7 +89,18 @@ void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t 
 /* Snapshots the counts map (totals since attach), and the allocator maps when set: bulk
  * lookup, or key by key on kernels without batch lookup for hash maps. Returns 0 or -errno. */
 int collector__read(struct collector *c);
-/* The rows of the last collector__read(). */
+/* Process @tgid of generation @gen (fl_key.gen) exited: from the next read on its rows leave
+ * the counts map (room for others) and are kept here; with @gen0 also the rows of generation
+ * 0 of @tgid (allocator and memory calls; the newest process of a pid has them). Returns 0 or
+ * -ENOMEM. */
+int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0);
+
+/* Reads the rows again when processes were retired since the last read, to move theirs out
+ * of the maps: -f calls it at every wake-up, so a storm of children fills the maps no more
+ * than what lives at once. The alloc maps are not read. Returns 0 or -errno. */
+int collector__sweep(struct collector *c);
+
+/* The rows of the last collector__read(): the counts map's, and those of retired processes. */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 
 /* The histograms and oldest live block of allocation row @key at the last read, or NULL. */

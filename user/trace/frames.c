@@ -11,6 +11,7 @@
 /* What names a stack: the counts key's stack fields, and how its leaf is read. */
 struct stack_id {
 	uint32_t tgid;
+	uint16_t gen; /* a pid's processes apart (fl_key.gen) */
 	bool returns; /* an allocation row's: the leaf is a return address too */
 	uint64_t stack;
 	uint64_t leaf_ret;
@@ -19,7 +20,8 @@ struct stack_id {
 struct named_stack {
 	struct stack_id id;
 	bool used;
-	bool retry;	/* cut at a frame outside code: name it again next refresh */
+	bool retry;	/* cut at a frame outside code, or named without its process's
+			 * mappings: name it again next refresh */
 	unsigned round; /* the refresh it was named in */
 	size_t n;
 	char **names;	 /* root first */
@@ -75,13 +77,15 @@ void frames__free(struct frames *f)
 
 static bool same(const struct stack_id *a, const struct stack_id *b)
 {
-	return a->tgid == b->tgid && a->returns == b->returns && a->stack == b->stack &&
-	       a->leaf_ret == b->leaf_ret;
+	return a->tgid == b->tgid && a->gen == b->gen && a->returns == b->returns &&
+	       a->stack == b->stack && a->leaf_ret == b->leaf_ret;
 }
 
 static size_t slot_of(const struct frames *f, const struct stack_id *id)
 {
-	uint64_t h = (id->stack ^ id->leaf_ret ^ id->tgid ^ id->returns) * 0x9e3779b97f4a7c15ull;
+	uint64_t h =
+		(id->stack ^ id->leaf_ret ^ id->tgid ^ ((uint64_t)id->gen << 32) ^ id->returns) *
+		0x9e3779b97f4a7c15ull;
 	size_t i = (h >> 32) & (f->cap - 1);
 
 	while (f->slots[i].used && !same(&f->slots[i].id, id))
@@ -151,14 +155,15 @@ static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 }
 
 /* Names @ips (leaf first) into @names and @addrs, root first, from the deepest frame that lies
- * in a mapping. Returns how many, and sets *@cut when frames were dropped. */
+ * in a mapping. Returns how many, and sets *@cut when frames were dropped or the leaf is in no
+ * mapping (or @sym is NULL): a process's mappings may be known later (at its exit). */
 static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
 			 char **names, uint64_t *addrs, bool *cut)
 {
 	char buf[512];
 	size_t kept = n;
 
-	*cut = false;
+	*cut = !sym;
 	for (size_t i = 0; i < n; i++) {
 		/* a return address points after the call: step back into it to name the caller */
 		uint64_t addr = i > 0 || returns ? ips[i] - 1 : ips[i];
@@ -173,6 +178,8 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 			*cut = true;
 			break;
 		}
+		if (!i && sym && !symbolizer__is_code(sym, addr))
+			*cut = true;
 		names[i] = strdup(name);
 		addrs[i] = addr;
 	}
@@ -210,6 +217,7 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
 	struct stack_id id = { .tgid = key->tgid,
+			       .gen = key->gen,
 			       .returns = fl_call_is_alloc(key->call),
 			       .stack = key->stack,
 			       .leaf_ret = key->leaf_ret };

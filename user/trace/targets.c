@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "trace/targets.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -76,15 +77,33 @@ static void take_base(uint64_t *field, const struct fl_proc *bpf, int member)
 		*field = (uint64_t)bpf->seed[member];
 }
 
+bool target__same_process(const struct target *t)
+{
+	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+	uint64_t ticks;
+
+	if (t->pidfd >= 0)
+		return poll(&p, 1, 0) == 0;
+	if (t->start)
+		return !procfs__read_start(t->sum.pid, &ticks) &&
+		       ticks == procfs__ticks_of_ns(t->start);
+	return true;
+}
+
 void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bpf,
 			   const char *fallback_comm)
 {
 	memset(t, 0, sizeof(*t));
 	t->sum.pid = pid;
 	t->sum.followed = true;
-	t->pidfd = pidfd_of(pid);
+	t->pidfd = -1;
+	t->start = bpf->start;
+	t->gen = (uint16_t)bpf->gen;
+	t->parent = (pid_t)bpf->parent;
+	/* read, then checked: a process that was still itself after the reads was read */
 	if (procfs__read_status(pid, &t->sum.at_attach) == 0 &&
-	    procfs__read_comm(pid, t->sum.comm, sizeof(t->sum.comm)) == 0) {
+	    procfs__read_comm(pid, t->sum.comm, sizeof(t->sum.comm)) == 0 &&
+	    target__same_process(t)) {
 		t->sum.alive = true;
 		t->sum.now = t->sum.at_attach;
 		/* VmRSS stays as read: the other figures (Pss, VmPTE) have no baseline but this */
@@ -95,15 +114,24 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
 		return;
 	}
 	/* gone before we looked: its rows are still shown, its kernel figures are unknown */
+	memset(&t->sum.at_attach, 0, sizeof(t->sum.at_attach));
 	t->sum.no_status = true;
 	snprintf(t->sum.comm, sizeof(t->sum.comm), "%s", fallback_comm ? fallback_comm : "");
 }
 
 void target__start_naming(struct target *t, struct elf_cache *elf)
 {
-	procfs__read_comm(t->sum.pid, t->sum.comm, sizeof(t->sum.comm));
+	char comm[FL_COMM_LEN];
+
 	symbolizer__free(t->sym);
 	t->sym = symbolizer__new(elf, t->sum.pid);
+	if (!procfs__read_comm(t->sum.pid, comm, sizeof(comm)) && target__same_process(t))
+		memcpy(t->sum.comm, comm, sizeof(comm));
+	else if (t->sum.followed) {
+		/* its pid is another process's by now: that one's maps would misname it */
+		symbolizer__free(t->sym);
+		t->sym = NULL;
+	}
 }
 
 void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t parent)
@@ -112,13 +140,75 @@ void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t par
 	t->sym = symbolizer__new(elf, parent);
 }
 
+/* Appends to the maps text @text (@len bytes) the mappings of @fb that none of it overlaps.
+ * Returns 0 or -errno. */
+static int add_free_mappings(char **text, size_t *len, const struct symbolizer *fb)
+{
+	struct procmaps got = { 0 };
+	char *more = NULL, *all;
+	size_t nmore = 0;
+	FILE *in = fmemopen(*text, *len, "r"), *out = open_memstream(&more, &nmore);
+	int err = in && out ? procmaps__parse(in, &got) : -ENOMEM;
+
+	if (in)
+		fclose(in);
+	if (!err)
+		err = symbolizer__write_maps(fb, out, &got);
+	if (out)
+		fclose(out);
+	procmaps__free(&got);
+	all = err ? NULL : realloc(*text, *len + nmore + 1);
+	if (all) {
+		memcpy(all + *len, more, nmore + 1);
+		*text = all;
+		*len += nmore;
+	}
+	free(more);
+	return err ? err : all ? 0 : -ENOMEM;
+}
+
+int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
+			 const struct symbolizer *parent)
+{
+	const struct symbolizer *root = t->sym ? t->sym : parent;
+	struct symbolizer *sym = NULL;
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	FILE *f = exits ? open_memstream(&text, &len) : NULL;
+	int err = -ENOENT;
+
+	if (f) {
+		n = exit_maps__take(exits, t->sum.pid, t->start, f);
+		fclose(f);
+	}
+	/* where the records have nothing: what was known of it, then its parent's image (what
+	 * it ran before an exec) */
+	if (n && t->sym)
+		add_free_mappings(&text, &len, t->sym);
+	if (n && parent)
+		add_free_mappings(&text, &len, parent);
+	if (n && (f = fmemopen(text, len, "r"))) {
+		sym = symbolizer__new_offline(elf, f, root ? symbolizer__rootfd(root) : AT_FDCWD);
+		err = sym ? 0 : -errno;
+		fclose(f);
+	}
+	free(text);
+	if (sym) {
+		symbolizer__free(t->sym);
+		t->sym = sym;
+	} else {
+		symbolizer__detach(t->sym);
+	}
+	return err;
+}
+
 void target__refresh(struct target *t)
 {
 	struct proc_status now;
 
 	if (!t->sum.alive)
 		return;
-	if (procfs__read_status(t->sum.pid, &now) == 0)
+	if (procfs__read_status(t->sum.pid, &now) == 0 && target__same_process(t))
 		t->sum.now = now;
 	else
 		t->sum.alive = false;
@@ -130,8 +220,8 @@ bool target__exited(struct target *t)
 {
 	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
 
-	if (!t->sum.alive)
-		return true;
+	if (!t->sum.alive || t->sum.followed)
+		return !t->sum.alive;
 	if (t->pidfd >= 0 ? poll(&p, 1, 0) == 1 : kill(t->sum.pid, 0) && errno == ESRCH)
 		t->sum.alive = false;
 	return !t->sum.alive;
@@ -158,12 +248,56 @@ struct target *target_set__add(struct target_set *set)
 	return &v[set->n++];
 }
 
+/* The slot of @pid in @slots (open addressing, linear probing). */
+static size_t *pid_slot(const struct target *v, size_t *slots, size_t nslots, pid_t pid)
+{
+	size_t i = ((uint32_t)pid * 0x9e3779b9u) & (nslots - 1);
+
+	while (slots[i] && v[slots[i] - 1].sum.pid != pid)
+		i = (i + 1) & (nslots - 1);
+	return &slots[i];
+}
+
+int target_set__index(struct target_set *set, struct target *t)
+{
+	size_t *slot;
+
+	if ((set->npids + 1) * 2 > set->nslots) {
+		size_t n = set->nslots ? set->nslots * 2 : 64;
+		size_t *slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < set->nslots; i++)
+			if (set->slots[i])
+				*pid_slot(set->v, slots, n, set->v[set->slots[i] - 1].sum.pid) =
+					set->slots[i];
+		free(set->slots);
+		set->slots = slots;
+		set->nslots = n;
+	}
+	slot = pid_slot(set->v, set->slots, set->nslots, t->sum.pid);
+	if (!*slot)
+		set->npids++;
+	t->older = *slot;
+	*slot = (size_t)(t - set->v) + 1;
+	return 0;
+}
+
 struct target *target_set__find(struct target_set *set, pid_t pid)
 {
-	for (size_t i = 0; i < set->n; i++)
-		if (set->v[i].sum.pid == pid)
-			return &set->v[i];
-	return NULL;
+	size_t i = set->nslots ? *pid_slot(set->v, set->slots, set->nslots, pid) : 0;
+
+	return i ? &set->v[i - 1] : NULL;
+}
+
+struct target *target_set__find_gen(struct target_set *set, pid_t pid, uint16_t gen)
+{
+	struct target *t = target_set__find(set, pid);
+
+	while (t && gen && t->gen != gen)
+		t = t->older ? &set->v[t->older - 1] : NULL;
+	return t;
 }
 
 void target_set__fini(struct target_set *set)
@@ -171,5 +305,6 @@ void target_set__fini(struct target_set *set)
 	for (size_t i = 0; i < set->n; i++)
 		target__fini(&set->v[i]);
 	free(set->v);
+	free(set->slots);
 	memset(set, 0, sizeof(*set));
 }

@@ -8,13 +8,22 @@
 #include <sys/types.h>
 #include "model/report.h"
 #include "symbols/symbolizer.h"
+#include "trace/exitmaps.h"
 
 struct target {
 	struct fl_proc_summary sum; /* pid, comm, alive, status at attach and now */
 	struct symbolizer *sym;	    /* NULL until the process runs its own image */
-	int pidfd;		    /* readable once the process exits; -1 when unsupported */
+	int pidfd;		    /* a given target's, readable once it exits; -1 for children
+				     * (the BPF side says when they exit) or when unsupported */
 	uint32_t execs;		    /* the BPF side's exec count when sym was made */
 	uint32_t now_execs;	    /* ... when sum.now was read: a later exec makes it stale */
+	/* -f: the child's start (the BPF side's, ns) and generation (fl_key.gen): with the pid,
+	 * its identity; both 0 for the given targets */
+	uint64_t start;
+	uint16_t gen;
+	pid_t parent; /* -f: the target that forked it */
+	bool retired; /* taken out of the BPF target set (it exited) */
+	size_t older; /* index + 1 of the previous target of the same pid; 0: none */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */
@@ -22,14 +31,24 @@ struct target_set {
 	struct target *v;
 	size_t n;
 	size_t cap;
+	size_t *slots; /* by pid: index + 1 of the newest target of each pid; 0: free */
+	size_t nslots;
+	size_t npids;
 };
 
 /* Room for one more target: returns the new slot (zeroed, pidfd -1), counted in @set->n, or
- * NULL when out of memory. */
+ * NULL when out of memory. Slots move: a pointer into the set lasts until the next add. */
 struct target *target_set__add(struct target_set *set);
 
-/* The target of process @pid, or NULL. A linear search: for the few lookups per refresh. */
+/* Makes @t, once its pid is set, the newest target of its pid. Returns 0 or -ENOMEM. */
+int target_set__index(struct target_set *set, struct target *t);
+
+/* The newest target of process @pid, or NULL. */
 struct target *target_set__find(struct target_set *set, pid_t pid);
+
+/* The target of process @pid of generation @gen (fl_key.gen), or NULL. @gen 0, which the rows
+ * of allocator and memory calls carry, and the given targets have: the newest of @pid. */
+struct target *target_set__find_gen(struct target_set *set, pid_t pid, uint16_t gen);
 
 /* Finishes every target and frees the array. */
 void target_set__fini(struct target_set *set);
@@ -44,15 +63,19 @@ int target__init(struct target *t, pid_t pid);
 void target__init_launched(struct target *t, pid_t pid);
 
 /*
- * For a child that -f found in the BPF target set, @bpf its entry there (NULL: none). Its
- * status when first seen is its "at attach", but for the RSS counters whose baseline the BPF
- * side already took (the first value it saw after the fork): those start from there, so the
- * kernel's change and faultline's growth cover the same window. A child that already exited
- * (gone, or a zombie) is a target that has exited, named @fallback_comm (the name the BPF side
- * captured; NULL: unknown).
+ * For a child that -f found in the BPF target set, @bpf its entry there. Its status when
+ * first seen is its "at attach", but for the RSS counters whose baseline the BPF side already
+ * took (the first value it saw after the fork): those start from there, so the kernel's
+ * change and faultline's growth cover the same window. A child that already exited (gone, a
+ * zombie, or its pid another process's by now) is a target that has exited, named
+ * @fallback_comm (the name the BPF side captured; NULL: unknown).
  */
 void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bpf,
 			   const char *fallback_comm);
+
+/* True when /proc/PID of @t is still its process (read after a /proc read, it says that the
+ * read was of @t): its pidfd is not readable, or its start time is the same. */
+bool target__same_process(const struct target *t);
 
 /* After the launched child exec'd, at attach, or after an exec: name the process, snapshot its
  * maps (a new symbolizer; names already given to stacks stay). */
@@ -62,10 +85,21 @@ void target__start_naming(struct target *t, struct elf_cache *elf);
  * its parent's, so the parent @parent (if still there) names its stacks. */
 void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t parent);
 
-/* Reads /proc/PID/status into sum.now; marks the target exited when it is gone. */
+/*
+ * For a target that exited: its stacks are named from the mappings the BPF side recorded as it
+ * exited (@exits, NULL: none), and where those have none, from what @t's symbolizer knew, and
+ * then from @parent's (its image before an exec; NULL: none). Returns 0, -ENOENT when nothing was recorded (the
+ * symbolizer then only lets go of its /proc entry), or -errno.
+ */
+int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
+			 const struct symbolizer *parent);
+
+/* Reads /proc/PID/status into sum.now; marks the target exited when it is gone (or its pid is
+ * another process's). */
 void target__refresh(struct target *t);
 
-/* Returns true when the target has exited (pidfd readable, or /proc gone). */
+/* Returns true when the target has exited (pidfd readable, or /proc gone). A child's exit is
+ * the BPF side's word: this only says what is known. */
 bool target__exited(struct target *t);
 
 void target__fini(struct target *t);

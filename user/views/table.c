@@ -32,6 +32,8 @@ static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_HISTS_FULL] = "histograms map full",
 	[FL_DROP_PROCS_FULL] = "procs map full (children not followed)",
 	[FL_DROP_VM_STATE] = "memory syscalls unseen",
+	[FL_DROP_PID_REUSED] = "pid reused before an exit was read (children not followed)",
+	[FL_DROP_EXIT_MAPS] = "mappings of exiting processes lost",
 };
 
 static const int row_members[3] = { FL_ANON, FL_FILE, FL_SHMEM };

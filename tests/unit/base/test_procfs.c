@@ -218,3 +218,34 @@ Test(procfs, read_signals_self)
 		  (unsigned long long)ps.blocked);
 	cr_expect_eq(procfs__read_signals(NO_SUCH_PID, &ps), -ESRCH);
 }
+
+/* starttime is field 22, counted from the last ')': a comm may hold spaces and parentheses. */
+Test(procfs, start_after_the_comm)
+{
+	uint64_t ticks = 0;
+
+	cr_assert_eq(procfs__parse_start("21213 (cat) R 20836 20836 16209 0 -1 4194304 129 0 0 0 0 "
+					 "0 0 0 20 0 1 0 762817 3133440 414 18446744073709551615",
+					 &ticks),
+		     0);
+	cr_expect_eq(ticks, 762817);
+	cr_assert_eq(procfs__parse_start("7 (a) b (c)) S 1 7 7 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 3 "
+					 "0 4242 1 2 3",
+					 &ticks),
+		     0);
+	cr_expect_eq(ticks, 4242);
+	cr_expect_eq(procfs__parse_start("7 (cat R 1 2", &ticks), -EINVAL);
+	cr_expect_eq(procfs__parse_start("7 (cat) R 1 2 3", &ticks), -EINVAL);
+}
+
+/* The kernel's start_boottime (ns) in clock ticks, as /proc prints it; this process's own. */
+Test(procfs, start_of_self_matches_ticks)
+{
+	uint64_t a = 0, b = 0;
+
+	cr_assert_eq(procfs__read_start(getpid(), &a), 0);
+	cr_assert_eq(procfs__read_start(getpid(), &b), 0);
+	cr_expect_eq(a, b);
+	cr_expect_eq(procfs__ticks_of_ns(1000000000ULL * 3 + 9999999), 300, "USER_HZ 100: 10 ms");
+	cr_expect_eq(procfs__read_start(NO_SUCH_PID, &a), -ESRCH);
+}

@@ -190,3 +190,51 @@ Test(procmaps, self_maps)
 	cr_expect(procmap_entry__is_file(e));
 	procmaps__free(&m);
 }
+
+/* What procmap_entry__write() writes, procmaps__parse() reads back the same. */
+Test(procmaps, write_reads_back)
+{
+	struct procmaps m, again;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	parse_fixture("maps_mixed.txt", &m, 0);
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	for (size_t i = 0; i < m.nr; i++)
+		cr_assert_eq(procmap_entry__write(f, &m.entries[i]), 0);
+	fclose(f);
+	f = fmemopen(text, len, "r");
+	cr_assert_eq(procmaps__parse(f, &again), 0);
+	fclose(f);
+	cr_assert_eq(again.nr, m.nr);
+	for (size_t i = 0; i < m.nr; i++) {
+		const struct procmap_entry *a = &m.entries[i], *b = &again.entries[i];
+
+		cr_expect(a->start == b->start && a->end == b->end && a->offset == b->offset &&
+				  a->inode == b->inode && a->dev_major == b->dev_major &&
+				  a->dev_minor == b->dev_minor && a->perms == b->perms &&
+				  a->is_deleted == b->is_deleted && a->is_special == b->is_special,
+			  "entry %zu differs: %s", i, text);
+		cr_expect_str_eq(a->path, b->path);
+	}
+	procmaps__free(&again);
+	procmaps__free(&m);
+	free(text);
+}
+
+Test(procmaps, overlaps)
+{
+	struct procmaps m;
+
+	parse_fixture("maps_mixed.txt", &m, 0);
+	cr_expect(procmaps__overlaps(&m, 0x55d0c8a4c000ULL, 0x55d0c8a4c001ULL));
+	cr_expect(procmaps__overlaps(&m, 0, UINT64_MAX));
+	cr_expect(procmaps__overlaps(&m, 0x55d0c8a4b000ULL, 0x55d0c8a4c001ULL), "ends inside");
+	cr_expect_not(procmaps__overlaps(&m, 0x55d0c8a4b000ULL, 0x55d0c8a4c000ULL),
+		      "ends at start");
+	cr_expect_not(procmaps__overlaps(&m, 0x55d0c8a55000ULL, 0x55d0c8a56000ULL), "the gap");
+	cr_expect_not(procmaps__overlaps(&m, 0, 0x1000));
+	procmaps__free(&m);
+}

@@ -675,6 +675,58 @@ Test(symbolizer, cache_shared_between_processes)
 	elf_cache__free(cache);
 }
 
+/* A process gone: named from the mappings written before (as the BPF side records them at
+ * exit), but those that another snapshot's entries overlap. */
+Test(symbolizer, offline_after_exit)
+{
+	struct elf_cache *cache = elf_cache__new();
+	struct symbolizer *live, *gone;
+	struct procmaps except = { 0 };
+	struct target t;
+	char *text = NULL, *rest = NULL, line[128];
+	size_t len = 0, rlen = 0;
+	FILE *f;
+
+	build("pie", "-fPIE -pie", true);
+	start(&t, "pie");
+	live = symbolizer__new(cache, t.pid);
+	cr_assert_not_null(live);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(symbolizer__write_maps(live, f, NULL), 0);
+	fclose(f);
+	stop(&t);
+	symbolizer__detach(live);
+	f = fmemopen(text, len, "r");
+	gone = symbolizer__new_offline(cache, f, AT_FDCWD);
+	fclose(f);
+	cr_assert_not_null(gone, "%s", strerror(errno));
+	expect_program_names(gone, t.addr, true);
+	symbolizer__free(gone);
+
+	/* an entry over fl_alpha's page: the snapshot's mapping there is left out */
+	snprintf(line, sizeof(line), "%" PRIx64 "-%" PRIx64 " r-xp 00000000 00:00 0 [other]\n",
+		 (uint64_t)(t.addr[A_ALPHA] & ~0xfffULL),
+		 (uint64_t)((t.addr[A_ALPHA] & ~0xfffULL) + 0x1000));
+	f = fmemopen(line, strlen(line), "r");
+	cr_assert_eq(procmaps__parse(f, &except), 0);
+	fclose(f);
+	f = open_memstream(&rest, &rlen);
+	cr_assert_eq(symbolizer__write_maps(live, f, &except), 0);
+	fclose(f);
+	f = fmemopen(rest, rlen, "r");
+	gone = symbolizer__new_offline(cache, f, -1);
+	fclose(f);
+	cr_assert_not_null(gone);
+	cr_expect(!symbolizer__is_code(gone, t.addr[A_ALPHA]));
+	expect_name(gone, t.addr[A_LIB_LOCAL], "fl_lib_local");
+	symbolizer__free(gone);
+	symbolizer__free(live);
+	procmaps__free(&except);
+	free(text);
+	free(rest);
+	elf_cache__free(cache);
+}
+
 Test(symbolizer, no_such_process)
 {
 	struct elf_cache *cache = elf_cache__new();

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * -f under a storm of short-lived children (tests/workloads/storm.c): 2,000 forked children
+ * of 256 KiB each, and 300 fork+exec children 5 ms apart (a quarter of 1 MiB touched before
+ * the exec, 1 MiB after, in stormchild). Every child measures its own RSS change; faultline's
+ * growth of the children, net of what they gave back and but for their exit teardown, must be
+ * that sum within 5%, with under 5% of all bytes on unnamed ([unknown], raw addresses) or lost
+ * ([stack lost]) stacks, and the children's named functions must hold what they touched.
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/jsonread.h"
+#include "harness.h"
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(storms, .init = setup, .fini = h_cleanup, .timeout = 120);
+
+#define STORM_TOLERANCE 0.05
+
+/* What storm printed: the sum of its children's own measures. */
+struct storm_sum {
+	unsigned long children;
+	int64_t anon, file, shmem;
+};
+
+static void storm_sum_ok(const char *out_path, struct storm_sum *s)
+{
+	char *out = h_read_file(out_path), *line = strstr(out, "children ");
+	long long a, f, m;
+
+	cr_assert(line && sscanf(line, "children %lu anon %lld file %lld shmem %lld", &s->children,
+				 &a, &f, &m) == 4,
+		  "storm printed no sums:\n%.2000s", out);
+	s->anon = a;
+	s->file = f;
+	s->shmem = m;
+	free(out);
+}
+
+static uint64_t u64_at(const struct jv *v, const char *path)
+{
+	uint64_t x = 0;
+
+	cr_assert(jv_u64(jv_path(v, path), &x), "%s is not an unsigned integer", path);
+	return x;
+}
+
+/* Resident growth (anon + file + shmem) of counts object @c, less what it released when @net. */
+static int64_t resident(const struct jv *c, bool net)
+{
+	static const char *const kinds[] = { "anon", "file", "shmem" };
+	int64_t sum = 0;
+	char path[64];
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "growth.%s", kinds[i]);
+		sum += (int64_t)u64_at(c, path);
+		snprintf(path, sizeof(path), "released.%s", kinds[i]);
+		if (net)
+			sum -= (int64_t)u64_at(c, path);
+	}
+	return sum;
+}
+
+/* A frame faultline could not name: no mapping held it, or the walk failed. */
+static bool unnamed(const char *frame)
+{
+	return !strncmp(frame, "[unknown]", 9) || !strcmp(frame, "[stack lost]") ||
+	       !strncmp(frame, "0x", 2);
+}
+
+/* What the final JSON document says of the storm. */
+struct storm_seen {
+	size_t followed;      /* processes found with -f */
+	int64_t children_net; /* their growth less their releases, exit teardown aside */
+	uint64_t total;	      /* resident growth of every stack */
+	uint64_t lost;	      /* ... of the stacks with an unnamed frame */
+};
+
+static void storm_seen_ok(const char *json_path, struct storm_seen *s,
+			  uint64_t (*frame_bytes)(const struct jv *, void *), void *ctx)
+{
+	char *text = h_read_file(json_path);
+	const struct jv *procs, *stacks;
+	struct jv doc;
+
+	memset(s, 0, sizeof(*s));
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.300s", text);
+	procs = jv_get(&doc, "processes");
+	stacks = jv_get(&doc, "stacks");
+	cr_assert(procs && procs->type == JV_ARR && stacks && stacks->type == JV_ARR);
+	for (size_t i = 0; i < procs->n; i++) {
+		const struct jv *p = &procs->items[i], *followed = jv_get(p, "followed");
+
+		if (followed && followed->type == JV_BOOL && followed->b) {
+			s->followed++;
+			s->children_net += resident(jv_get(p, "attributed"), true);
+		}
+	}
+	for (size_t i = 0; i < stacks->n; i++) {
+		const struct jv *st = &stacks->items[i], *f = jv_get(st, "frames");
+		uint64_t v = (uint64_t)resident(jv_get(st, "counts"), false);
+		bool bad = false;
+
+		for (size_t k = 1; k < f->n; k++)
+			bad |= unnamed(f->items[k].text);
+		s->total += v;
+		s->lost += bad ? v : 0;
+	}
+	if (frame_bytes)
+		frame_bytes(&doc, ctx);
+	jv_free(&doc);
+	free(text);
+}
+
+/* Anon growth of the stacks holding frame @fn. */
+static uint64_t frame_anon(const struct jv *doc, const char *fn)
+{
+	const struct jv *st = jv_get(doc, "stacks");
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct jv *f = jv_get(&st->items[i], "frames");
+
+		for (size_t k = 1; k < f->n; k++)
+			if (!strcmp(f->items[k].text, fn)) {
+				sum += u64_at(&st->items[i], "counts.growth.anon");
+				break;
+			}
+	}
+	return sum;
+}
+
+static bool within(double got, double want, double tol)
+{
+	return got >= want * (1 - tol) && got <= want * (1 + tol);
+}
+
+/* `faultline -q -f --json J -- storm ARGS`: the sums storm printed and what faultline saw. */
+static void storm_run_ok(const char *const *wl_args, struct storm_sum *sum, struct storm_seen *seen,
+			 uint64_t (*frame_bytes)(const struct jv *, void *), void *ctx)
+{
+	char dir[64], json[96];
+	struct h_run r;
+
+	h_temp_dir_ok(dir);
+	snprintf(json, sizeof(json), "%s/storm.json", dir);
+	h_launch_run_ok(&r, "storm", wl_args, (const char *const[]){ "-f", "--json", json, NULL });
+	storm_sum_ok(r.fl.out_path, sum);
+	storm_seen_ok(json, seen, frame_bytes, ctx);
+	cr_log_info("%lu children: measured %" PRId64 " B (anon %" PRId64 "), faultline %" PRId64
+		    " B net in %zu processes; %" PRIu64 " of %" PRIu64 " B on unnamed stacks",
+		    sum->children, sum->anon + sum->file + sum->shmem, sum->anon,
+		    seen->children_net, seen->followed, seen->lost, seen->total);
+	h_folded_free(&r.folded);
+}
+
+static void check_storm(const struct storm_sum *sum, const struct storm_seen *seen, size_t procs)
+{
+	int64_t measured = sum->anon + sum->file + sum->shmem;
+
+	cr_expect_eq(seen->followed, procs, "%zu children followed, %zu forked", seen->followed,
+		     procs);
+	cr_expect(within((double)seen->children_net, (double)measured, STORM_TOLERANCE),
+		  "children's growth %" PRId64 " B, their own measure %" PRId64 " B (%.3fx)",
+		  seen->children_net, measured, (double)seen->children_net / (double)measured);
+	cr_expect_lt((double)seen->lost, STORM_TOLERANCE * (double)seen->total,
+		     "%" PRIu64 " of %" PRIu64 " B on unnamed or lost stacks", seen->lost,
+		     seen->total);
+}
+
+/* 2,000 children forked one after the other, 256 KiB each: their growth is theirs, not the
+ * pages fork copied into each (the freed mm a fork storm reuses at once). */
+Test(storms, fork_storm)
+{
+	struct storm_sum sum;
+	struct storm_seen seen;
+
+	storm_run_ok((const char *const[]){ "2000", "256", "0", NULL }, &sum, &seen, NULL, NULL);
+	cr_assert_eq(sum.children, 2000, "storm had %lu reports", sum.children);
+	cr_expect(within((double)sum.anon, 2000.0 * 256 * 1024, 0.001),
+		  "children's RssAnon %" PRId64, sum.anon);
+	check_storm(&sum, &seen, 2000);
+}
+
+struct exec_frames {
+	uint64_t before_exec, exec_touch;
+};
+
+static uint64_t exec_frames(const struct jv *doc, void *ctx)
+{
+	struct exec_frames *f = ctx;
+
+	f->before_exec = frame_anon(doc, "before_exec");
+	f->exec_touch = frame_anon(doc, "exec_touch");
+	return 0;
+}
+
+/*
+ * 300 children 5 ms apart, each gone within milliseconds: each touches 256 KiB from
+ * before_exec() in storm's image, then execs stormchild, which touches 1 MiB from
+ * exec_touch(). Both functions must be named, each from its own image.
+ */
+Test(storms, fork_exec_storm)
+{
+	char child[512];
+	const char *args[] = { "300", "1024", "5", child, NULL };
+	struct exec_frames f = { 0 };
+	struct storm_sum sum;
+	struct storm_seen seen;
+
+	snprintf(child, sizeof(child), "%s/stormchild", getenv("WORKLOADS"));
+	storm_run_ok(args, &sum, &seen, exec_frames, &f);
+	cr_assert_eq(sum.children, 600, "storm had %lu reports (2 per child)", sum.children);
+	check_storm(&sum, &seen, 300);
+	cr_expect(within((double)f.exec_touch, 300.0 * H_MIB, STORM_TOLERANCE),
+		  "exec_touch %" PRIu64 " B, 300 MiB touched", f.exec_touch);
+	cr_expect(within((double)f.before_exec, 300.0 * 256 * 1024, STORM_TOLERANCE),
+		  "before_exec %" PRIu64 " B, 75 MiB touched", f.before_exec);
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The counts rows of processes that exited, and their stacks, kept in userspace: the collector
+ * moves them out of the counts and stacks maps, so a storm of thousands of short-lived
+ * children does not fill them (each exec'd child has stacks of its own: ASLR).
+ */
+#ifndef FAULTLINE_RETIRED_H
+#define FAULTLINE_RETIRED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "faultline.h"
+
+struct fl_row;
+struct retired_rows;
+
+struct retired_rows *retired_rows__new(void);	 /* NULL on -ENOMEM */
+void retired_rows__free(struct retired_rows *r); /* accepts NULL */
+
+/* Process @tgid of generation @gen (fl_key.gen) has exited: its rows are to move, and with
+ * @gen0 those of generation 0 of @tgid too (its allocator and memory call rows, when it is the
+ * newest process of the pid). Returns 0 or -ENOMEM. */
+int retired_rows__mark(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0);
+
+/* True when the row of @key belongs to a process marked. */
+bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key);
+
+/* Adds the counts of @row to the row of its key (created). Returns 0 or -ENOMEM. */
+int retired_rows__add(struct retired_rows *r, const struct fl_row *row);
+
+/* The rows kept, in no order. */
+const struct fl_row *retired_rows__rows(const struct retired_rows *r, size_t *n);
+
+/* Keeps the @n frames @ips (leaf first) of stack @stack, which may then leave the stacks map.
+ * Returns 0 or -ENOMEM. */
+int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint64_t *ips, size_t n);
+
+/* The frames of stack @stack kept, into @ips (FL_MAX_STACK_DEPTH); how many, 0 when none. */
+size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_t *ips);
+
+#endif /* FAULTLINE_RETIRED_H */
