@@ -43,6 +43,8 @@ static int signals_setup(struct session *s)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	/* a hang-up (an ssh session dropped) ends the session the normal way: outputs written */
+	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -errno;
@@ -424,7 +426,7 @@ cleanup:
 }
 
 /*
- * SIGINT and SIGTERM end an attach session. A launched command is given the signal first (the
+ * SIGINT, SIGTERM and SIGHUP end an attach session. A launched command is given the signal first (the
  * way a shell's Ctrl-C would have reached it without faultline) and STOP_GRACE_S to exit, so
  * the final report sees its end; a second signal ends the session at once.
  */
@@ -433,7 +435,7 @@ static void on_signal(struct session *s, const struct signalfd_siginfo *si)
 	int sig = (int)si->ssi_signo;
 	bool sent;
 
-	if (sig != SIGINT && sig != SIGTERM)
+	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
 		return;
 	if (!s->launched || s->grace_end) {
 		s->stop = true;
@@ -442,9 +444,9 @@ static void on_signal(struct session *s, const struct signalfd_siginfo *si)
 	s->grace_end = now_s() + STOP_GRACE_S;
 	sent = launch__forward(&s->launch, sig, si->ssi_code == SI_KERNEL);
 	fprintf(stderr,
-		"faultline: %s%s; waiting up to %d s for %s (pid %d) to exit (signal faultline "
+		"faultline: SIG%s%s; waiting up to %d s for %s (pid %d) to exit (signal faultline "
 		"again to stop now)\n",
-		sig == SIGINT ? "SIGINT" : "SIGTERM", sent ? " passed on" : "", STOP_GRACE_S,
+		sigabbrev_np(sig), sent ? " passed on" : "", STOP_GRACE_S,
 		s->cfg->command[0], s->launch.pid);
 }
 

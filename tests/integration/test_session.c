@@ -279,3 +279,20 @@ Test(session, exec_then_exit_before_a_refresh)
 	}
 	free(doc);
 }
+
+/* A hang-up (the terminal or ssh session gone) ends the session like SIGINT: outputs written,
+ * exit 0, the bytes of touch_a/b/c there. */
+Test(session, sighup_ends_the_session_with_its_outputs)
+{
+	static const char *const wl[] = { "4", "8", "12", NULL };
+	struct h_run r;
+
+	h_attach_start_ok(&r, "threads", wl, NULL);
+	h_attach_work_ok(&r);
+	h_attach_stop_ok(&r, SIGHUP);
+	h_within_ok("touch_a", h_folded_frame(&r.folded, "touch_a"), (int64_t)(4 * H_MIB),
+		    &r.folded);
+	h_within_ok("touch_c", h_folded_frame(&r.folded, "touch_c"), (int64_t)(12 * H_MIB),
+		    &r.folded);
+	h_folded_free(&r.folded);
+}
