@@ -446,8 +446,8 @@ static void on_signal(struct session *s, const struct signalfd_siginfo *si)
 	fprintf(stderr,
 		"faultline: SIG%s%s; waiting up to %d s for %s (pid %d) to exit (signal faultline "
 		"again to stop now)\n",
-		sigabbrev_np(sig), sent ? " passed on" : "", STOP_GRACE_S,
-		s->cfg->command[0], s->launch.pid);
+		sigabbrev_np(sig), sent ? " passed on" : "", STOP_GRACE_S, s->cfg->command[0],
+		s->launch.pid);
 }
 
 /* A launched command that exits ends the session; so does the last attached process. */
