@@ -13,7 +13,9 @@
 #include "base/grow.h"
 #include "base/procfs.h"
 #include "symbols/debugfile.h"
+#include "symbols/dwarf.h"
 #include "symbols/elfsyms.h"
+#include "symbols/minidebug.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -37,6 +39,8 @@ struct elfsyms {
 	size_t build_id_len;
 	char *debuglink;
 	char *debug_path;
+	struct dwarfinfo *dwarf; /* the file's own DWARF, else its debug file's; NULL: none */
+	bool minidebug;		 /* the static functions came from .gnu_debugdata */
 };
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
@@ -47,8 +51,8 @@ static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 		return -ENOMEM;
 	e->syms = s;
 	s = &e->syms[e->nr_syms];
-	s->name = strdup(name);
-	if (!s->name)
+	s->name = name ? strdup(name) : NULL;
+	if (name && !s->name)
 		return -ENOMEM;
 	s->addr = sym->st_value;
 	s->size = sym->st_size;
@@ -199,9 +203,33 @@ static int try_debug_fd(int fd, void *arg)
 		elf_end(elf);
 		return err;
 	}
+	if (added && !e->dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM) {
+		elf_end(elf);
+		return -ENOMEM;
+	}
 cleanup:
 	elf_end(elf);
 	return added > 0;
+}
+
+/* The static functions of the MiniDebugInfo of @elf, if it has one. 0 or -ENOMEM. */
+static int read_minidebug(Elf *elf, struct elfsyms *e)
+{
+	size_t len, added = 0;
+	Elf *mini = NULL;
+	void *buf;
+	int err;
+
+	err = minidebug__read(elf, &buf, &len);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	mini = elf_memory(buf, len);
+	if (mini && elf_kind(mini) == ELF_K_ELF)
+		err = collect_syms(mini, SHT_SYMTAB, e, &added);
+	e->minidebug = added > 0;
+	elf_end(mini);
+	free(buf);
+	return err;
 }
 
 static int leading_underscores(const char *s)
@@ -231,6 +259,9 @@ static int cmp_sym(const void *a, const void *b)
 	ry = bind_rank(y->bind);
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
+	/* a function known by its start alone (x->name NULL) yields to any name */
+	if (!x->name || !y->name)
+		return !x->name - !y->name;
 	rx = leading_underscores(x->name);
 	ry = leading_underscores(y->name);
 	if (rx != ry)
@@ -253,6 +284,7 @@ static void sort_and_dedup(struct elfsyms *e)
 	for (i = 1; i < e->nr_syms; i++) {
 		if (e->syms[i].addr == e->syms[out].addr) {
 			free(e->syms[i].name);
+			free(e->syms[i].demangled);
 			continue;
 		}
 		e->syms[++out] = e->syms[i];
@@ -299,7 +331,11 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 
 		err = debugfile__find(fd, &q, try_debug_fd, e, &e->debug_path);
 		err = err < 0 ? err : 0;
+		if (!err && !e->debug_path)
+			err = read_minidebug(elf, e);
 	}
+	if (!err && !e->dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM)
+		err = -ENOMEM;
 	if (!err)
 		err = collect_syms(elf, SHT_DYNSYM, e, &added);
 	if (err)
@@ -340,6 +376,7 @@ void elfsyms__free(struct elfsyms *e)
 	free(e->segs);
 	free(e->debuglink);
 	free(e->debug_path);
+	dwarfinfo__free(e->dwarf);
 	free(e);
 }
 
@@ -428,4 +465,46 @@ const char *elfsyms__debuglink(const struct elfsyms *e)
 const char *elfsyms__debug_path(const struct elfsyms *e)
 {
 	return e->debug_path;
+}
+
+struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e)
+{
+	return e->dwarf;
+}
+
+bool elfsyms__has_minidebug(const struct elfsyms *e)
+{
+	return e->minidebug;
+}
+
+int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path)
+{
+	size_t before = e->nr_syms;
+	int n;
+
+	if (e->debug_path)
+		return 0;
+	n = try_debug_fd(fd, e);
+	if (n <= 0)
+		return n;
+	e->debug_path = strdup(path);
+	sort_and_dedup(e);
+	if (!e->debug_path)
+		return -ENOMEM;
+	return e->nr_syms != before || e->dwarf ? 1 : 0;
+}
+
+int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_t n)
+{
+	GElf_Sym sym = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		sym.st_value = funcs[i].addr;
+		sym.st_size = funcs[i].size;
+		sym.st_info = GELF_ST_INFO(funcs[i].bind, STT_FUNC);
+		err = push_sym(e, &sym, funcs[i].name);
+	}
+	sort_and_dedup(e);
+	return err;
 }

@@ -21,7 +21,7 @@
 struct elfsyms_sym {
 	uint64_t addr;
 	uint64_t size;
-	char *name;	 /* as in the file, maybe mangled */
+	char *name; /* as in the file, maybe mangled; NULL: a function known by its start alone */
 	char *demangled; /* NULL until a user fills it (malloc'ed); elfsyms__free frees it */
 	uint8_t bind;	 /* STB_GLOBAL, STB_WEAK, STB_LOCAL: picks one name among aliases */
 };
@@ -33,7 +33,9 @@ struct elfsyms;
  * @debug_dir/.build-id/xx/rest.debug, then the debuglink name in @path's directory, in its .debug/
  * subdirectory, and in @debug_dir/<directory of @path>/; @debug_dir is under @rootfd too (NULL:
  * ELFSYMS_DEFAULT_DEBUG_DIR). A debug file whose build-id differs from the file's is ignored.
- * .dynsym functions are always added. Does not close @fd. Returns 0 with *@out set, -ENOEXEC when
+ * Without a debug file, the static functions of the file's MiniDebugInfo (.gnu_debugdata, xz)
+ * are read. DWARF (line tables, inlined calls) is taken from the file itself, else from the
+ * debug file. .dynsym functions are always added. Does not close @fd. Returns 0 with *@out set, -ENOEXEC when
  * the file is not ELF, -ENOMEM, or -EIO when libelf fails. A file without any symbols still loads
  * (its type and segments give module offsets). */
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
@@ -73,5 +75,27 @@ const char *elfsyms__debuglink(const struct elfsyms *e);
 
 /* The path (under the root) of the separate debug file whose symbols were used, or NULL. */
 const char *elfsyms__debug_path(const struct elfsyms *e);
+
+/* The DWARF of the file (its own, else its debug file's), or NULL. */
+struct dwarfinfo;
+struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e);
+
+/* True when the static functions came from the file's MiniDebugInfo (.gnu_debugdata). */
+bool elfsyms__has_minidebug(const struct elfsyms *e);
+
+/*
+ * A separate debug file found later (debuginfod), open at @fd and known as @path: its .symtab
+ * and DWARF are added as elfsyms__load_fd would have, when its build-id matches and @e has no
+ * debug file yet. Returns 1 when it gave names or DWARF, 0 when unusable, or -ENOMEM.
+ */
+int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path);
+
+/*
+ * Adds functions known from another source (ELF virtual addresses, sizes, bind; a NULL name
+ * for a function known by its start alone, e.g. an .eh_frame FDE: it yields to any symbol at
+ * the same address and is named "module+0xSTART", so its frames fold together). Returns 0 or
+ * -ENOMEM.
+ */
+int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_t n);
 
 #endif /* FAULTLINE_ELFSYMS_H */
