@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/units.h"
+#include "debuginfo.h"
 #include "follow.h"
 #include "formats/folded.h"
 #include "formats/output.h"
@@ -232,7 +233,7 @@ static int setup(struct session *s)
 				tracer__threads_fd(s->tracer), to.max_counts);
 	s->elf = elf_cache__new();
 	s->frames = frames__new();
-	if (!s->col || !s->elf || !s->frames)
+	if (!s->col || !s->elf || !s->frames || debuginfo__start(s))
 		return -ENOMEM;
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
@@ -369,6 +370,8 @@ static int show(struct session *s, bool final)
 	err = collector__read(s->col);
 	if (!err)
 		follow__reload_execs(s);
+	if (!err)
+		err = debuginfo__refresh(s, final);
 	for (size_t i = 0; i < s->targets.n; i++)
 		follow__refresh(s, &s->targets.v[i]);
 	if (!err)
@@ -547,6 +550,7 @@ static void teardown(struct session *s)
 	tracer__destroy(s->tracer);
 	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
+	debuginfo__end(s);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);
 	collector__free(s->col);

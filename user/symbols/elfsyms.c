@@ -41,6 +41,7 @@ struct elfsyms {
 	char *debug_path;
 	struct dwarfinfo *dwarf; /* the file's own DWARF, else its debug file's; NULL: none */
 	bool minidebug;		 /* the static functions came from .gnu_debugdata */
+	bool symtab;		 /* a .symtab (the file's, its debug file's or MiniDebugInfo's) */
 };
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
@@ -203,6 +204,7 @@ static int try_debug_fd(int fd, void *arg)
 		elf_end(elf);
 		return err;
 	}
+	e->symtab |= added > 0;
 	if (added && !e->dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM) {
 		elf_end(elf);
 		return -ENOMEM;
@@ -227,6 +229,7 @@ static int read_minidebug(Elf *elf, struct elfsyms *e)
 	if (mini && elf_kind(mini) == ELF_K_ELF)
 		err = collect_syms(mini, SHT_SYMTAB, e, &added);
 	e->minidebug = added > 0;
+	e->symtab |= added > 0;
 	elf_end(mini);
 	free(buf);
 	return err;
@@ -319,6 +322,7 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 	if (err)
 		goto cleanup;
 	err = collect_syms(elf, SHT_SYMTAB, e, &added);
+	e->symtab = added > 0;
 	if (!err && !added) {
 		struct debugfile_query q = {
 			.rootfd = rootfd,
@@ -507,4 +511,9 @@ int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_
 	}
 	sort_and_dedup(e);
 	return err;
+}
+
+bool elfsyms__has_symtab(const struct elfsyms *e)
+{
+	return e->symtab;
 }

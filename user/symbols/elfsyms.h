@@ -80,6 +80,10 @@ const char *elfsyms__debug_path(const struct elfsyms *e);
 struct dwarfinfo;
 struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e);
 
+/* True when a symbol table beyond .dynsym was found: the file's own .symtab, its debug file's,
+ * or its MiniDebugInfo's. */
+bool elfsyms__has_symtab(const struct elfsyms *e);
+
 /* True when the static functions came from the file's MiniDebugInfo (.gnu_debugdata). */
 bool elfsyms__has_minidebug(const struct elfsyms *e);
 
