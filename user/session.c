@@ -347,7 +347,8 @@ static int show(struct session *s, bool final)
 				    .vm = cfg->vm,
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
-				    .pprof = final && cfg->pprof };
+				    .pprof = final && cfg->pprof,
+				    .inline_frames = cfg->inline_frames };
 	struct table_opts to = { .top = cfg->top,
 				 .metric = s->metric,
 				 .threads = s->threads,
