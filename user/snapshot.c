@@ -221,18 +221,34 @@ static void sort_threads(struct snapshot *snap, enum fl_metric m)
 		&m);
 }
 
+/* The pprof lines of @fi into @out: the function's alone, or with @inlined the calls inlined
+ * at the address first. */
+static struct pprof_lines pprof_lines(const struct frame_info *fi, bool inlined,
+				      struct pprof_line out[SYMBOLIZER_MAX_FRAMES])
+{
+	size_t n = fi ? fi->nlines : 0, from = inlined || !n ? 0 : n - 1;
+
+	if (n - from > SYMBOLIZER_MAX_FRAMES)
+		from = n - SYMBOLIZER_MAX_FRAMES;
+	for (size_t k = from; k < n; k++)
+		out[k - from] = (struct pprof_line){ fi->lines[k].name, fi->lines[k].file,
+						     fi->lines[k].line };
+	return (struct pprof_lines){ out, n - from };
+}
+
 /*
  * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
- * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
+ * addresses frames named (0 for pseudo-frames), their source lines (@inlined: with the calls
+ * inlined there) and the mappings holding them; every value.
  */
 static int add_pprof_sample(struct snapshot *snap, const struct target *t, const struct fl_row *r,
 			    const char *const *path, const uint64_t *addrs,
-			    const struct frame_info *const *infos, size_t depth)
+			    const struct frame_info *const *infos, size_t depth, bool inlined)
 {
 	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
 	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
 	struct pprof_line lines[4 + FL_MAX_STACK_DEPTH][SYMBOLIZER_MAX_FRAMES];
-	struct pprof_lines fl[4 + FL_MAX_STACK_DEPTH] = { 0 };
+	struct pprof_lines fl[4 + FL_MAX_STACK_DEPTH];
 	int64_t values[FL_METRIC__COUNT];
 	bool any = false;
 
@@ -249,13 +265,7 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 		*f = (struct pprof_frame){ .name = path[i],
 					   .address = addrs[i],
 					   .pid = r->key.tgid };
-		for (size_t k = 0; infos[i] && k < infos[i]->nlines && k < SYMBOLIZER_MAX_FRAMES;
-		     k++) {
-			const struct frame_line *l = &infos[i]->lines[k];
-
-			lines[i][k] = (struct pprof_line){ l->name, l->file, l->line };
-			fl[depth - 1 - i] = (struct pprof_lines){ lines[i], k + 1 };
-		}
+		fl[depth - 1 - i] = pprof_lines(infos[i], inlined, lines[i]);
 		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
 			continue;
 		maps[i] = (struct pprof_mapping){ .start = m.start,
@@ -308,7 +318,7 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = mapping_frame(t, &r->key);
 	err = stackpath__add(snap->profile, path, infos, depth, o->inline_frames, &r->counts);
 	if (!err && snap->pprof)
-		err = add_pprof_sample(snap, t, r, path, addrs, infos, depth);
+		err = add_pprof_sample(snap, t, r, path, addrs, infos, depth, o->inline_frames);
 	return err;
 }
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * Source lines and inlined frames from DWARF on the threads workload (built -g; its
- * wl_write_pages is always inlined): every location of the workload in the --pprof profile,
- * read back by `go tool pprof -raw`, must carry the functions and lines that `addr2line -i -f`
- * gives for its address; --inline puts the inlined call in the folded tree, the JSON stack its
- * line. Skipped when Go is not installed.
+ * wl_write_pages is always inlined): with --inline, every location of the workload in the
+ * --pprof profile, read back by `go tool pprof -raw`, must carry the functions and lines that
+ * `addr2line -i -f` gives for its address, and the folded tree the inlined call; the JSON stack
+ * its lines. Skipped when Go is not installed.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -83,7 +83,7 @@ Test(lines, pprof_lines_match_addr2line)
 {
 	static const char *const wl_args[] = { NULL };
 	char pb[128], cmd[512], line[1024], next[1024], got[2048], want[2048];
-	char *fl_args[] = { "--pprof", pb, NULL };
+	char *fl_args[] = { "--inline", "--pprof", pb, NULL };
 	uint64_t start = 0, off = 0;
 	int compared = 0, inlined = 0;
 	const char *bin;
