@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #
-# scripts/name-share.sh [-d SECONDS] [--only redis|mariadb|postgres] FAULTLINE...
+# scripts/name-share.sh [-d SECONDS] [--only redis|mariadb|postgres] [--hide-debug] FAULTLINE...
 #
 # How many frames faultline names by a function on real servers: Debian's redis-server (under
 # redis-benchmark), mariadbd (sysbench oltp_read_write) and postgres (pgbench, -f for its
 # backends), each private on 127.0.0.1 in a throwaway directory. Each FAULTLINE binary given
-# (e.g. an older build, then this one) profiles each server for SECONDS (default 10) with
+# (e.g. an older build, then this one) profiles each server, started afresh, for SECONDS (default 10) with
 # --json; the figure is the byte-weighted share of the frames of the growth stacks that name a
 # function: each stack's frames (pseudo-frames such as [exit] left out) weigh its resident
 # growth, and a frame "object+0xOFFSET" is unnamed. What is installed decides the rest:
-# libc6-dbg and libstdc++6-12-dbg (debug files), DEBUGINFOD_URLS (passed through).
+# libc6-dbg and libstdc++6-12-dbg (debug files; --hide-debug hides /usr/lib/debug from the
+# run), DEBUGINFOD_URLS (passed through).
 # Needs root and the servers' packages: redis-server redis-tools mariadb-server sysbench
 # postgresql.
 set -euo pipefail
@@ -21,6 +22,14 @@ while (($#)); do
 	case $1 in
 	-d) DURATION=$2; shift 2 ;;
 	--only) ONLY=$2; shift 2 ;;
+	--hide-debug)
+		# Debian as installed, without its -dbg packages, whatever this machine has: the
+		# servers and faultline run in a mount namespace where /usr/lib/debug is empty
+		shift
+		exec unshare -m --propagation private sh -c \
+			'mount -t tmpfs tmpfs /usr/lib/debug && exec "$0" "$@"' "$0" \
+			-d "$DURATION" ${ONLY:+--only "$ONLY"} "$@"
+		;;
 	-*) echo "usage: $0 [-d SECONDS] [--only SERVER] FAULTLINE..." >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -57,25 +66,25 @@ for s in doc["stacks"]:
     total += w
     frames += w * len(fr)
     named += w * sum(1 for f in fr if not re.search(r"\+0x[0-9a-f]+$", f))
-print("%.1f%% of %d frame-bytes named (%.1f MiB of growth)" %
+print("%5.1f%% named (%d stacks, %.1f MiB of growth)" %
       (100.0 * named / frames if frames else 0, len(doc["stacks"]), total / 1048576))
 PY
 }
 
-# profile NAME PID LOAD-COMMAND...: each faultline on PID while the load runs.
+# profile NAME PID LOAD-COMMAND...: faultline $FL on PID while the load runs.
 profile()
 {
-	local name=$1 pid=$2 fl json
+	local name=$1 pid=$2 json=$TMP/$1.json flpid
 	shift 2
-	for fl in "${FAULTLINES[@]}"; do
-		json=$TMP/$name.json
-		"$fl" -q -f -d "$DURATION" --json "$json" -p "$pid" 2>"$TMP/fl.err" &
-		local flpid=$!
-		sleep 1
-		timeout "$DURATION" "$@" >/dev/null 2>&1 || true
-		wait "$flpid" || { cat "$TMP/fl.err" >&2; return 1; }
-		printf '%-9s %-40s %s\n' "$name" "$fl" "$(share "$json")"
-	done
+	# a cold debuginfod client cache for every session, as on a host that never asked
+	rm -rf "$TMP/debuginfod-cache"
+	DEBUGINFOD_CACHE_PATH=$TMP/debuginfod-cache \
+		"$FL" -q -f -d "$DURATION" --json "$json" -p "$pid" >/dev/null 2>"$TMP/fl.err" &
+	flpid=$!
+	sleep 1
+	timeout "$DURATION" "$@" >/dev/null 2>&1 || true
+	wait "$flpid" || { cat "$TMP/fl.err" >&2; return 1; }
+	printf '%-9s %-40s %s\n' "$name" "$FL" "$(share "$json")"
 }
 
 run_redis()
@@ -96,6 +105,7 @@ run_mariadb()
 {
 	local sock=$TMP/my.sock port
 	port=$(free_port)
+	rm -rf "$TMP/my"
 	mariadb-install-db --no-defaults --user=root --datadir="$TMP/my" >/dev/null 2>&1
 	mariadbd --no-defaults --user=root --datadir="$TMP/my" --socket="$sock" --port="$port" \
 		--bind-address=127.0.0.1 --skip-grant-tables >/dev/null 2>&1 &
@@ -129,10 +139,13 @@ run_postgres()
 	rm -rf "$TMP/pg"
 }
 
-FAULTLINES=("$@")
-echo "name-share: ${DURATION}s each; libc6-dbg: $(dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' && echo yes || echo no)," \
+echo "name-share: ${DURATION}s each; /usr/lib/debug files: $(find /usr/lib/debug -name '*.debug' | wc -l); libc6-dbg: $(dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed' && echo yes || echo no)," \
 	"libstdc++6-12-dbg: $(dpkg-query -W -f='${Status}' libstdc++6-12-dbg 2>/dev/null | grep -q 'ok installed' && echo yes || echo no)," \
 	"DEBUGINFOD_URLS=${DEBUGINFOD_URLS:-}"
+# each binary on a server started afresh, so that each sees the same growth
 for s in redis mariadb postgres; do
-	[[ -z $ONLY || $ONLY == "$s" ]] && "run_$s"
+	[[ -n $ONLY && $ONLY != "$s" ]] && continue
+	for FL in "$@"; do
+		"run_$s"
+	done
 done
