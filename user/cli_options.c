@@ -94,7 +94,7 @@ const struct argp_option cli_options[] = {
 	{ "plain", OPT_PLAIN, NULL, 0, "Plain snapshots even on a terminal (no interactive view)",
 	  4 },
 	{ "inline", OPT_INLINE, NULL, 0,
-	  "Inlined calls as frames of their own in the tree, folded, SVG and JSON (DWARF)", 4 },
+	  "Inlined calls as frames of their own (tree, folded, SVG, JSON, pprof; from DWARF)", 4 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Never fetch debug files from the servers of DEBUGINFOD_URLS", 4 },
 	{ NULL, 0, NULL, 0, "Tuning:", 5 },

@@ -235,6 +235,9 @@ static int setup(struct session *s)
 	s->frames = frames__new();
 	if (!s->col || !s->elf || !s->frames || debuginfo__start(s))
 		return -ENOMEM;
+	/* source lines only where an output shows them: DWARF costs memory */
+	elf_cache__set_dwarf(s->elf,
+			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
 	if (cfg->alloc)

@@ -33,6 +33,7 @@ struct elf_cache {
 	char *debug_dir;
 	struct demangler *demangler;
 	struct debuginfod *debuginfod; /* borrowed; NULL: off */
+	bool no_dwarf;		       /* load no DWARF */
 };
 
 struct elf_cache *elf_cache__new(void)
@@ -89,7 +90,7 @@ static int ask_debuginfod(struct elf_cache *c, struct elf_cache_entry *ce)
 	size_t len;
 
 	if (!c->debuginfod || ce->asked || !ce->elf || elfsyms__debug_path(ce->elf) ||
-	    elfsyms__dwarf(ce->elf))
+	    elfsyms__has_own_dwarf(ce->elf))
 		return 0;
 	len = elfsyms__build_id(ce->elf, &id);
 	if (!len)
@@ -125,7 +126,7 @@ int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, st
 	if (!ce)
 		return -ENOMEM;
 	c->entries = ce;
-	err = elfsyms__load_fd(fd, rootfd, path, c->debug_dir, &elf);
+	err = elfsyms__load_fd_dwarf(fd, rootfd, path, c->debug_dir, !c->no_dwarf, &elf);
 	if (err == -ENOMEM)
 		return err;
 	/* other failures are remembered as "no symbols" so they are not retried */
@@ -142,6 +143,11 @@ int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, st
 	if (!ce->path)
 		return -ENOMEM;
 	return ask_debuginfod(c, ce);
+}
+
+void elf_cache__set_dwarf(struct elf_cache *c, bool dwarf)
+{
+	c->no_dwarf = !dwarf;
 }
 
 void elf_cache__set_debuginfod(struct elf_cache *c, struct debuginfod *d)
@@ -201,7 +207,7 @@ void elf_cache__print_undebugged(const struct elf_cache *c, FILE *out)
 		const struct elf_cache_entry *ce = &c->entries[i];
 		const char *why = "";
 
-		if (!ce->elf || elfsyms__has_symtab(ce->elf) || elfsyms__dwarf(ce->elf))
+		if (!ce->elf || elfsyms__has_symtab(ce->elf) || elfsyms__has_own_dwarf(ce->elf))
 			continue;
 		if (ce->asked && ce->debuginfod_err == -ENOENT)
 			why = ", debuginfod has none";

@@ -4,6 +4,7 @@
 #ifndef FAULTLINE_ELFCACHE_H
 #define FAULTLINE_ELFCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -24,6 +25,9 @@ size_t elf_cache__nr_files(const struct elf_cache *c);
  * loaded once per file: *@out is NULL for a file that is not ELF or unreadable (remembered,
  * not retried). Returns 0 or -errno (-ENOMEM). */
 int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, struct elfsyms **out);
+
+/* Whether files loaded from now on open their DWARF (default: yes). */
+void elf_cache__set_dwarf(struct elf_cache *c, bool dwarf);
 
 /*
  * Files loaded from now on (and those loaded already) that have neither DWARF nor a separate

@@ -42,6 +42,8 @@ struct elfsyms {
 	struct dwarfinfo *dwarf; /* the file's own DWARF, else its debug file's; NULL: none */
 	bool minidebug;		 /* the static functions came from .gnu_debugdata */
 	bool symtab;		 /* a .symtab (the file's, its debug file's or MiniDebugInfo's) */
+	bool own_dwarf;		 /* the file has a .debug_info section */
+	bool no_dwarf;		 /* DWARF is not wanted: @dwarf stays NULL */
 };
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
@@ -166,16 +168,17 @@ static int read_meta(Elf *elf, struct elfsyms *e)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debuglink") != 0)
+		if (name && !strcmp(name, ".debug_info"))
+			e->own_dwarf = true;
+		if (!name || strcmp(name, ".gnu_debuglink") != 0 || e->debuglink)
 			continue;
 		/* the file name, NUL, padding to 4, then a CRC32 we do not check: build-ids do */
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
-			break;
+			continue;
 		e->debuglink = strdup(data->d_buf);
 		if (!e->debuglink)
 			return -ENOMEM;
-		break;
 	}
 	return 0;
 }
@@ -205,7 +208,7 @@ static int try_debug_fd(int fd, void *arg)
 		return err;
 	}
 	e->symtab |= added > 0;
-	if (added && !e->dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM) {
+	if (added && !e->dwarf && !e->no_dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM) {
 		elf_end(elf);
 		return -ENOMEM;
 	}
@@ -298,6 +301,12 @@ static void sort_and_dedup(struct elfsyms *e)
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
 		     struct elfsyms **out)
 {
+	return elfsyms__load_fd_dwarf(fd, rootfd, path, debug_dir, true, out);
+}
+
+int elfsyms__load_fd_dwarf(int fd, int rootfd, const char *path, const char *debug_dir, bool dwarf,
+			   struct elfsyms **out)
+{
 	struct elfsyms *e = NULL;
 	size_t added;
 	Elf *elf;
@@ -318,6 +327,7 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	e->no_dwarf = !dwarf;
 	err = read_meta(elf, e);
 	if (err)
 		goto cleanup;
@@ -338,7 +348,7 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 		if (!err && !e->debug_path)
 			err = read_minidebug(elf, e);
 	}
-	if (!err && !e->dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM)
+	if (!err && !e->dwarf && dwarf && e->own_dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM)
 		err = -ENOMEM;
 	if (!err)
 		err = collect_syms(elf, SHT_DYNSYM, e, &added);
@@ -495,7 +505,7 @@ int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path)
 	sort_and_dedup(e);
 	if (!e->debug_path)
 		return -ENOMEM;
-	return e->nr_syms != before || e->dwarf ? 1 : 0;
+	return e->nr_syms != before || e->dwarf || e->symtab ? 1 : 0;
 }
 
 int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_t n)
@@ -516,4 +526,9 @@ int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_
 bool elfsyms__has_symtab(const struct elfsyms *e)
 {
 	return e->symtab;
+}
+
+bool elfsyms__has_own_dwarf(const struct elfsyms *e)
+{
+	return e->own_dwarf;
 }

@@ -41,6 +41,11 @@ struct elfsyms;
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
 		     struct elfsyms **out);
 
+/* elfsyms__load_fd, and with @dwarf false no DWARF is opened (elfsyms__dwarf() stays NULL):
+ * sessions that show no source line spare its memory. */
+int elfsyms__load_fd_dwarf(int fd, int rootfd, const char *path, const char *debug_dir, bool dwarf,
+			   struct elfsyms **out);
+
 /* elfsyms__load_fd on @path opened under @rootfd. */
 int elfsyms__load(int rootfd, const char *path, const char *debug_dir, struct elfsyms **out);
 
@@ -83,6 +88,9 @@ struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e);
 /* True when a symbol table beyond .dynsym was found: the file's own .symtab, its debug file's,
  * or its MiniDebugInfo's. */
 bool elfsyms__has_symtab(const struct elfsyms *e);
+
+/* True when the file itself has DWARF (.debug_info), opened or not. */
+bool elfsyms__has_own_dwarf(const struct elfsyms *e);
 
 /* True when the static functions came from the file's MiniDebugInfo (.gnu_debugdata). */
 bool elfsyms__has_minidebug(const struct elfsyms *e);
