@@ -9,6 +9,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,102 @@ Test(debuginfod, names_the_stripped_workload)
 	cr_expect_eq(h_folded_frame(&r.folded, "touch_c"), 0,
 		     "touch_c named without debuginfod: from where?");
 	cr_expect_gt(h_folded_total(&r.folded), 40 * H_MIB);
+	h_folded_free(&r.folded);
+}
+
+/* Copies between @a and @b until both sides are done. */
+static void relay(int a, int b)
+{
+	struct pollfd p[2] = { { .fd = a, .events = POLLIN }, { .fd = b, .events = POLLIN } };
+	char buf[65536];
+	int open = 2;
+
+	while (open && poll(p, 2, 10000) > 0) {
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (p[i].fd < 0 || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			if (n <= 0 || write(i ? a : b, buf, (size_t)n) != n) {
+				shutdown(i ? a : b, SHUT_WR); /* EOF on one side: pass it on */
+				p[i].fd = -1;
+				open--;
+			}
+		}
+	}
+	_exit(0);
+}
+
+/* A proxy on a free loopback port to debuginfod at @port that answers each connection
+ * @delay_ms late. Its port. */
+static int start_slow_proxy(int port, int delay_ms)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int proxy_port, lfd = loopback_socket(true, &proxy_port);
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		for (;;) {
+			int c = accept(lfd, NULL, NULL), b;
+
+			if (c < 0)
+				_exit(0);
+			if (fork() == 0) {
+				usleep((useconds_t)delay_ms * 1000);
+				b = socket(AF_INET, SOCK_STREAM, 0);
+				if (b < 0 || connect(b, (struct sockaddr *)&to, sizeof(to)))
+					_exit(1);
+				relay(c, b);
+			}
+			close(c);
+		}
+	}
+	close(lfd);
+	h_track(pid);
+	return proxy_port;
+}
+
+/*
+ * The debug file arrives 1.5 s after the stacks were named (a slow server): the live
+ * refreshes show the workload's frames as addresses, and the stacks are named again when it
+ * comes, so the final document has touch_a/b/c.
+ */
+Test(debuginfod, stacks_named_again_when_the_file_arrives)
+{
+	char dir[64], id[64], url[64], stream[128], bin[128], cache[128], *text, *last;
+	const char *fl_args[] = { "-i", "0.2", "--json-stream", stream, NULL };
+	struct h_run r;
+	int port;
+
+	h_temp_dir_ok(dir);
+	build_stripped(dir, id);
+	port = start_slow_proxy(start_server(dir, id), 1500);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	setenv("WORKLOADS", bin, 1);
+	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
+	setenv("DEBUGINFOD_URLS", url, 1);
+	h_attach_start_ok(&r, "threads", NULL, fl_args);
+	h_attach_work_ok(&r); /* at once: the stacks are named long before the file comes */
+	usleep(3000 * 1000);
+	h_attach_stop_ok(&r, SIGINT);
+	text = h_read_file(stream);
+	last = strstr(text, "\"final\":true");
+	cr_assert_not_null(last, "no final document in %s", stream);
+	cr_expect(strstr(text, "\"threads+0x") && strstr(text, "\"threads+0x") < last,
+		  "no refresh before the final one showed the workload's frames unnamed");
+	cr_expect(strstr(last, "\"touch_c\""), "the final document does not name touch_c");
+	for (int i = 0; i < H_NTOUCHERS; i++)
+		h_within_ok(h_touchers[i].fn, h_folded_edge(&r.folded, "toucher_main",
+							    h_touchers[i].fn),
+			    (int64_t)h_touchers[i].bytes, &r.folded);
+	free(text);
 	h_folded_free(&r.folded);
 }
 
