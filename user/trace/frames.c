@@ -284,6 +284,19 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 	return frames__get_info(f, col, sym, key, out, addrs, &info);
 }
 
+/* Keeps the walk @ips of @n frames in @s. 0 or -ENOMEM. */
+static int keep_walk(struct named_stack *s, const uint64_t *ips, size_t n)
+{
+	uint64_t *w = realloc(s->walk, n * sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, ips, n * sizeof(*w));
+	s->walk = w;
+	s->nwalk = n;
+	return 0;
+}
+
 /* Names @s (its walk in s->walk) again. Returns the count, 0 when memory ran out. */
 static size_t name_again(struct frames *f, struct symbolizer *sym, struct named_stack *s)
 {
@@ -320,25 +333,23 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 	s = &f->slots[slot_of(f, &id)];
 	/* a cut stack is named again once per refresh, not for every row that shares it: the
 	 * maps it could be named from do not change within one; every stack is named again
-	 * once after debug files arrived */
-	if (!s->used || s->retry || s->epoch != f->epoch) {
-		if (s->used && s->retry && s->round == f->round && s->epoch == f->epoch)
-			goto named;
+	 * once after debug files arrived (from its kept walk: the BPF map may have lost it) */
+	if (s->used && s->epoch == f->epoch && (!s->retry || s->round == f->round))
+		goto named;
+	if (!s->used || s->retry) {
+		/* walked again: repairing the walk needs the maps a retry may have now */
+		n = repaired_walk(col, sym, key, ips);
+		if (!n && !s->used)
+			return 0;
 		if (!s->used) {
-			n = repaired_walk(col, sym, key, ips);
-			if (!n)
-				return 0;
 			*s = (struct named_stack){ .id = id, .used = true };
 			f->used++;
-			s->walk = malloc(n * sizeof(*s->walk));
-			if (!s->walk)
-				return out_of_memory(f, s);
-			memcpy(s->walk, ips, n * sizeof(*s->walk));
-			s->nwalk = n;
 		}
-		if (!name_again(f, sym, s))
-			return 0;
+		if (n && keep_walk(s, ips, n))
+			return out_of_memory(f, s);
 	}
+	if (!name_again(f, sym, s))
+		return 0;
 named:
 	*out = (const char *const *)s->names;
 	*addrs = s->addrs;
