@@ -136,6 +136,14 @@ Test(lines, pprof_lines_match_addr2line)
 		}
 	}
 	pclose(p);
+	/* and what a user reads: -lines ranks touch_c by its line in threads.c */
+	snprintf(line, sizeof(line), GO " tool pprof -lines -top %s 2>/dev/null | "
+		 "grep -c 'touch_c .*threads.c:[0-9]'", pb);
+	p = popen(line, "r");
+	cr_assert_not_null(p);
+	cr_expect(fgets(next, sizeof(next), p) && atoi(next) >= 1,
+		  "go tool pprof -lines -top shows no touch_c with its line");
+	pclose(p);
 	unlink(pb);
 	cr_expect_geq(compared, 4, "only %d locations in the workload", compared);
 	cr_expect_geq(inlined, 3, "only %d locations with an inlined call (wl_write_pages)", inlined);
