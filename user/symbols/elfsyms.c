@@ -40,7 +40,6 @@ struct elfsyms {
 	char *debuglink;
 	char *debug_path;
 	struct dwarfinfo *dwarf; /* the file's own DWARF, else its debug file's; NULL: none */
-	bool minidebug;		 /* the static functions came from .gnu_debugdata */
 	bool symtab;		 /* a .symtab (the file's, its debug file's or MiniDebugInfo's) */
 	bool own_dwarf;		 /* the file has a .debug_info section */
 	bool no_dwarf;		 /* DWARF is not wanted: @dwarf stays NULL */
@@ -231,7 +230,6 @@ static int read_minidebug(Elf *elf, struct elfsyms *e)
 	mini = elf_memory(buf, len);
 	if (mini && elf_kind(mini) == ELF_K_ELF)
 		err = collect_syms(mini, SHT_SYMTAB, e, &added);
-	e->minidebug = added > 0;
 	e->symtab |= added > 0;
 	elf_end(mini);
 	free(buf);
@@ -484,11 +482,6 @@ const char *elfsyms__debug_path(const struct elfsyms *e)
 struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e)
 {
 	return e->dwarf;
-}
-
-bool elfsyms__has_minidebug(const struct elfsyms *e)
-{
-	return e->minidebug;
 }
 
 int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path)

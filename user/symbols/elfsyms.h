@@ -92,9 +92,6 @@ bool elfsyms__has_symtab(const struct elfsyms *e);
 /* True when the file itself has DWARF (.debug_info), opened or not. */
 bool elfsyms__has_own_dwarf(const struct elfsyms *e);
 
-/* True when the static functions came from the file's MiniDebugInfo (.gnu_debugdata). */
-bool elfsyms__has_minidebug(const struct elfsyms *e);
-
 /*
  * A separate debug file found later (debuginfod), open at @fd and known as @path: its .symtab
  * and DWARF are added as elfsyms__load_fd would have, when its build-id matches and @e has no
