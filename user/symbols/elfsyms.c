@@ -64,7 +64,26 @@ static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 	return 0;
 }
 
-/* Appends the sized function symbols of every section of type @sh_type; counts them in @added. */
+/* How far past a sizeless code label (assembly: ld.so's _start) its name reaches. */
+#define LABEL_REACH 4096
+
+/* True for a symbol without a size that labels code: an assembly entry point. */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	/* FUNC without a size (crt's _init, _fini) is a function whose end is unknown: no */
+	if (sym->st_size || type != STT_NOTYPE || sym->st_shndx >= SHN_LORESERVE ||
+	    name[0] == '.' || name[0] == '$')
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Appends the sized function symbols, and the sizeless code labels, of every section of type
+ * @sh_type; counts them in @added. */
 static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t *added)
 {
 	Elf_Scn *scn = NULL;
@@ -90,12 +109,15 @@ static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t 
 			if (!gelf_getsym(data, i, &sym))
 				break;
 			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size ||
-			    sym.st_shndx == SHN_UNDEF)
+			if (sym.st_shndx == SHN_UNDEF)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !name[0])
 				continue;
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size) {
+				if (!is_code_label(elf, &sym, name))
+					continue;
+			}
 			err = push_sym(e, &sym, name);
 			if (err)
 				return err;
@@ -259,6 +281,8 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size) /* a function over a label at its start */
+		return x->size ? -1 : 1;
 	rx = bind_rank(x->bind);
 	ry = bind_rank(y->bind);
 	if (rx != ry)
@@ -409,7 +433,18 @@ struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr)
 	if (!lo)
 		return NULL;
 	s = &e->syms[lo - 1];
-	return vaddr - s->addr < s->size ? s : NULL;
+	if (s->size)
+		return vaddr - s->addr < s->size ? s : NULL;
+	/* a label: unless a function before it holds @vaddr (a label inside a function) */
+	for (size_t i = lo - 1, steps = 0; i-- > 0 && steps < 64; steps++) {
+		const struct elfsyms_sym *p = &e->syms[i];
+
+		if (p->size && vaddr - p->addr < p->size)
+			return &e->syms[i];
+		if (p->size)
+			break;
+	}
+	return vaddr - s->addr < LABEL_REACH ? s : NULL;
 }
 
 int elfsyms__type(const struct elfsyms *e)

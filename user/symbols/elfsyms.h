@@ -17,7 +17,9 @@
 #define ELFSYMS_DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define ELFSYMS_MAX_BUILD_ID DEBUGFILE_MAX_BUILD_ID
 
-/* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses.*/
+/* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses;
+ * or a code label without a size (assembly entry points such as ld.so's _start, size 0), which
+ * names the addresses after it that no function holds, up to 4 KiB. */
 struct elfsyms_sym {
 	uint64_t addr;
 	uint64_t size;

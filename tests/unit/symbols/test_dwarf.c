@@ -321,3 +321,56 @@ Test(minidebug, functions_known_by_start)
 	symbolizer__free(s);
 	elf_cache__free(cache);
 }
+
+/*
+ * Sizeless code labels (assembly entry points such as ld.so's _start) name the addresses after
+ * them that no function holds; a label inside a sized function does not hide the function.
+ */
+/* The value of symbol @sym in @file, sized or not (nm), or 0. */
+static uint64_t nm_value(const char *file, const char *sym)
+{
+	char cmd[256], line[256], name[128];
+	unsigned long long v;
+	uint64_t found = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", file);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p))
+		if (sscanf(line, "%llx %*c %127s", &v, name) == 2 && !strcmp(name, sym))
+			found = v;
+	pclose(p);
+	return found;
+}
+
+Test(minidebug, sizeless_code_labels)
+{
+	static const char asm_src[] =
+		"__asm__(\".text\\n.globl fl_entry_label\\nfl_entry_label:\\n nop\\n nop\\n nop\\n"
+		" ret\\n.type fl_sized, @function\\nfl_sized:\\n nop\\nfl_inner_label:\\n nop\\n"
+		" nop\\n ret\\n.size fl_sized, .-fl_sized\\n\");\n"
+		"int main(void) { return 0; }\n";
+	const uint64_t base = 0x555500000000ULL;
+	struct elf_cache *cache = elf_cache__new();
+	uint64_t entry, inner;
+	struct symbolizer *s;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/labels.c", tmp);
+	f = fopen(path, "w");
+	cr_assert_not_null(f);
+	fputs(asm_src, f);
+	fclose(f);
+	run("cc -O1 -fPIE -pie -o %s/labels %s", tmp, path);
+	snprintf(path, sizeof(path), "%s/labels", tmp);
+	entry = nm_value(path, "fl_entry_label");
+	inner = nm_value(path, "fl_inner_label");
+	cr_assert(entry && inner);
+	s = map_alone(cache, "labels", base);
+	expect_name(s, base + entry + 2, "fl_entry_label");
+	expect_name(s, base + inner + 1, "fl_sized");
+	symbolizer__free(s);
+	elf_cache__free(cache);
+}
