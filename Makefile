@@ -36,7 +36,7 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
 LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
-	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldl -lm
+	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldw -llzma -ldl -lpthread -lm
 
 # exitmaps.bpf.c needs Linux 6.7 (bpf_iter_task_vma): a skeleton of its own, loaded when it can
 EXIT_SRC := bpf/exitmaps.bpf.c

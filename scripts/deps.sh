@@ -13,9 +13,12 @@ set -eu
 # qemu-system-x86, busybox-static, cpio: scripts/vm-run.sh, which boots Debian 12's 6.1 kernel
 # for tests/portability.sh; clang-format: make check; clang-rt: clang's runtime (libFuzzer,
 # ASan, UBSan) for make fuzz and make unit-sanitize.
+# libdw-dev: DWARF lines and inlined frames; liblzma-dev: MiniDebugInfo; libdebuginfod1 (loaded
+# at run time when DEBUGINFOD_URLS is set) and debuginfod (the server the tests start).
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
 libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
-qemu-system-x86 busybox-static cpio clang-format clang-rt"
+qemu-system-x86 busybox-static cpio clang-format clang-rt
+libdw-dev liblzma-dev libdebuginfod1 debuginfod"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -30,6 +33,9 @@ have() {
 	zlib1g-dev) test -f /usr/include/zlib.h ;;
 	libcriterion-dev) test -f /usr/include/criterion/criterion.h ;;
 	libcapstone-dev) test -f /usr/include/capstone/capstone.h ;;
+	libdw-dev) test -f /usr/include/elfutils/libdw.h ;;
+	liblzma-dev) test -f /usr/include/lzma.h ;;
+	libdebuginfod1) test -f /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ;;
 	libncurses-dev) test -f /usr/include/ncursesw/curses.h -o -f /usr/include/curses.h ;;
 	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;
 	libtcmalloc-minimal4) test -f /usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4 ;;

@@ -24,6 +24,8 @@ declare -A lib_stages=(
 	["gelf.h"]="symbols trace"
 	["libelf.h"]="symbols trace"
 	["capstone/"]="trace"
+	["elfutils/"]="symbols"
+	["lzma.h"]="symbols"
 	["curses.h"]="views"
 	["zlib.h"]="formats"
 )

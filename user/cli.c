@@ -359,6 +359,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_PLAIN:
 		cfg->plain = true;
 		return 0;
+	case OPT_NO_DEBUGINFOD:
+		cfg->no_debuginfod = true;
+		return 0;
+	case OPT_INLINE:
+		cfg->inline_frames = true;
+		return 0;
 	case OPT_ALLOC_LIB:
 		err = parse_string("--alloc-lib", arg, &cfg->alloc_lib);
 		break;

@@ -39,6 +39,8 @@ struct fl_config {
 	bool vm;	       /* --vm: memory syscall tracepoints */
 	bool by_stack;	       /* --by: frames are the call stack (default) ... */
 	bool by_mapping;       /* ... and/or the class of the mapping the change hit */
+	bool no_debuginfod;    /* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
+	bool inline_frames;    /* --inline: inlined calls as frames of the tree and folded output */
 };
 
 #ifndef FAULTLINE_VERSION /* the Makefile defines it */

@@ -24,6 +24,8 @@ enum {
 	OPT_JSON,
 	OPT_JSON_STREAM,
 	OPT_SVG,
+	OPT_NO_DEBUGINFOD,
+	OPT_INLINE,
 };
 
 extern const char cli_args_doc[];

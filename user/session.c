@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "base/units.h"
+#include "debuginfo.h"
 #include "follow.h"
 #include "formats/folded.h"
 #include "formats/output.h"
@@ -234,8 +235,11 @@ static int setup(struct session *s)
 				tracer__threads_fd(s->tracer), to.max_counts);
 	s->elf = elf_cache__new();
 	s->frames = frames__new();
-	if (!s->col || !s->elf || !s->frames)
+	if (!s->col || !s->elf || !s->frames || debuginfo__start(s))
 		return -ENOMEM;
+	/* source lines only where an output shows them: DWARF costs memory */
+	elf_cache__set_dwarf(s->elf,
+			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
 	if (cfg->alloc)
@@ -348,7 +352,8 @@ static int show(struct session *s, bool final)
 				    .vm = cfg->vm,
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
-				    .pprof = final && cfg->pprof };
+				    .pprof = final && cfg->pprof,
+				    .inline_frames = cfg->inline_frames };
 	struct table_opts to = { .top = cfg->top,
 				 .metric = s->metric,
 				 .threads = s->threads,
@@ -371,6 +376,8 @@ static int show(struct session *s, bool final)
 	err = collector__read(s->col);
 	if (!err)
 		follow__reload_execs(s);
+	if (!err)
+		err = debuginfo__refresh(s, final);
 	for (size_t i = 0; i < s->targets.n; i++)
 		follow__refresh(s, &s->targets.v[i]);
 	if (!err)
@@ -549,6 +556,7 @@ static void teardown(struct session *s)
 	tracer__destroy(s->tracer);
 	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
+	debuginfo__end(s);
 	frames__free(s->frames);
 	elf_cache__free(s->elf);
 	collector__free(s->col);

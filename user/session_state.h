@@ -24,6 +24,7 @@ struct session {
 	struct tracer *tracer;
 	struct collector *col;
 	struct elf_cache *elf;
+	struct debuginfod *debuginfod; /* DEBUGINFOD_URLS: debug files fetched meanwhile; or NULL */
 	struct frames *frames;
 	struct target_set targets; /* the given ones, then the children -f found */
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */

@@ -9,6 +9,7 @@
 #include "formats/output.h"
 #include "formats/svg.h"
 #include "model/calls.h"
+#include "stackpath.h"
 #include "symbols/mapclass.h"
 
 const char *snapshot__origin_frame(enum fl_origin origin)
@@ -220,15 +221,34 @@ static void sort_threads(struct snapshot *snap, enum fl_metric m)
 		&m);
 }
 
+/* The pprof lines of @fi into @out: the function's alone, or with @inlined the calls inlined
+ * at the address first. */
+static struct pprof_lines pprof_lines(const struct frame_info *fi, bool inlined,
+				      struct pprof_line out[SYMBOLIZER_MAX_FRAMES])
+{
+	size_t n = fi ? fi->nlines : 0, from = inlined || !n ? 0 : n - 1;
+
+	if (n - from > SYMBOLIZER_MAX_FRAMES)
+		from = n - SYMBOLIZER_MAX_FRAMES;
+	for (size_t k = from; k < n; k++)
+		out[k - from] = (struct pprof_line){ fi->lines[k].name, fi->lines[k].file,
+						     fi->lines[k].line };
+	return (struct pprof_lines){ out, n - from };
+}
+
 /*
  * One counts row as a pprof sample: the frames of its profile path, leaf first, with the
- * addresses frames named (0 for pseudo-frames) and the mappings holding them; every value.
+ * addresses frames named (0 for pseudo-frames), their source lines (@inlined: with the calls
+ * inlined there) and the mappings holding them; every value.
  */
 static int add_pprof_sample(struct snapshot *snap, const struct target *t, const struct fl_row *r,
-			    const char *const *path, const uint64_t *addrs, size_t depth)
+			    const char *const *path, const uint64_t *addrs,
+			    const struct frame_info *const *infos, size_t depth, bool inlined)
 {
 	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
 	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
+	struct pprof_line lines[4 + FL_MAX_STACK_DEPTH][SYMBOLIZER_MAX_FRAMES];
+	struct pprof_lines fl[4 + FL_MAX_STACK_DEPTH];
 	int64_t values[FL_METRIC__COUNT];
 	bool any = false;
 
@@ -245,6 +265,7 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 		*f = (struct pprof_frame){ .name = path[i],
 					   .address = addrs[i],
 					   .pid = r->key.tgid };
+		fl[depth - 1 - i] = pprof_lines(infos[i], inlined, lines[i]);
 		if (!addrs[i] || !t->sym || symbolizer__mapping(t->sym, addrs[i], &m))
 			continue;
 		maps[i] = (struct pprof_mapping){ .start = m.start,
@@ -255,8 +276,8 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 						  .build_id_len = m.build_id_len };
 		f->mapping = &maps[i];
 	}
-	return pprof__add_sample(snap->pprof, frames, depth, values, row_thread(snap, r->key.tid),
-				 r->key.tgid, r->key.tid);
+	return pprof__add_sample_lines(snap->pprof, frames, fl, depth, values,
+				       row_thread(snap, r->key.tid), r->key.tgid, r->key.tid);
 }
 
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
@@ -267,7 +288,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	/* process, thread, the stack, the call, the mapping */
 	const char *path[4 + FL_MAX_STACK_DEPTH];
 	uint64_t addrs[4 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
+	const struct frame_info *infos[4 + FL_MAX_STACK_DEPTH] = { 0 };
 	const char *const *names = NULL;
+	const struct frame_info *info = NULL;
 	const uint64_t *ips = NULL;
 	size_t n = 0, depth = 0;
 	int err;
@@ -276,10 +299,12 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	if (o->threads)
 		path[depth++] = row_thread(snap, r->key.tid);
 	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)
-		n = frames__get_addrs(frames, col, t->sym, &r->key, &names, &ips);
+		n = frames__get_info(frames, col, t->sym, &r->key, &names, &ips, &info);
 	if (n) {
 		memcpy(&path[depth], names, n * sizeof(*names));
 		memcpy(&addrs[depth], ips, n * sizeof(*ips));
+		for (size_t i = 0; i < n; i++)
+			infos[depth + i] = &info[i];
 		depth += n;
 	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
 		path[depth++] = r->key.origin == FL_ORIGIN_USER ?
@@ -291,9 +316,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = call__name(r->key.call);
 	if (o->by_mapping)
 		path[depth++] = mapping_frame(t, &r->key);
-	err = profile__add(snap->profile, path, depth, &r->counts);
+	err = stackpath__add(snap->profile, path, infos, depth, o->inline_frames, &r->counts);
 	if (!err && snap->pprof)
-		err = add_pprof_sample(snap, t, r, path, addrs, depth);
+		err = add_pprof_sample(snap, t, r, path, addrs, infos, depth, o->inline_frames);
 	return err;
 }
 

@@ -16,11 +16,12 @@
 struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */
 	enum fl_metric metric;
-	bool alloc;	 /* --alloc: build the allocation sites too */
-	bool vm;	 /* --vm: build the memory call sites too */
-	bool by_stack;	 /* the stack's frames (and the call's) below the process [and thread] */
-	bool by_mapping; /* the mapping class as the last frame (file path for a file) */
-	bool pprof;	 /* build the pprof model too (with addresses and mappings) */
+	bool alloc;	    /* --alloc: build the allocation sites too */
+	bool vm;	    /* --vm: build the memory call sites too */
+	bool by_stack;	    /* the stack's frames (and the call's) below the process [and thread] */
+	bool by_mapping;    /* the mapping class as the last frame (file path for a file) */
+	bool pprof;	    /* build the pprof model too (with addresses and mappings) */
+	bool inline_frames; /* --inline: inlined calls as frames of the tree */
 };
 
 struct snapshot {

@@ -271,6 +271,26 @@ static void frames(struct json *j, const struct pnode *n)
 	json__str(j, NULL, n->name);
 }
 
+/* The source line of each frame from the root's child down to @n ("file:line" or null). */
+static void lines(struct json *j, const struct pnode *n)
+{
+	if (!n->parent)
+		return;
+	lines(j, n->parent);
+	if (n->src)
+		json__str(j, NULL, n->src);
+	else
+		json__null(j, NULL);
+}
+
+static bool has_lines(const struct pnode *n)
+{
+	for (; n; n = n->parent)
+		if (n->src)
+			return true;
+	return false;
+}
+
 static void stacks(struct json *j, const struct fl_report *r, const struct pnode *n)
 {
 	if (n->leaf && n->parent) {
@@ -278,6 +298,11 @@ static void stacks(struct json *j, const struct fl_report *r, const struct pnode
 		json__array_begin(j, "frames");
 		frames(j, n);
 		json__array_end(j);
+		if (has_lines(n)) {
+			json__array_begin(j, "lines");
+			lines(j, n);
+			json__array_end(j);
+		}
 		counts(j, "counts", &n->self, r);
 		json__object_end(j);
 	}

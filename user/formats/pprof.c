@@ -46,6 +46,7 @@ enum {
 	LOCATION_ADDRESS = 3,
 	LOCATION_LINE = 4,
 	LINE_FUNCTION_ID = 1,
+	LINE_LINE = 2,
 	FUNCTION_ID = 1,
 	FUNCTION_NAME = 2,
 	FUNCTION_SYSTEM_NAME = 3,
@@ -61,8 +62,13 @@ struct map_rec {
 	uint64_t start, limit, offset, file, build_id;
 };
 
+/* A Line, and the one after it (the caller it was inlined into): 0 for the last. */
+struct line_rec {
+	uint64_t function, line, next;
+};
+
 struct loc_rec {
-	uint64_t pid, address, function, mapping;
+	uint64_t pid, address, lines, mapping; /* lines: the first line_rec */
 };
 
 struct sample_rec {
@@ -78,7 +84,7 @@ struct value_type {
 
 struct pprof {
 	struct intern strings; /* string id = intern id; 0 is "" */
-	struct intern fns, maps, locs;
+	struct intern fns, maps, locs, lines;
 	struct value_type *types;
 	size_t ntypes, types_cap;
 	uint64_t default_type; /* string id of its type */
@@ -119,6 +125,7 @@ struct pprof *pprof__new(void)
 	intern__init(&p->fns, sizeof(struct fn_rec));
 	intern__init(&p->maps, sizeof(struct map_rec));
 	intern__init(&p->locs, sizeof(struct loc_rec));
+	intern__init(&p->lines, sizeof(struct line_rec));
 	p->key_thread = string_id(p, "thread");
 	p->key_pid = string_id(p, "pid");
 	p->key_tid = string_id(p, "tid");
@@ -138,6 +145,7 @@ void pprof__free(struct pprof *p)
 	intern__fini(&p->fns);
 	intern__fini(&p->maps);
 	intern__fini(&p->locs);
+	intern__fini(&p->lines);
 	free(p->types);
 	free(p->samples);
 	free(p->sample_locs);
@@ -197,25 +205,58 @@ static uint64_t mapping_id(struct pprof *p, const struct pprof_mapping *m)
 }
 
 /* The location id of @f; 0 when out of memory. */
-static uint64_t location_id(struct pprof *p, const struct pprof_frame *f)
+/* The id of line @l of frame @f, @next the caller's line id: 0 when out of memory. */
+static uint64_t line_id(struct pprof *p, const struct pprof_frame *f, const struct pprof_line *l,
+			uint64_t next)
 {
-	struct fn_rec fn = { .name = string_id(p, f->name ? f->name : "[unknown]") };
+	struct fn_rec fn = { .name = string_id(p, l->name ? l->name : "[unknown]") };
+	struct line_rec r = { .line = l->line, .next = next };
+
+	/* a function without a source file is named after its object, as before lines existed */
+	if (l->file)
+		fn.file = string_id(p, l->file);
+	else if (f->address && f->mapping)
+		fn.file = string_id(p, f->mapping->file);
+	if (fn.name == (uint64_t)-1 || fn.file == (uint64_t)-1)
+		return 0;
+	r.function = intern__id(&p->fns, &fn);
+	return r.function ? intern__id(&p->lines, &r) : 0;
+}
+
+/* The location id of @f; 0 when out of memory. */
+static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
+			    const struct pprof_lines *fl)
+{
+	const struct pprof_line one = { .name = f->name };
+	bool many = fl && fl->n && f->address;
+	const struct pprof_line *lines = many ? fl->v : &one;
+	size_t n = many ? fl->n : 1;
 	struct loc_rec loc = { .address = f->address };
 
 	if (f->address) {
 		loc.pid = f->pid;
 		loc.mapping = mapping_id(p, f->mapping);
-		if (f->mapping)
-			fn.file = string_id(p, f->mapping->file);
+		if (loc.mapping == (uint64_t)-1)
+			return 0;
 	}
-	if (fn.name == (uint64_t)-1 || fn.file == (uint64_t)-1 || loc.mapping == (uint64_t)-1)
-		return 0;
-	loc.function = intern__id(&p->fns, &fn);
-	return loc.function ? intern__id(&p->locs, &loc) : 0;
+	/* the outermost first, so that each line can point at its caller's */
+	for (size_t i = n; i-- > 0;) {
+		loc.lines = line_id(p, f, &lines[i], loc.lines);
+		if (!loc.lines)
+			return 0;
+	}
+	return intern__id(&p->locs, &loc);
 }
 
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
 		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid)
+{
+	return pprof__add_sample_lines(p, frames, NULL, n, values, thread, pid, tid);
+}
+
+int pprof__add_sample_lines(struct pprof *p, const struct pprof_frame *frames,
+			    const struct pprof_lines *lines, size_t n, const int64_t *values,
+			    const char *thread, uint32_t pid, uint32_t tid)
 {
 	char pid_str[16];
 	struct sample_rec s = { .loc_off = p->nsample_locs,
@@ -232,7 +273,7 @@ int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t 
 	if (s.thread == (uint64_t)-1 || s.pid == (uint64_t)-1)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t id = location_id(p, &frames[i]);
+		uint64_t id = location_id(p, &frames[i], lines ? &lines[i] : NULL);
 
 		grown = grow__reserve(p->sample_locs, &p->sample_locs_cap, p->nsample_locs,
 				      sizeof(uint64_t));
@@ -428,14 +469,21 @@ static void encode_locations(const struct pprof *p, struct gz_out *g, struct pb_
 		const struct loc_rec *r = intern__get(&p->locs, id);
 
 		pb__rewind(m);
-		pb__rewind(line);
 		pb__uint(m, LOCATION_ID, id);
 		if (r->mapping)
 			pb__uint(m, LOCATION_MAPPING_ID, out_mapping(r->mapping, main));
 		if (r->address)
 			pb__uint(m, LOCATION_ADDRESS, r->address);
-		pb__uint(line, LINE_FUNCTION_ID, r->function);
-		pb__message(m, LOCATION_LINE, line);
+		for (uint64_t l = r->lines; l;) {
+			const struct line_rec *lr = intern__get(&p->lines, l);
+
+			pb__rewind(line);
+			pb__uint(line, LINE_FUNCTION_ID, lr->function);
+			if (lr->line)
+				pb__uint(line, LINE_LINE, lr->line);
+			pb__message(m, LOCATION_LINE, line);
+			l = lr->next;
+		}
 		pb__message(b, PROFILE_LOCATION, m);
 		gz_emit(g, b);
 	}

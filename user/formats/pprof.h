@@ -22,12 +22,26 @@ struct pprof_mapping {
 	size_t build_id_len;
 };
 
+/* A source line of a frame: an inlined call, or the function holding the address. */
+struct pprof_line {
+	const char *name; /* the function (NULL: "[unknown]") */
+	const char *file; /* its source file; NULL: unknown (the mapping's file is written) */
+	unsigned line;	  /* 0: unknown */
+};
+
 /* One frame of a sample. */
 struct pprof_frame {
 	const char *name; /* the function as faultline names it (NULL: "[unknown]") */
 	uint64_t address; /* the code address named; 0 for a pseudo-frame ("[exit]", a thread) */
 	uint32_t pid;	  /* whose address space @address is in */
 	const struct pprof_mapping *mapping; /* the mapping holding @address; NULL: none */
+};
+
+/* The lines of a frame: innermost inlined call first, the function holding the address last
+ * (pprof's Line order); @n 0: the one line of the frame's name. */
+struct pprof_lines {
+	const struct pprof_line *v;
+	size_t n;
 };
 
 struct pprof;
@@ -47,11 +61,17 @@ void pprof__set_time(struct pprof *p, int64_t time_ns, int64_t duration_ns);
 /*
  * Adds one sample: @frames leaf first (@n of them, @n >= 1), one value per sample type, and the
  * labels thread=@thread (string), pid=@pid (string) and tid=@tid (number). Frames with an
- * address are one Location per (pid, address, name, mapping); pseudo-frames (address 0) one per
- * name. Returns 0, -EINVAL (no frame, or no sample type), or -ENOMEM (nothing added).
+ * address are one Location per (pid, address, lines, mapping), with a Line per line; pseudo-frames
+ * (address 0) one per name. Returns 0, -EINVAL (no frame, or no sample type), or -ENOMEM (nothing added).
  */
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
 		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid);
+
+/* pprof__add_sample, with the source lines of each frame in @lines (as many as @frames; NULL:
+ * none): a frame with an address gets one Line per line, Function.filename its source file. */
+int pprof__add_sample_lines(struct pprof *p, const struct pprof_frame *frames,
+			    const struct pprof_lines *lines, size_t n, const int64_t *values,
+			    const char *thread, uint32_t pid, uint32_t tid);
 
 /* How many samples, locations and mappings the model holds. */
 size_t pprof__nr_samples(const struct pprof *p);

@@ -213,6 +213,7 @@ struct profile *profile__new(void)
 
 static void node_free(struct pnode *n)
 {
+	free(n->src);
 	free(n->children);
 	free(n);
 }
@@ -326,6 +327,30 @@ static struct pnode *child_get(struct profile *p, struct pnode *parent, const ch
 
 int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c)
 {
+	return profile__add_src(p, frames, NULL, n, c);
+}
+
+/* Gives @node its source line @src: the first one, or none once two stacks disagree. */
+static int set_src(struct pnode *node, const char *src)
+{
+	if (node->src_mixed)
+		return 0;
+	if (!node->src_seen) {
+		node->src_seen = true;
+		node->src = src ? strdup(src) : NULL;
+		return src && !node->src ? -ENOMEM : 0;
+	}
+	if ((!src && !node->src) || (src && node->src && !strcmp(src, node->src)))
+		return 0;
+	free(node->src);
+	node->src = NULL;
+	node->src_mixed = true;
+	return 0;
+}
+
+int profile__add_src(struct profile *p, const char *const *frames, const char *const *srcs,
+		     size_t n, const struct fl_counts *c)
+{
 	struct pnode *node = &p->root;
 	size_t i;
 
@@ -337,6 +362,9 @@ int profile__add(struct profile *p, const char *const *frames, size_t n, const s
 		if (!node)
 			return -ENOMEM;
 	}
+	for (struct pnode *up = node; srcs && up != &p->root; up = up->parent)
+		if (set_src(up, srcs[--i]))
+			return -ENOMEM;
 	if (counts__add(&node->self, c))
 		p->saturated = true;
 	if (!node->leaf) {

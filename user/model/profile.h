@@ -59,6 +59,8 @@ struct pnode {
 	size_t nchildren;
 	size_t cap;
 	bool leaf; /* some added stack ended here (its self may still be all zero) */
+	char *src; /* "file:line" every stack through it gave, or NULL (none, or they differ) */
+	bool src_seen, src_mixed;
 };
 
 struct profile {
@@ -87,6 +89,12 @@ void profile__free(struct profile *p);
  * nodes already created stay, with zero counts).
  */
 int profile__add(struct profile *p, const char *const *frames, size_t n, const struct fl_counts *c);
+/*
+ * profile__add, with the source line of each frame, "file:line" or NULL (@srcs NULL: none): a
+ * node keeps the line while every stack through it gives the same one.
+ */
+int profile__add_src(struct profile *p, const char *const *frames, const char *const *srcs,
+		     size_t n, const struct fl_counts *c);
 /* Orders every node's children by total of @m, heaviest first, ties by name. */
 void profile__sort(struct profile *p, enum fl_metric m);
 

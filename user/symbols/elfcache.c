@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "symbols/elfcache.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "base/grow.h"
+#include "symbols/debuginfod.h"
 #include "symbols/demangle.h"
+#include "symbols/dwarf.h"
 #include "symbols/elfsyms.h"
 
 struct elf_cache_entry {
@@ -16,6 +21,9 @@ struct elf_cache_entry {
 	off_t size;
 	struct timespec mtime; /* a file rewritten in place keeps its inode */
 	struct elfsyms *elf;   /* NULL: not ELF, or unreadable */
+	char *path;	       /* as first seen (under its target's root) */
+	bool asked;	       /* its build-id went to debuginfod */
+	int debuginfod_err; /* what debuginfod answered (0 when it gave a file or was not asked) */
 };
 
 struct elf_cache {
@@ -24,6 +32,8 @@ struct elf_cache {
 	size_t cap;
 	char *debug_dir;
 	struct demangler *demangler;
+	struct debuginfod *debuginfod; /* borrowed; NULL: off */
+	bool no_dwarf;		       /* load no DWARF */
 };
 
 struct elf_cache *elf_cache__new(void)
@@ -47,8 +57,10 @@ void elf_cache__free(struct elf_cache *c)
 
 	if (!c)
 		return;
-	for (i = 0; i < c->nr; i++)
+	for (i = 0; i < c->nr; i++) {
 		elfsyms__free(c->entries[i].elf);
+		free(c->entries[i].path);
+	}
 	free(c->entries);
 	free(c->debug_dir);
 	demangler__free(c->demangler);
@@ -69,6 +81,22 @@ int elf_cache__set_debug_dir(struct elf_cache *c, const char *dir)
 size_t elf_cache__nr_files(const struct elf_cache *c)
 {
 	return c->nr;
+}
+
+/* Queues the build-id of a file that has neither DWARF nor a debug file. 0 or -ENOMEM. */
+static int ask_debuginfod(struct elf_cache *c, struct elf_cache_entry *ce)
+{
+	const uint8_t *id;
+	size_t len;
+
+	if (!c->debuginfod || ce->asked || !ce->elf || elfsyms__debug_path(ce->elf) ||
+	    elfsyms__has_own_dwarf(ce->elf))
+		return 0;
+	len = elfsyms__build_id(ce->elf, &id);
+	if (!len)
+		return 0;
+	ce->asked = true;
+	return debuginfod__request(c->debuginfod, id, len);
 }
 
 static bool same_file(const struct elf_cache_entry *ce, const struct stat *st)
@@ -98,7 +126,7 @@ int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, st
 	if (!ce)
 		return -ENOMEM;
 	c->entries = ce;
-	err = elfsyms__load_fd(fd, rootfd, path, c->debug_dir, &elf);
+	err = elfsyms__load_fd_dwarf(fd, rootfd, path, c->debug_dir, !c->no_dwarf, &elf);
 	if (err == -ENOMEM)
 		return err;
 	/* other failures are remembered as "no symbols" so they are not retried */
@@ -109,9 +137,89 @@ int elf_cache__get(struct elf_cache *c, int fd, int rootfd, const char *path, st
 		.size = st.st_size,
 		.mtime = st.st_mtim,
 		.elf = elf,
+		.path = strdup(path ? path : ""),
 	};
 	*out = elf;
-	return 0;
+	if (!ce->path)
+		return -ENOMEM;
+	return ask_debuginfod(c, ce);
+}
+
+void elf_cache__set_dwarf(struct elf_cache *c, bool dwarf)
+{
+	c->no_dwarf = !dwarf;
+}
+
+void elf_cache__set_debuginfod(struct elf_cache *c, struct debuginfod *d)
+{
+	c->debuginfod = d;
+	for (size_t i = 0; i < c->nr; i++)
+		if (ask_debuginfod(c, &c->entries[i]) == -ENOMEM)
+			break;
+}
+
+/* Adds the debug file at @r->path to every file of build-id @r->id; how many it named. */
+static int take_result(struct elf_cache *c, const struct debuginfod_result *r)
+{
+	int fd, n, changed = 0;
+
+	fd = r->err ? -1 : open(r->path, O_RDONLY | O_CLOEXEC);
+	for (size_t i = 0; i < c->nr; i++) {
+		struct elf_cache_entry *ce = &c->entries[i];
+		const uint8_t *id;
+
+		if (!ce->asked || !ce->elf || elfsyms__build_id(ce->elf, &id) != r->len ||
+		    memcmp(id, r->id, r->len))
+			continue;
+		ce->debuginfod_err = fd < 0 ? (r->err ? r->err : -ENOENT) : 0;
+		if (fd < 0)
+			continue;
+		n = elfsyms__add_debug_fd(ce->elf, fd, r->path);
+		if (n < 0) {
+			changed = n;
+			break;
+		}
+		changed += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	return changed;
+}
+
+int elf_cache__poll(struct elf_cache *c)
+{
+	struct debuginfod_result r;
+	int changed = 0, n;
+
+	while (c->debuginfod && debuginfod__take(c->debuginfod, &r) == 1) {
+		n = take_result(c, &r);
+		free(r.path);
+		if (n < 0)
+			return n;
+		changed += n;
+	}
+	return changed;
+}
+
+void elf_cache__print_undebugged(const struct elf_cache *c, FILE *out)
+{
+	for (size_t i = 0; i < c->nr; i++) {
+		const struct elf_cache_entry *ce = &c->entries[i];
+		const char *why = "";
+
+		if (!ce->elf || elfsyms__has_symtab(ce->elf) || elfsyms__has_own_dwarf(ce->elf))
+			continue;
+		if (ce->asked && ce->debuginfod_err == -ENOENT)
+			why = ", debuginfod has none";
+		else if (ce->asked && ce->debuginfod_err)
+			why = ", debuginfod failed";
+		else if (ce->asked)
+			why = ", debuginfod had not answered";
+		fprintf(out,
+			"faultline: no debug info for %s (no .symtab, debug file or MiniDebugInfo%s): "
+			"only its exported functions have names\n",
+			ce->path, why);
+	}
 }
 
 struct demangler *elf_cache__demangler(struct elf_cache *c)

@@ -13,7 +13,9 @@
 #include "base/grow.h"
 #include "base/procfs.h"
 #include "symbols/debugfile.h"
+#include "symbols/dwarf.h"
 #include "symbols/elfsyms.h"
+#include "symbols/minidebug.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -37,6 +39,10 @@ struct elfsyms {
 	size_t build_id_len;
 	char *debuglink;
 	char *debug_path;
+	struct dwarfinfo *dwarf; /* the file's own DWARF, else its debug file's; NULL: none */
+	bool symtab;		 /* a .symtab (the file's, its debug file's or MiniDebugInfo's) */
+	bool own_dwarf;		 /* the file has a .debug_info section */
+	bool no_dwarf;		 /* DWARF is not wanted: @dwarf stays NULL */
 };
 
 static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
@@ -47,8 +53,8 @@ static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 		return -ENOMEM;
 	e->syms = s;
 	s = &e->syms[e->nr_syms];
-	s->name = strdup(name);
-	if (!s->name)
+	s->name = name ? strdup(name) : NULL;
+	if (name && !s->name)
 		return -ENOMEM;
 	s->addr = sym->st_value;
 	s->size = sym->st_size;
@@ -58,7 +64,26 @@ static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 	return 0;
 }
 
-/* Appends the sized function symbols of every section of type @sh_type; counts them in @added. */
+/* How far past a sizeless code label (assembly: ld.so's _start) its name reaches. */
+#define LABEL_REACH 4096
+
+/* True for a symbol without a size that labels code: an assembly entry point. */
+static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
+{
+	int type = GELF_ST_TYPE(sym->st_info);
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	/* FUNC without a size (crt's _init, _fini) is a function whose end is unknown: no */
+	if (sym->st_size || type != STT_NOTYPE || sym->st_shndx >= SHN_LORESERVE ||
+	    name[0] == '.' || name[0] == '$')
+		return false;
+	scn = elf_getscn(elf, sym->st_shndx);
+	return scn && gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR);
+}
+
+/* Appends the sized function symbols, and the sizeless code labels, of every section of type
+ * @sh_type; counts them in @added. */
 static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t *added)
 {
 	Elf_Scn *scn = NULL;
@@ -84,12 +109,15 @@ static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t 
 			if (!gelf_getsym(data, i, &sym))
 				break;
 			type = GELF_ST_TYPE(sym.st_info);
-			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size ||
-			    sym.st_shndx == SHN_UNDEF)
+			if (sym.st_shndx == SHN_UNDEF)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !name[0])
 				continue;
+			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size) {
+				if (!is_code_label(elf, &sym, name))
+					continue;
+			}
 			err = push_sym(e, &sym, name);
 			if (err)
 				return err;
@@ -161,16 +189,17 @@ static int read_meta(Elf *elf, struct elfsyms *e)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || strcmp(name, ".gnu_debuglink") != 0)
+		if (name && !strcmp(name, ".debug_info"))
+			e->own_dwarf = true;
+		if (!name || strcmp(name, ".gnu_debuglink") != 0 || e->debuglink)
 			continue;
 		/* the file name, NUL, padding to 4, then a CRC32 we do not check: build-ids do */
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_size || !memchr(data->d_buf, '\0', data->d_size))
-			break;
+			continue;
 		e->debuglink = strdup(data->d_buf);
 		if (!e->debuglink)
 			return -ENOMEM;
-		break;
 	}
 	return 0;
 }
@@ -199,9 +228,34 @@ static int try_debug_fd(int fd, void *arg)
 		elf_end(elf);
 		return err;
 	}
+	e->symtab |= added > 0;
+	if (added && !e->dwarf && !e->no_dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM) {
+		elf_end(elf);
+		return -ENOMEM;
+	}
 cleanup:
 	elf_end(elf);
 	return added > 0;
+}
+
+/* The static functions of the MiniDebugInfo of @elf, if it has one. 0 or -ENOMEM. */
+static int read_minidebug(Elf *elf, struct elfsyms *e)
+{
+	size_t len, added = 0;
+	Elf *mini = NULL;
+	void *buf;
+	int err;
+
+	err = minidebug__read(elf, &buf, &len);
+	if (err)
+		return err == -ENOMEM ? err : 0;
+	mini = elf_memory(buf, len);
+	if (mini && elf_kind(mini) == ELF_K_ELF)
+		err = collect_syms(mini, SHT_SYMTAB, e, &added);
+	e->symtab |= added > 0;
+	elf_end(mini);
+	free(buf);
+	return err;
 }
 
 static int leading_underscores(const char *s)
@@ -227,10 +281,15 @@ static int cmp_sym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size) /* a function over a label at its start */
+		return x->size ? -1 : 1;
 	rx = bind_rank(x->bind);
 	ry = bind_rank(y->bind);
 	if (rx != ry)
 		return rx < ry ? -1 : 1;
+	/* a function known by its start alone (x->name NULL) yields to any name */
+	if (!x->name || !y->name)
+		return !x->name - !y->name;
 	rx = leading_underscores(x->name);
 	ry = leading_underscores(y->name);
 	if (rx != ry)
@@ -253,6 +312,7 @@ static void sort_and_dedup(struct elfsyms *e)
 	for (i = 1; i < e->nr_syms; i++) {
 		if (e->syms[i].addr == e->syms[out].addr) {
 			free(e->syms[i].name);
+			free(e->syms[i].demangled);
 			continue;
 		}
 		e->syms[++out] = e->syms[i];
@@ -262,6 +322,12 @@ static void sort_and_dedup(struct elfsyms *e)
 
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
 		     struct elfsyms **out)
+{
+	return elfsyms__load_fd_dwarf(fd, rootfd, path, debug_dir, true, out);
+}
+
+int elfsyms__load_fd_dwarf(int fd, int rootfd, const char *path, const char *debug_dir, bool dwarf,
+			   struct elfsyms **out)
 {
 	struct elfsyms *e = NULL;
 	size_t added;
@@ -283,10 +349,12 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	e->no_dwarf = !dwarf;
 	err = read_meta(elf, e);
 	if (err)
 		goto cleanup;
 	err = collect_syms(elf, SHT_SYMTAB, e, &added);
+	e->symtab = added > 0;
 	if (!err && !added) {
 		struct debugfile_query q = {
 			.rootfd = rootfd,
@@ -299,7 +367,11 @@ int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir
 
 		err = debugfile__find(fd, &q, try_debug_fd, e, &e->debug_path);
 		err = err < 0 ? err : 0;
+		if (!err && !e->debug_path)
+			err = read_minidebug(elf, e);
 	}
+	if (!err && !e->dwarf && dwarf && e->own_dwarf && dwarfinfo__open(fd, &e->dwarf) == -ENOMEM)
+		err = -ENOMEM;
 	if (!err)
 		err = collect_syms(elf, SHT_DYNSYM, e, &added);
 	if (err)
@@ -340,6 +412,7 @@ void elfsyms__free(struct elfsyms *e)
 	free(e->segs);
 	free(e->debuglink);
 	free(e->debug_path);
+	dwarfinfo__free(e->dwarf);
 	free(e);
 }
 
@@ -360,7 +433,18 @@ struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr)
 	if (!lo)
 		return NULL;
 	s = &e->syms[lo - 1];
-	return vaddr - s->addr < s->size ? s : NULL;
+	if (s->size)
+		return vaddr - s->addr < s->size ? s : NULL;
+	/* a label: unless a function before it holds @vaddr (a label inside a function) */
+	for (size_t i = lo - 1, steps = 0; i-- > 0 && steps < 64; steps++) {
+		const struct elfsyms_sym *p = &e->syms[i];
+
+		if (p->size && vaddr - p->addr < p->size)
+			return &e->syms[i];
+		if (p->size)
+			break;
+	}
+	return vaddr - s->addr < LABEL_REACH ? s : NULL;
 }
 
 int elfsyms__type(const struct elfsyms *e)
@@ -428,4 +512,51 @@ const char *elfsyms__debuglink(const struct elfsyms *e)
 const char *elfsyms__debug_path(const struct elfsyms *e)
 {
 	return e->debug_path;
+}
+
+struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e)
+{
+	return e->dwarf;
+}
+
+int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path)
+{
+	size_t before = e->nr_syms;
+	int n;
+
+	if (e->debug_path)
+		return 0;
+	n = try_debug_fd(fd, e);
+	if (n <= 0)
+		return n;
+	e->debug_path = strdup(path);
+	sort_and_dedup(e);
+	if (!e->debug_path)
+		return -ENOMEM;
+	return e->nr_syms != before || e->dwarf || e->symtab ? 1 : 0;
+}
+
+int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_t n)
+{
+	GElf_Sym sym = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		sym.st_value = funcs[i].addr;
+		sym.st_size = funcs[i].size;
+		sym.st_info = GELF_ST_INFO(funcs[i].bind, STT_FUNC);
+		err = push_sym(e, &sym, funcs[i].name);
+	}
+	sort_and_dedup(e);
+	return err;
+}
+
+bool elfsyms__has_symtab(const struct elfsyms *e)
+{
+	return e->symtab;
+}
+
+bool elfsyms__has_own_dwarf(const struct elfsyms *e)
+{
+	return e->own_dwarf;
 }

@@ -17,11 +17,13 @@
 #define ELFSYMS_DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define ELFSYMS_MAX_BUILD_ID DEBUGFILE_MAX_BUILD_ID
 
-/* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses.*/
+/* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses;
+ * or a code label without a size (assembly entry points such as ld.so's _start, size 0), which
+ * names the addresses after it that no function holds, up to 4 KiB. */
 struct elfsyms_sym {
 	uint64_t addr;
 	uint64_t size;
-	char *name;	 /* as in the file, maybe mangled */
+	char *name; /* as in the file, maybe mangled; NULL: a function known by its start alone */
 	char *demangled; /* NULL until a user fills it (malloc'ed); elfsyms__free frees it */
 	uint8_t bind;	 /* STB_GLOBAL, STB_WEAK, STB_LOCAL: picks one name among aliases */
 };
@@ -33,11 +35,18 @@ struct elfsyms;
  * @debug_dir/.build-id/xx/rest.debug, then the debuglink name in @path's directory, in its .debug/
  * subdirectory, and in @debug_dir/<directory of @path>/; @debug_dir is under @rootfd too (NULL:
  * ELFSYMS_DEFAULT_DEBUG_DIR). A debug file whose build-id differs from the file's is ignored.
- * .dynsym functions are always added. Does not close @fd. Returns 0 with *@out set, -ENOEXEC when
+ * Without a debug file, the static functions of the file's MiniDebugInfo (.gnu_debugdata, xz)
+ * are read. DWARF (line tables, inlined calls) is taken from the file itself, else from the
+ * debug file. .dynsym functions are always added. Does not close @fd. Returns 0 with *@out set, -ENOEXEC when
  * the file is not ELF, -ENOMEM, or -EIO when libelf fails. A file without any symbols still loads
  * (its type and segments give module offsets). */
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
 		     struct elfsyms **out);
+
+/* elfsyms__load_fd, and with @dwarf false no DWARF is opened (elfsyms__dwarf() stays NULL):
+ * sessions that show no source line spare its memory. */
+int elfsyms__load_fd_dwarf(int fd, int rootfd, const char *path, const char *debug_dir, bool dwarf,
+			   struct elfsyms **out);
 
 /* elfsyms__load_fd on @path opened under @rootfd. */
 int elfsyms__load(int rootfd, const char *path, const char *debug_dir, struct elfsyms **out);
@@ -73,5 +82,31 @@ const char *elfsyms__debuglink(const struct elfsyms *e);
 
 /* The path (under the root) of the separate debug file whose symbols were used, or NULL. */
 const char *elfsyms__debug_path(const struct elfsyms *e);
+
+/* The DWARF of the file (its own, else its debug file's), or NULL. */
+struct dwarfinfo;
+struct dwarfinfo *elfsyms__dwarf(const struct elfsyms *e);
+
+/* True when a symbol table beyond .dynsym was found: the file's own .symtab, its debug file's,
+ * or its MiniDebugInfo's. */
+bool elfsyms__has_symtab(const struct elfsyms *e);
+
+/* True when the file itself has DWARF (.debug_info), opened or not. */
+bool elfsyms__has_own_dwarf(const struct elfsyms *e);
+
+/*
+ * A separate debug file found later (debuginfod), open at @fd and known as @path: its .symtab
+ * and DWARF are added as elfsyms__load_fd would have, when its build-id matches and @e has no
+ * debug file yet. Returns 1 when it gave names or DWARF, 0 when unusable, or -ENOMEM.
+ */
+int elfsyms__add_debug_fd(struct elfsyms *e, int fd, const char *path);
+
+/*
+ * Adds functions known from another source (ELF virtual addresses, sizes, bind; a NULL name
+ * for a function known by its start alone, e.g. an .eh_frame FDE: it yields to any symbol at
+ * the same address and is named "module+0xSTART", so its frames fold together). Returns 0 or
+ * -ENOMEM.
+ */
+int elfsyms__add_funcs(struct elfsyms *e, const struct elfsyms_sym *funcs, size_t n);
 
 #endif /* FAULTLINE_ELFSYMS_H */

@@ -61,6 +61,26 @@ int symbolizer__refresh_stale(struct symbolizer *s);
  * truncated to @len; never an empty string (a @len below 2 gets a static "?"). */
 const char *symbolizer__name(struct symbolizer *s, uint64_t addr, char *buf, size_t len);
 
+/* The most frames symbolizer__frames gives one address (deeper inlining is cut outermost). */
+#define SYMBOLIZER_MAX_FRAMES 16
+
+/* One frame of an address: an inlined call, or the function holding the address. */
+struct symbolizer_frame {
+	char name[512];	  /* as symbolizer__name spells it; inlined calls by their DWARF name */
+	const char *file; /* the source file; NULL: unknown. Lives as long as the elf_cache */
+	unsigned line;	  /* 0: unknown */
+};
+
+/*
+ * The frames of @addr, innermost first, at most @max (and SYMBOLIZER_MAX_FRAMES): where DWARF
+ * is at hand (in the file or its debug file), each function inlined at @addr with the line in
+ * it, as `addr2line -i` gives them, the last being the function holding @addr named as
+ * symbolizer__name does, with the line of @addr or of the outermost inlined call; without
+ * DWARF that one frame and no line. Returns how many (at least 1 when @max is).
+ */
+size_t symbolizer__frames(struct symbolizer *s, uint64_t addr, struct symbolizer_frame *out,
+			  size_t max);
+
 /* The address where the function containing @addr begins, from the snapshot (no re-read).
  * Returns 0, or -ENOENT when no symbol covers @addr. */
 int symbolizer__func_start(struct symbolizer *s, uint64_t addr, uint64_t *start);

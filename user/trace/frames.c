@@ -23,9 +23,13 @@ struct named_stack {
 	bool retry;	/* cut at a frame outside code, or named without its process's
 			 * mappings: name it again next refresh */
 	unsigned round; /* the refresh it was named in */
+	unsigned epoch; /* the frames__rename_all() count when it was named */
 	size_t n;
-	char **names;	 /* root first */
-	uint64_t *addrs; /* the address each name is of, root first */
+	char **names;		 /* root first */
+	uint64_t *addrs;	 /* the address each name is of, root first */
+	struct frame_info *info; /* the lines of each frame, root first */
+	uint64_t *walk;		 /* the repaired walk, leaf first, to name it again */
+	size_t nwalk;
 };
 
 /* Open addressing, linear probing; grown at half full. */
@@ -34,11 +38,17 @@ struct frames {
 	size_t cap;
 	size_t used;
 	unsigned round; /* frames__next_round() count */
+	unsigned epoch; /* frames__rename_all() count */
 };
 
 void frames__next_round(struct frames *f)
 {
 	f->round++;
+}
+
+void frames__rename_all(struct frames *f)
+{
+	f->epoch++;
 }
 
 struct frames *frames__new(void)
@@ -56,21 +66,40 @@ struct frames *frames__new(void)
 	return f;
 }
 
+static void info_free(struct frame_info *fi)
+{
+	for (size_t k = 0; k < fi->nlines; k++) {
+		free((char *)fi->lines[k].name);
+		free((char *)fi->lines[k].file);
+	}
+	free((void *)fi->lines);
+}
+
 static void names_free(struct named_stack *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->names[i]);
+		if (s->info)
+			info_free(&s->info[i]);
+	}
 	free(s->names);
 	free(s->addrs);
+	free(s->info);
+	s->names = NULL;
+	s->addrs = NULL;
+	s->info = NULL;
 }
 
 void frames__free(struct frames *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->cap; i++)
-		if (f->slots[i].used)
+	for (size_t i = 0; i < f->cap; i++) {
+		if (f->slots[i].used) {
 			names_free(&f->slots[i]);
+			free(f->slots[i].walk);
+		}
+	}
 	free(f->slots);
 	free(f);
 }
@@ -154,25 +183,51 @@ static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 	return out;
 }
 
-/* Names @ips (leaf first) into @names and @addrs, root first, from the deepest frame that lies
- * in a mapping. Returns how many, and sets *@cut when frames were dropped or the leaf is in no
- * mapping (or @sym is NULL): a process's mappings may be known later (at its exit). */
-static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
-			 char **names, uint64_t *addrs, bool *cut)
+/* The lines of @addr into @fi (innermost first, the function last); its name in *@name. */
+static int name_frame(struct symbolizer *sym, uint64_t addr, struct frame_info *fi, char **name)
 {
-	char buf[512];
+	struct symbolizer_frame fr[SYMBOLIZER_MAX_FRAMES];
+	struct frame_line *lines;
+	size_t n = 1;
+
+	if (sym) {
+		n = symbolizer__frames(sym, addr, fr, SYMBOLIZER_MAX_FRAMES);
+	} else {
+		snprintf(fr[0].name, sizeof(fr[0].name), "[unknown]+0x%" PRIx64, addr);
+		fr[0].file = NULL;
+		fr[0].line = 0;
+	}
+	lines = calloc(n, sizeof(*lines));
+	*name = strdup(fr[n - 1].name);
+	fi->lines = lines;
+	fi->nlines = lines ? n : 0;
+	if (!lines || !*name)
+		return -ENOMEM;
+	for (size_t k = 0; k < n; k++) {
+		lines[k].name = strdup(fr[k].name);
+		lines[k].file = fr[k].file ? strdup(fr[k].file) : NULL;
+		lines[k].line = fr[k].line;
+		if (!lines[k].name || (fr[k].file && !lines[k].file))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Names @ips (leaf first) into @s's names, addrs and info, root first, from the deepest frame
+ * that lies in a mapping. Sets s->n, and *@cut when frames were dropped or the leaf is in no
+ * mapping (or @sym is NULL): a process's mappings may be known later (at its exit). 0 or
+ * -ENOMEM. */
+static int name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
+		      struct named_stack *s, bool *cut)
+{
 	size_t kept = n;
+	int err = 0;
 
 	*cut = !sym;
 	for (size_t i = 0; i < n; i++) {
 		/* a return address points after the call: step back into it to name the caller */
 		uint64_t addr = i > 0 || returns ? ips[i] - 1 : ips[i];
-		const char *name = buf;
 
-		if (sym)
-			name = symbolizer__name(sym, addr, buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "[unknown]+0x%" PRIx64, addr);
 		if (i > 0 && sym && !symbolizer__is_code(sym, addr)) {
 			kept = i;
 			*cut = true;
@@ -180,20 +235,29 @@ static size_t name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, 
 		}
 		if (!i && sym && !symbolizer__is_code(sym, addr))
 			*cut = true;
-		names[i] = strdup(name);
-		addrs[i] = addr;
+		s->addrs[i] = addr;
+		err = name_frame(sym, addr, &s->info[i], &s->names[i]);
+		if (err) {
+			kept = i + 1;
+			break;
+		}
 	}
 	/* leaf first -> root first */
 	for (size_t i = 0; i < kept / 2; i++) {
-		char *t = names[i];
-		uint64_t a = addrs[i];
+		size_t j = kept - 1 - i;
+		char *t = s->names[i];
+		uint64_t a = s->addrs[i];
+		struct frame_info fi = s->info[i];
 
-		names[i] = names[kept - 1 - i];
-		names[kept - 1 - i] = t;
-		addrs[i] = addrs[kept - 1 - i];
-		addrs[kept - 1 - i] = a;
+		s->names[i] = s->names[j];
+		s->names[j] = t;
+		s->addrs[i] = s->addrs[j];
+		s->addrs[j] = a;
+		s->info[i] = s->info[j];
+		s->info[j] = fi;
 	}
-	return kept;
+	s->n = kept;
+	return err;
 }
 
 /* @s could not be named whole: it is named again at its next use, this round or not. */
@@ -215,6 +279,46 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
 size_t frames__get_addrs(struct frames *f, const struct collector *col, struct symbolizer *sym,
 			 const struct fl_key *key, const char *const **out, const uint64_t **addrs)
 {
+	const struct frame_info *info;
+
+	return frames__get_info(f, col, sym, key, out, addrs, &info);
+}
+
+/* Keeps the walk @ips of @n frames in @s. 0 or -ENOMEM. */
+static int keep_walk(struct named_stack *s, const uint64_t *ips, size_t n)
+{
+	uint64_t *w = realloc(s->walk, n * sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	memcpy(w, ips, n * sizeof(*w));
+	s->walk = w;
+	s->nwalk = n;
+	return 0;
+}
+
+/* Names @s (its walk in s->walk) again. Returns the count, 0 when memory ran out. */
+static size_t name_again(struct frames *f, struct symbolizer *sym, struct named_stack *s)
+{
+	bool cut;
+
+	names_free(s);
+	s->round = f->round;
+	s->epoch = f->epoch;
+	s->names = calloc(s->nwalk, sizeof(char *));
+	s->addrs = calloc(s->nwalk, sizeof(uint64_t));
+	s->info = calloc(s->nwalk, sizeof(struct frame_info));
+	if (!s->names || !s->addrs || !s->info ||
+	    name_stack(sym, s->walk, s->nwalk, s->id.returns, s, &cut))
+		return out_of_memory(f, s);
+	s->retry = cut;
+	return s->n;
+}
+
+size_t frames__get_info(struct frames *f, const struct collector *col, struct symbolizer *sym,
+			const struct fl_key *key, const char *const **out, const uint64_t **addrs,
+			const struct frame_info **info)
+{
 	uint64_t ips[FL_MAX_STACK_DEPTH];
 	struct stack_id id = { .tgid = key->tgid,
 			       .gen = key->gen,
@@ -223,36 +327,32 @@ size_t frames__get_addrs(struct frames *f, const struct collector *col, struct s
 			       .leaf_ret = key->leaf_ret };
 	struct named_stack *s;
 	size_t n;
-	bool cut;
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
 	s = &f->slots[slot_of(f, &id)];
 	/* a cut stack is named again once per refresh, not for every row that shares it: the
-	 * maps it could be named from do not change within one */
-	if (s->used && (!s->retry || s->round == f->round)) {
-		*out = (const char *const *)s->names;
-		*addrs = s->addrs;
-		return s->n;
-	}
-	n = repaired_walk(col, sym, key, ips);
-	if (!n)
-		return 0;
-	if (s->used)
-		names_free(s);
-	else
-		f->used++;
-	*s = (struct named_stack){ .id = id, .used = true, .round = f->round };
-	s->names = calloc(n, sizeof(char *));
-	s->addrs = calloc(n, sizeof(uint64_t));
-	if (!s->names || !s->addrs)
-		return out_of_memory(f, s);
-	s->n = name_stack(sym, ips, n, id.returns, s->names, s->addrs, &cut);
-	s->retry = cut;
-	for (size_t i = 0; i < s->n; i++)
-		if (!s->names[i])
+	 * maps it could be named from do not change within one; every stack is named again
+	 * once after debug files arrived (from its kept walk: the BPF map may have lost it) */
+	if (s->used && s->epoch == f->epoch && (!s->retry || s->round == f->round))
+		goto named;
+	if (!s->used || s->retry) {
+		/* walked again: repairing the walk needs the maps a retry may have now */
+		n = repaired_walk(col, sym, key, ips);
+		if (!n && !s->used)
+			return 0;
+		if (!s->used) {
+			*s = (struct named_stack){ .id = id, .used = true };
+			f->used++;
+		}
+		if (n && keep_walk(s, ips, n))
 			return out_of_memory(f, s);
+	}
+	if (!name_again(f, sym, s))
+		return 0;
+named:
 	*out = (const char *const *)s->names;
 	*addrs = s->addrs;
+	*info = s->info;
 	return s->n;
 }

@@ -16,6 +16,23 @@ void frames__free(struct frames *f); /* accepts NULL */
 /* A new refresh: stacks that were cut may be named again (once each). */
 void frames__next_round(struct frames *f);
 
+/* Debug files arrived: every stack is named again at its next use. */
+void frames__rename_all(struct frames *f);
+
+/* A frame's source line: a function inlined at the frame's address, or the function itself. */
+struct frame_line {
+	const char *name; /* as the frame is named (inlined calls: their DWARF name) */
+	const char *file; /* the source file; NULL: unknown */
+	unsigned line;	  /* 0: unknown */
+};
+
+/* The lines of one frame: innermost inlined call first, the function holding the address last
+ * (one line, maybe without file, when there is no DWARF). */
+struct frame_info {
+	const struct frame_line *lines;
+	size_t nlines;
+};
+
 /*
  * The frame names of the user stack of counts row @key, outermost caller first, leaf last,
  * named with @sym (NULL: addresses only) on first use. The walk is repaired where it is known
@@ -36,5 +53,10 @@ size_t frames__get(struct frames *f, const struct collector *col, struct symboli
  */
 size_t frames__get_addrs(struct frames *f, const struct collector *col, struct symbolizer *sym,
 			 const struct fl_key *key, const char *const **out, const uint64_t **addrs);
+
+/* frames__get_addrs, and in *@info (owned by @f, as many) the lines of each frame. */
+size_t frames__get_info(struct frames *f, const struct collector *col, struct symbolizer *sym,
+			const struct fl_key *key, const char *const **out, const uint64_t **addrs,
+			const struct frame_info **info);
 
 #endif /* FAULTLINE_FRAMES_H */

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* A row's path into the profile tree with its source lines, inlined calls expanded or not. */
+#ifndef FAULTLINE_STACKPATH_H
+#define FAULTLINE_STACKPATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "model/profile.h"
+#include "trace/frames.h"
+
+/*
+ * Adds @path (@depth frames, root first) to @p: @infos[i] is the lines of frame i, or NULL for
+ * a frame without (process, thread, pseudo-frames). Each frame's node gets the line of the
+ * function itself ("file:line"); with @inline_frames, the calls inlined at a frame's address
+ * follow it as frames of their own, outermost first, each with its line. Returns 0, -EINVAL,
+ * or -ENOMEM.
+ */
+int stackpath__add(struct profile *p, const char *const *path,
+		   const struct frame_info *const *infos, size_t depth, bool inline_frames,
+		   const struct fl_counts *c);
+
+#endif /* FAULTLINE_STACKPATH_H */
