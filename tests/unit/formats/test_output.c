@@ -16,45 +16,26 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "formats/output.h"
-
-static char dir[64];
+#include "unit/scratch.h"
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/faultline-unit-XXXXXX");
-	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	scratch_setup();
 	cr_redirect_stderr();
 }
 
-static void teardown(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char path[PATH_MAX];
-
-	while (d && (e = readdir(d))) {
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
-TestSuite(output, .init = setup, .fini = teardown);
+TestSuite(output, .init = setup, .fini = scratch_teardown);
 
 static void in_dir(char *path, size_t len, const char *name)
 {
-	snprintf(path, len, "%s/%s", dir, name);
+	snprintf(path, len, "%s/%s", scratch_dir, name);
 }
 
 /* The names in the test directory, sorted, one per line. */
 static char *listing(void)
 {
 	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort);
+	int n = scandir(scratch_dir, &names, NULL, alphasort);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -208,7 +189,7 @@ Test(output, unwritable_paths_fail_at_open_naming_the_path)
 
 	in_dir(path, sizeof(path), "missing/out.folded");
 	cr_expect_eq(output__open(&o, path), -ENOENT);
-	cr_expect_eq(output__open(&o, dir), -EISDIR);
+	cr_expect_eq(output__open(&o, scratch_dir), -EISDIR);
 	in_dir(path, sizeof(path), "file");
 	write_file(path, "", 0644);
 	in_dir(path, sizeof(path), "file/out.folded");
@@ -218,7 +199,7 @@ Test(output, unwritable_paths_fail_at_open_naming_the_path)
 		 "faultline: cannot write %s/missing/out.folded: No such file or directory\n"
 		 "faultline: cannot write %s: Is a directory\n"
 		 "faultline: cannot write %s/file/out.folded: Not a directory\n",
-		 dir, dir, dir);
+		 scratch_dir, scratch_dir, scratch_dir);
 	cr_expect_stderr_eq_str(want);
 }
 

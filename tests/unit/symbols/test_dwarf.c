@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "unit/scratch.h"
 #include "symbols/dwarf.h"
 #include "symbols/elfcache.h"
 #include "symbols/elfsyms.h"
@@ -45,46 +46,18 @@ static const char src[] =
 	"\treturn fl_exported(argc > 1 ? atoi(argv[1]) : 3) & 1;\n"
 	"}\n";
 
-static char tmp[64];
-
-static void setup(void)
-{
-	strcpy(tmp, "/tmp/fl-dwarf-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", tmp);
-}
-
-static void run(const char *fmt, ...)
-{
-	char cmd[4096];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	cr_assert_eq(system(cmd), 0, "command failed: %s", cmd);
-}
-
-/* Writes src to $tmp/prog.c and builds $tmp/@name with @flags. */
+/* Writes src to $scratch_dir/prog.c and builds $scratch_dir/@name with @flags. */
 static void build(const char *name, const char *flags)
 {
 	char path[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/prog.c", tmp);
+	snprintf(path, sizeof(path), "%s/prog.c", scratch_dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fputs(src, f);
 	fclose(f);
-	run("cc %s -o %s/%s %s", flags, tmp, name, path);
+	scratch_run("cc %s -o %s/%s %s", flags, scratch_dir, name, path);
 }
 
 /* The value and size of function symbol @sym in @file (nm -S), or 0. */
@@ -149,13 +122,13 @@ static int compare_range(struct dwarfinfo *d, const char *bin, uint64_t start, u
 	int inl = 0;
 	FILE *in, *p;
 
-	snprintf(cmd, sizeof(cmd), "%s/addrs", tmp);
+	snprintf(cmd, sizeof(cmd), "%s/addrs", scratch_dir);
 	in = fopen(cmd, "w");
 	cr_assert_not_null(in);
 	for (uint64_t a = start; a < start + size; a++)
 		fprintf(in, "0x%" PRIx64 "\n", a);
 	fclose(in);
-	snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -e '%s' < %s/addrs", bin, tmp);
+	snprintf(cmd, sizeof(cmd), "addr2line -a -i -f -e '%s' < %s/addrs", bin, scratch_dir);
 	p = popen(cmd, "r");
 	cr_assert_not_null(p);
 	while (fgets(line, sizeof(line), p)) {
@@ -185,7 +158,7 @@ static int compare_range(struct dwarfinfo *d, const char *bin, uint64_t start, u
 	return inl;
 }
 
-TestSuite(dwarf, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(dwarf, .init = scratch_setup, .fini = scratch_teardown, .timeout = 60);
 
 /* Every instruction byte of outer and fl_exported, where leaf and middle are inlined. */
 Test(dwarf, inlined_frames_match_addr2line)
@@ -196,7 +169,7 @@ Test(dwarf, inlined_frames_match_addr2line)
 	int inl = 0;
 
 	build("o2", "-O2 -g -fPIE -pie");
-	snprintf(bin, sizeof(bin), "%s/o2", tmp);
+	snprintf(bin, sizeof(bin), "%s/o2", scratch_dir);
 	cr_assert_eq(elfsyms__load(AT_FDCWD, bin, NULL, &e), 0);
 	cr_assert_not_null(elfsyms__dwarf(e));
 	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
@@ -210,7 +183,7 @@ Test(dwarf, inlined_frames_match_addr2line)
 	elfsyms__free(e);
 }
 
-/* A symbolizer of $tmp/@name alone, mapped whole at @base from offset 0 (bias @base). */
+/* A symbolizer of $scratch_dir/@name alone, mapped whole at @base from offset 0 (bias @base). */
 static struct symbolizer *map_alone(struct elf_cache *cache, const char *name, uint64_t base)
 {
 	struct symbolizer *s;
@@ -221,7 +194,7 @@ static struct symbolizer *map_alone(struct elf_cache *cache, const char *name, u
 		 base + (64 << 20), name);
 	f = fmemopen(maps, strlen(maps), "r");
 	cr_assert_not_null(f);
-	s = symbolizer__new_from(cache, f, tmp);
+	s = symbolizer__new_from(cache, f, scratch_dir);
 	cr_assert_not_null(s, "%s", strerror(errno));
 	fclose(f);
 	return s;
@@ -243,7 +216,7 @@ static void expect_name(struct symbolizer *s, uint64_t addr, const char *want)
 static void build_minidebug(const char *name)
 {
 	build(name, "-O2 -g -fPIE -pie -rdynamic");
-	run("cd %s && objcopy --only-keep-debug %s %s.debug && strip --strip-all %s && "
+	scratch_run("cd %s && objcopy --only-keep-debug %s %s.debug && strip --strip-all %s && "
 	    "nm -D %s --format=posix --defined-only | awk '{ print $1 }' | sort > dynsyms && "
 	    "nm %s.debug --format=posix --defined-only | "
 	    "awk '{ if ($2 == \"T\" || $2 == \"t\") print $1 }' | sort > funcsyms && "
@@ -251,10 +224,10 @@ static void build_minidebug(const char *name)
 	    "objcopy -S --remove-section .gdb_index --remove-section .comment "
 	    "--keep-symbols=keep %s.debug minidbg && xz minidbg && "
 	    "objcopy --add-section .gnu_debugdata=minidbg.xz %s",
-	    tmp, name, name, name, name, name, name, name);
+	    scratch_dir, name, name, name, name, name, name, name);
 }
 
-TestSuite(minidebug, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(minidebug, .init = scratch_setup, .fini = scratch_teardown, .timeout = 60);
 
 /* The static function outer comes from the MiniDebugInfo, fl_exported from .dynsym. */
 Test(minidebug, names_static_functions)
@@ -266,11 +239,11 @@ Test(minidebug, names_static_functions)
 	char debug[128];
 
 	build_minidebug("mini");
-	snprintf(debug, sizeof(debug), "%s/mini.debug", tmp);
+	snprintf(debug, sizeof(debug), "%s/mini.debug", scratch_dir);
 	outer = nm_func(debug, "outer", &size);
 	exported = nm_func(debug, "fl_exported", &size);
 	cr_assert(outer && exported);
-	run("cd %s && rm mini.debug && objcopy --remove-section .gnu_debugdata mini bare", tmp);
+	scratch_run("cd %s && rm mini.debug && objcopy --remove-section .gnu_debugdata mini bare", scratch_dir);
 
 	s = map_alone(cache, "mini", base);
 	expect_name(s, base + outer, "outer");
@@ -299,10 +272,10 @@ Test(minidebug, functions_known_by_start)
 	int fd;
 
 	build("o2", "-O2 -g -fPIE -pie -rdynamic");
-	snprintf(path, sizeof(path), "%s/o2", tmp);
+	snprintf(path, sizeof(path), "%s/o2", scratch_dir);
 	outer = nm_func(path, "outer", &size);
 	exported = nm_func(path, "fl_exported", &esize);
-	run("strip --strip-all %s", path);
+	scratch_run("strip --strip-all %s", path);
 	s = map_alone(cache, "o2", base);
 	fd = open(path, O_RDONLY);
 	cr_assert_geq(fd, 0);
@@ -358,13 +331,13 @@ Test(minidebug, sizeless_code_labels)
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/labels.c", tmp);
+	snprintf(path, sizeof(path), "%s/labels.c", scratch_dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fputs(asm_src, f);
 	fclose(f);
-	run("cc -O1 -fPIE -pie -o %s/labels %s", tmp, path);
-	snprintf(path, sizeof(path), "%s/labels", tmp);
+	scratch_run("cc -O1 -fPIE -pie -o %s/labels %s", scratch_dir, path);
+	snprintf(path, sizeof(path), "%s/labels", scratch_dir);
 	entry = nm_value(path, "fl_entry_label");
 	inner = nm_value(path, "fl_inner_label");
 	cr_assert(entry && inner);

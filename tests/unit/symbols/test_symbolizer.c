@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit/scratch.h"
 #include "symbols/demangle.h"
 #include "symbols/procmaps.h"
 #include "symbols/elfsyms.h"
@@ -60,59 +61,22 @@ struct target {
 	uint64_t addr[A__COUNT];
 };
 
-static char tmp[64];
-
-static void setup(void)
-{
-	strcpy(tmp, "/tmp/fl-sym-XXXXXX");
-	cr_assert_not_null(mkdtemp(tmp));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd))
-		fprintf(stderr, "cannot remove %s\n", tmp);
-}
-
-static void run(const char *fmt, ...)
-{
-	char cmd[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	cr_assert_eq(system(cmd), 0, "command failed: %s", cmd);
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert_not_null(f, "cannot write %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* Builds $tmp/lib/libfl.so, and $tmp/bin/@name from prog.c with @flags (and libfl when @lib). */
+/* Builds $scratch_dir/lib/libfl.so, and $scratch_dir/bin/@name from prog.c with @flags (and libfl when @lib). */
 static void build(const char *name, const char *flags, bool lib)
 {
 	char path[256];
 
-	run("mkdir -p %s/bin %s/lib %s/src", tmp, tmp, tmp);
-	snprintf(path, sizeof(path), "%s/src/prog.c", tmp);
-	write_file(path, prog_src);
+	scratch_run("mkdir -p %s/bin %s/lib %s/src", scratch_dir, scratch_dir, scratch_dir);
+	snprintf(path, sizeof(path), "%s/src/prog.c", scratch_dir);
+	scratch_write(path, prog_src);
 	if (lib) {
-		snprintf(path, sizeof(path), "%s/src/lib.c", tmp);
-		write_file(path, lib_src);
-		run("cc -O1 -g -fPIC -shared -o %s/lib/libfl.so %s/src/lib.c", tmp, tmp);
-		run("cc -O1 -g %s -DWITH_LIB -o %s/bin/%s %s/src/prog.c -L%s/lib -lfl "
-		    "-Wl,-rpath,%s/lib", flags, tmp, name, tmp, tmp, tmp);
+		snprintf(path, sizeof(path), "%s/src/lib.c", scratch_dir);
+		scratch_write(path, lib_src);
+		scratch_run("cc -O1 -g -fPIC -shared -o %s/lib/libfl.so %s/src/lib.c", scratch_dir, scratch_dir);
+		scratch_run("cc -O1 -g %s -DWITH_LIB -o %s/bin/%s %s/src/prog.c -L%s/lib -lfl "
+		    "-Wl,-rpath,%s/lib", flags, scratch_dir, name, scratch_dir, scratch_dir, scratch_dir);
 	} else {
-		run("cc -O1 -g %s -o %s/bin/%s %s/src/prog.c", flags, tmp, name, tmp);
+		scratch_run("cc -O1 -g %s -o %s/bin/%s %s/src/prog.c", flags, scratch_dir, name, scratch_dir);
 	}
 }
 
@@ -143,7 +107,7 @@ static void start(struct target *t, const char *name)
 	unsigned long long a[A__COUNT] = { 0 };
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/bin/%s", tmp, name);
+	snprintf(path, sizeof(path), "%s/bin/%s", scratch_dir, name);
 	/* close-on-exec, or the target keeps its own stdin open and never sees EOF */
 	cr_assert_eq(pipe2(in, O_CLOEXEC), 0);
 	cr_assert_eq(pipe2(out, O_CLOEXEC), 0);
@@ -205,7 +169,7 @@ static void expect_offset(struct symbolizer *s, uint64_t addr, const char *modul
 	expect_name(s, addr, want);
 }
 
-TestSuite(symbolizer, .init = setup, .fini = teardown, .timeout = 60);
+TestSuite(symbolizer, .init = scratch_setup, .fini = scratch_teardown, .timeout = 60);
 
 /* Non-PIE and PIE executables, with and without code on separate pages, live and after exit. */
 Test(symbolizer, live_layouts)
@@ -231,7 +195,7 @@ Test(symbolizer, live_layouts)
 		uint64_t alpha;
 
 		snprintf(name, sizeof(name), "prog%zu", i);
-		snprintf(path, sizeof(path), "%s/bin/%s", tmp, name);
+		snprintf(path, sizeof(path), "%s/bin/%s", scratch_dir, name);
 		build(name, layouts[i].flags, true);
 		cr_assert_eq(elfsyms__load(AT_FDCWD, path, NULL, &e), 0);
 		cr_expect_eq(elfsyms__type(e), layouts[i].type, "%s", layouts[i].flags);
@@ -314,14 +278,14 @@ Test(symbolizer, bias_per_mapping)
 
 	build("pie", "-fPIE -pie", true);
 	build("nopie", "-fno-pie -no-pie", true);
-	snprintf(lib, sizeof(lib), "%s/lib/libfl.so", tmp);
+	snprintf(lib, sizeof(lib), "%s/lib/libfl.so", scratch_dir);
 	start(&t, "pie");
-	snprintf(exe, sizeof(exe), "%s/bin/pie", tmp);
+	snprintf(exe, sizeof(exe), "%s/bin/pie", scratch_dir);
 	expect_bias(t.pid, exe, t.addr[A_ALPHA] - nm_addr(exe, "fl_alpha"));
 	expect_bias(t.pid, lib, t.addr[A_LIB_LOCAL] - nm_addr(lib, "fl_lib_local"));
 	stop(&t);
 	start(&t, "nopie");
-	snprintf(exe, sizeof(exe), "%s/bin/nopie", tmp);
+	snprintf(exe, sizeof(exe), "%s/bin/nopie", scratch_dir);
 	expect_bias(t.pid, exe, 0);
 	stop(&t);
 }
@@ -343,14 +307,14 @@ static char *read_all(const char *path)
 }
 
 /*
- * Rewrites the lines of @maps that name files under $tmp: the path loses the $tmp prefix, and
+ * Rewrites the lines of @maps that name files under $scratch_dir: the path loses the $scratch_dir prefix, and
  * the range moves by @delta_bin for bin/ files and @delta_lib for lib/ files; other lines go.
  */
 static FILE *rewrite_maps(const char *maps, uint64_t delta_bin, uint64_t delta_lib)
 {
 	FILE *out = tmpfile();
 	const char *line = maps, *nl, *p;
-	size_t tl = strlen(tmp);
+	size_t tl = strlen(scratch_dir);
 
 	cr_assert_not_null(out);
 	for (; *line; line = nl + 1) {
@@ -361,7 +325,7 @@ static FILE *rewrite_maps(const char *maps, uint64_t delta_bin, uint64_t delta_l
 
 		nl = strchr(line, '\n');
 		cr_assert_not_null(nl);
-		p = strstr(line, tmp);
+		p = strstr(line, scratch_dir);
 		if (!p || p > nl)
 			continue;
 		cr_assert_eq(sscanf(line, "%llx-%llx%n", &start, &end, &pos), 2);
@@ -393,7 +357,7 @@ Test(symbolizer, maps_file_under_root)
 	stop(&t);
 
 	f = rewrite_maps(maps, dbin, dlib);
-	s = symbolizer__new_from(cache, f, tmp);
+	s = symbolizer__new_from(cache, f, scratch_dir);
 	cr_assert_not_null(s, "%s", strerror(errno));
 	fclose(f);
 	for (i = 0; i < A__COUNT; i++)
@@ -408,21 +372,21 @@ Test(symbolizer, maps_file_under_root)
 	free(maps);
 }
 
-/* Builds bin/@name stripped, with its debug file at @debug (relative to $tmp), and a copy
+/* Builds bin/@name stripped, with its debug file at @debug (relative to $scratch_dir), and a copy
  * bin/@name.full that keeps its symbols. With @link, a .gnu_debuglink names @name.debug. */
 static void build_stripped(const char *name, const char *debug, bool link)
 {
 	char b[256];
 
 	build(name, "-fPIE -pie -Wl,--build-id", false);
-	snprintf(b, sizeof(b), "%s/bin/%s", tmp, name);
-	run("cp %s %s.full && cd %s/bin && objcopy --only-keep-debug %s %s.debug && strip %s", b, b,
-	    tmp, name, name, name);
+	snprintf(b, sizeof(b), "%s/bin/%s", scratch_dir, name);
+	scratch_run("cp %s %s.full && cd %s/bin && objcopy --only-keep-debug %s %s.debug && strip %s", b, b,
+	    scratch_dir, name, name, name);
 	if (link)
-		run("cd %s/bin && objcopy --add-gnu-debuglink=%s.debug %s", tmp, name, name);
+		scratch_run("cd %s/bin && objcopy --add-gnu-debuglink=%s.debug %s", scratch_dir, name, name);
 	snprintf(b, sizeof(b), "bin/%s.debug", name);
 	if (strcmp(b, debug) != 0)
-		run("mkdir -p \"$(dirname %s/%s)\" && mv %s/%s %s/%s", tmp, debug, tmp, b, tmp,
+		scratch_run("mkdir -p \"$(dirname %s/%s)\" && mv %s/%s %s/%s", scratch_dir, debug, scratch_dir, b, scratch_dir,
 		    debug);
 }
 
@@ -452,17 +416,17 @@ Test(symbolizer, stripped_build_id)
 	struct elfsyms *e;
 
 	build_stripped("st", "tmpname.debug", false);
-	snprintf(file, sizeof(file), "%s/bin/st", tmp);
-	snprintf(full, sizeof(full), "%s/bin/st.full", tmp);
+	snprintf(file, sizeof(file), "%s/bin/st", scratch_dir);
+	snprintf(full, sizeof(full), "%s/bin/st.full", scratch_dir);
 	build_id_hex(file, hex, sizeof(hex));
 	snprintf(dbg, sizeof(dbg), "debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-	run("mkdir -p \"$(dirname %s/%s)\" && mv %s/tmpname.debug %s/%s", tmp, dbg, tmp, tmp, dbg);
+	scratch_run("mkdir -p \"$(dirname %s/%s)\" && mv %s/tmpname.debug %s/%s", scratch_dir, dbg, scratch_dir, scratch_dir, dbg);
 
 	cr_assert_eq(elfsyms__load(AT_FDCWD, file, "/nonexistent", &e), 0);
 	cr_expect_null(elfsyms__debug_path(e));
 	cr_expect_null(elfsyms__find(e, nm_addr(full, "fl_beta")));
 	elfsyms__free(e);
-	snprintf(dir, sizeof(dir), "%s/debug", tmp);
+	snprintf(dir, sizeof(dir), "%s/debug", scratch_dir);
 	cr_assert_eq(elfsyms__load(AT_FDCWD, file, dir, &e), 0);
 	cr_assert_not_null(elfsyms__debug_path(e));
 	cr_expect_not_null(strstr(elfsyms__debug_path(e), "/.build-id/"));
@@ -499,7 +463,7 @@ Test(symbolizer, mapping_and_build_id)
 	struct target t;
 
 	build("bid", "-fPIE -pie -Wl,--build-id", false);
-	snprintf(path, sizeof(path), "%s/bin/bid", tmp);
+	snprintf(path, sizeof(path), "%s/bin/bid", scratch_dir);
 	build_id_hex(path, hex, sizeof(hex));
 	start(&t, "bid");
 	s = symbolizer__new(cache, t.pid);
@@ -533,17 +497,17 @@ Test(symbolizer, stripped_debuglink)
 	size_t i;
 
 	build_stripped("dl", "bin/dl.debug", true);
-	snprintf(file, sizeof(file), "%s/bin/dl", tmp);
-	snprintf(full, sizeof(full), "%s/bin/dl.full", tmp);
-	snprintf(dir, sizeof(dir), "%s/debug", tmp);
+	snprintf(file, sizeof(file), "%s/bin/dl", scratch_dir);
+	snprintf(full, sizeof(full), "%s/bin/dl.full", scratch_dir);
+	snprintf(dir, sizeof(dir), "%s/debug", scratch_dir);
 	beta = nm_addr(full, "fl_beta");
 	for (i = 0; i < 3; i++) {
 		if (places[i])
-			snprintf(dbg, sizeof(dbg), "%s/%s", tmp, places[i]);
+			snprintf(dbg, sizeof(dbg), "%s/%s", scratch_dir, places[i]);
 		else /* <debug dir>/<directory of the file>/<name> */
-			snprintf(dbg, sizeof(dbg), "%s%s/bin/dl.debug", dir, tmp);
+			snprintf(dbg, sizeof(dbg), "%s%s/bin/dl.debug", dir, scratch_dir);
 		if (i)
-			run("mkdir -p \"$(dirname %s)\" && mv %s %s", dbg, prev, dbg);
+			scratch_run("mkdir -p \"$(dirname %s)\" && mv %s %s", dbg, prev, dbg);
 		cr_assert_eq(elfsyms__load(AT_FDCWD, file, dir, &e), 0);
 		cr_expect_str_eq(elfsyms__debuglink(e), "dl.debug");
 		cr_expect_str_eq(elfsyms__debug_path(e) ? elfsyms__debug_path(e) : "", dbg);
@@ -554,7 +518,7 @@ Test(symbolizer, stripped_debuglink)
 	}
 	/* a debug file of another build (another build-id) is refused */
 	build("other", "-O0 -fPIE -pie -Wl,--build-id", false);
-	run("objcopy --only-keep-debug %s/bin/other %s", tmp, dbg);
+	scratch_run("objcopy --only-keep-debug %s/bin/other %s", scratch_dir, dbg);
 	cr_assert_eq(elfsyms__load(AT_FDCWD, file, dir, &e), 0);
 	cr_expect_null(elfsyms__debug_path(e));
 	cr_expect_null(elfsyms__find(e, beta));
@@ -624,7 +588,7 @@ Test(symbolizer, refresh_on_miss_is_rate_limited)
 	s = symbolizer__new(cache, getpid());
 	cr_assert_not_null(s, "%s", strerror(errno));
 	cr_expect_eq(symbolizer__nr_refreshes(s), 0);
-	snprintf(lib, sizeof(lib), "%s/lib/libfl.so", tmp);
+	snprintf(lib, sizeof(lib), "%s/lib/libfl.so", scratch_dir);
 	h = dlopen(lib, RTLD_NOW);
 	cr_assert_not_null(h, "%s", dlerror());
 	fn = dlsym(h, "fl_lib_global");
