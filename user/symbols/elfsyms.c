@@ -64,9 +64,6 @@ static int push_sym(struct elfsyms *e, const GElf_Sym *sym, const char *name)
 	return 0;
 }
 
-/* How far past a sizeless code label (assembly: ld.so's _start) its name reaches. */
-#define LABEL_REACH 4096
-
 /* True for a symbol without a size that labels code: an assembly entry point. */
 static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
 {
@@ -444,7 +441,7 @@ struct elfsyms_sym *elfsyms__find(struct elfsyms *e, uint64_t vaddr)
 		if (p->size)
 			break;
 	}
-	return vaddr - s->addr < LABEL_REACH ? s : NULL;
+	return vaddr - s->addr < ELFSYMS_LABEL_REACH ? s : NULL;
 }
 
 int elfsyms__type(const struct elfsyms *e)

@@ -16,6 +16,8 @@
 /* Where separate debug files live when no other directory is given. */
 #define ELFSYMS_DEFAULT_DEBUG_DIR "/usr/lib/debug"
 #define ELFSYMS_MAX_BUILD_ID DEBUGFILE_MAX_BUILD_ID
+/* How far past a sizeless code label (assembly: ld.so's _start) its name reaches. */
+#define ELFSYMS_LABEL_REACH 4096
 
 /* One STT_FUNC or STT_GNU_IFUNC symbol with a size: [addr, addr + size) in ELF virtual addresses;
  * or a code label without a size (assembly entry points such as ld.so's _start, size 0), which
