@@ -201,28 +201,37 @@ Test(alloc, exec_drops_the_old_images_live_blocks)
 	h_folded_free(&r.folded);
 }
 
-/* The run count of program @name (kernel.bpf_stats_enabled must be on), -1 if not found.
- * bpftool prints no count for a program that has not run yet. */
-static long long prog_run_cnt(const char *name)
+/* The run count of program @name among the programs faultline @owner holds (from its fdinfo,
+ * so that another faultline on the machine does not count; kernel.bpf_stats_enabled must be
+ * on), -1 if it holds none. bpftool prints no count for a program that has not run yet. */
+static long long prog_run_cnt(pid_t owner, const char *name)
 {
-	char cmd[256], line[512];
+	uint32_t ids[256];
+	int n = h_fdinfo_ids(owner, "prog_id", ids, 256);
 	long long cnt = -1;
-	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "%s prog show name %s 2>/dev/null",
-		 getenv("BPFTOOL") ?: "bpftool", name);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (fgets(line, sizeof(line), p)) {
-		const char *at = strstr(line, "run_cnt ");
+	for (int i = 0; i < n; i++) {
+		char cmd[256], line[512];
+		bool named = false;
+		FILE *p;
 
-		if (strstr(line, name) && cnt < 0)
-			cnt = 0;
-		if (at)
-			cnt = strtoll(at + 8, NULL, 10);
+		snprintf(cmd, sizeof(cmd), "%s prog show id %u 2>/dev/null",
+			 getenv("BPFTOOL") ?: "bpftool", ids[i]);
+		p = popen(cmd, "r");
+		if (!p)
+			return -1;
+		while (fgets(line, sizeof(line), p)) {
+			const char *at = strstr(line, "run_cnt ");
+
+			if (strstr(line, name)) {
+				named = true;
+				cnt = cnt < 0 ? 0 : cnt;
+			}
+			if (named && at)
+				cnt += strtoll(at + 8, NULL, 10);
+		}
+		pclose(p);
 	}
-	pclose(p);
 	return cnt;
 }
 
@@ -254,10 +263,10 @@ Test(alloc, other_processes_do_not_trap)
 	write_sysctl(stats, "1");
 	h_attach_start_ok(&r, "allocs", NULL,
 			  (const char *const[]){ "--alloc", "--metric", "alloc-count", NULL });
-	before = prog_run_cnt("fl_alloc_enter");
+	before = prog_run_cnt(r.fl.proc.pid, "fl_alloc_enter");
 	h_spawn_workload_ok(&other, "allocs", now);
 	cr_assert_eq(h_wait_line(&other, "done", H_WORK_MS), 0, "the other allocs never finished");
-	after = prog_run_cnt("fl_alloc_enter");
+	after = prog_run_cnt(r.fl.proc.pid, "fl_alloc_enter");
 	h_attach_work_ok(&r);
 	h_attach_stop_ok(&r, SIGINT);
 	h_kill_ok(other.pid, SIGUSR2);
