@@ -381,7 +381,7 @@ static int show(struct session *s, bool final)
 	for (size_t i = 0; i < s->targets.n; i++)
 		follow__refresh(s, &s->targets.v[i]);
 	if (!err)
-		err = snapshot__build(&snap, &so, s->col, s->frames, s->targets.v, s->targets.n);
+		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets);
 	if (err) {
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;

@@ -9,84 +9,9 @@
 #include "formats/output.h"
 #include "formats/svg.h"
 #include "model/calls.h"
+#include "sites.h"
 #include "stackpath.h"
 #include "symbols/mapclass.h"
-
-const char *snapshot__origin_frame(enum fl_origin origin)
-{
-	switch (origin) {
-	case FL_ORIGIN_EXIT:
-		return "[exit]";
-	case FL_ORIGIN_RECLAIM:
-		return "[reclaim]";
-	case FL_ORIGIN_REMOTE:
-		return "[other process]";
-	case FL_ORIGIN_STACK_LOST:
-		return "[stack lost]";
-	case FL_ORIGIN_OVERFLOW:
-		return "[counts map full]";
-	case FL_ORIGIN_UNMATCHED:
-		return "[freed, allocated before attach]";
-	case FL_ORIGIN_EXEC:
-		return "[exec]";
-	default:
-		return "[unknown origin]";
-	}
-}
-
-/* Targets by pid and generation, so that each of thousands of rows finds its process by
- * bisection. */
-struct target_index {
-	uint32_t tgid;
-	uint16_t gen;
-	uint32_t i;
-};
-
-static int cmp_index(const void *a, const void *b)
-{
-	const struct target_index *x = a, *y = b;
-
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	if (x->gen != y->gen)
-		return x->gen < y->gen ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
-}
-
-static struct target_index *index_targets(const struct target *targets, size_t n)
-{
-	struct target_index *ix = calloc(n ? n : 1, sizeof(*ix));
-
-	if (!ix)
-		return NULL;
-	for (size_t i = 0; i < n; i++)
-		ix[i] = (struct target_index){ .tgid = (uint32_t)targets[i].sum.pid,
-					       .gen = targets[i].gen,
-					       .i = (uint32_t)i };
-	qsort(ix, n, sizeof(*ix), cmp_index);
-	return ix;
-}
-
-/* The target of rows of (@tgid, @gen): that generation's, the newest of @tgid for @gen 0 (the
- * rows of the given targets, and those of allocator and memory calls). */
-static struct target *target_of(struct target *targets, const struct target_index *ix, size_t n,
-				uint32_t tgid, uint16_t gen)
-{
-	size_t lo = 0, hi = n, best = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix[mid].tgid < tgid || (ix[mid].tgid == tgid && ix[mid].gen < gen))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && ix[lo].tgid == tgid && (!gen || ix[lo].gen == gen); lo++)
-		if (best == n || ix[lo].i > ix[best].i)
-			best = lo;
-	return best < n ? &targets[ix[best].i] : NULL;
-}
 
 static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
 {
@@ -307,9 +232,8 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 			infos[depth + i] = &info[i];
 		depth += n;
 	} else if (o->by_stack || r->key.origin != FL_ORIGIN_USER) {
-		path[depth++] = r->key.origin == FL_ORIGIN_USER ?
-					"[stack lost]" :
-					snapshot__origin_frame(r->key.origin);
+		path[depth++] = r->key.origin == FL_ORIGIN_USER ? "[stack lost]" :
+								  origin__name(r->key.origin);
 	}
 	/* the stack of a call's row ends in its caller: the call is the leaf */
 	if (o->by_stack && r->key.call)
@@ -322,165 +246,19 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	return err;
 }
 
-/* A site before merging: the row's key says which rows are one site. */
-struct site_row {
-	struct fl_key key;
-	struct fl_call_site site;
-};
-
-static int cmp_site_key(const void *a, const void *b)
-{
-	const struct fl_key *x = &((const struct site_row *)a)->key;
-	const struct fl_key *y = &((const struct site_row *)b)->key;
-
-	if (x->tgid != y->tgid)
-		return x->tgid < y->tgid ? -1 : 1;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
-	if (x->call != y->call)
-		return x->call < y->call ? -1 : 1;
-	return x->origin < y->origin ? -1 : x->origin > y->origin;
-}
-
-static uint64_t site_bytes(const struct fl_counts *c)
-{
-	return c->alloc_bytes + c->reserved + c->unmapped + c->advised;
-}
-
-static int cmp_site_weight(const void *a, const void *b, void *metric)
-{
-	enum fl_metric m = *(const enum fl_metric *)metric;
-	const struct fl_counts *cx = &((const struct fl_call_site *)a)->counts;
-	const struct fl_counts *cy = &((const struct fl_call_site *)b)->counts;
-	uint64_t x = metric__value(cx, m), y = metric__value(cy, m);
-
-	if (x != y)
-		return x > y ? -1 : 1;
-	/* then the busiest: with nothing live, churn still ranks */
-	x = site_bytes(cx);
-	y = site_bytes(cy);
-	if (x != y)
-		return x > y ? -1 : 1;
-	x = cx->allocs + cx->vm_calls;
-	y = cy->allocs + cy->vm_calls;
-	return x > y ? -1 : x < y;
-}
-
-static void site_merge(struct fl_call_site *dst, const struct fl_call_site *src)
-{
-	counts__add(&dst->counts, &src->counts);
-	for (int i = 0; i < FL_HIST_BUCKETS; i++) {
-		dst->hist.size[i] += src->hist.size[i];
-		dst->hist.latency[i] += src->hist.latency[i];
-	}
-	if (src->oldest_ts && (!dst->oldest_ts || src->oldest_ts < dst->oldest_ts))
-		dst->oldest_ts = src->oldest_ts;
-}
-
-/*
- * The last @want of the @depth frames @names, "outer > ... > leaf": two for an allocation
- * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
- * call, whose leaf is the libc syscall wrapper.
- */
-static void name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = depth > want ? depth - want : 0; i < depth && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " > " : "",
-					 names[i]);
-}
-
-/* What the call sites are ranked by: the metric when it means something for them (live bytes
- * for allocation sites otherwise; for memory calls, their bytes). */
-static enum fl_metric site_metric(enum fl_metric m, bool vm)
-{
-	if (vm)
-		return metric__needs_vm(m) || m == FL_METRIC_RELEASED ? m : FL_METRIC__COUNT;
-	return metric__needs_alloc(m) ? m : FL_METRIC_LIVE_BYTES;
-}
-
-/* The rows of allocator calls (or, @vm, of memory syscalls) summed over threads into sites,
- * heaviest first (site_metric). */
-static int build_sites(const struct snapshot_opts *o, const struct collector *col,
-		       struct frames *frames, struct target *targets, const struct target_index *ix,
-		       size_t ntargets, bool vm, struct fl_call_site **out, size_t *nout)
-{
-	enum fl_metric m = site_metric(o->metric, vm);
-	size_t nrows, n = 0, nsites = 0;
-	const struct fl_row *rows = collector__rows(col, &nrows);
-	struct site_row *sr = calloc(nrows ? nrows : 1, sizeof(*sr));
-	struct fl_call_site *sites;
-
-	if (!sr)
-		return -ENOMEM;
-	for (size_t i = 0; i < nrows; i++) {
-		const struct fl_row *r = &rows[i];
-		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
-		struct target *t = target_of(targets, ix, ntargets, r->key.tgid, r->key.gen);
-		const char *const *names = NULL;
-		size_t depth = 0;
-
-		if (!t || !(vm ? fl_call_is_vm(r->key.call) : fl_call_is_alloc(r->key.call)))
-			continue;
-		sr[n].key = r->key;
-		sr[n].key.tid = 0;
-		if (r->key.origin == FL_ORIGIN_USER)
-			depth = frames__get(frames, col, t->sym, &r->key, &names);
-		sr[n].site = (struct fl_call_site){
-			.pid = (pid_t)r->key.tgid,
-			.fn = call__name(r->key.call),
-			.counts = r->counts,
-		};
-		if (depth)
-			name_caller(sr[n].site.caller, sizeof(sr[n].site.caller), names, depth,
-				    vm ? 3 : 2);
-		else
-			snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s",
-				 snapshot__origin_frame(r->key.origin));
-		if (h) {
-			sr[n].site.hist = h->hist;
-			sr[n].site.oldest_ts = h->oldest_ts;
-		}
-		n++;
-	}
-	qsort(sr, n, sizeof(*sr), cmp_site_key);
-	sites = calloc(n ? n : 1, sizeof(*sites));
-	if (!sites) {
-		free(sr);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (nsites && !cmp_site_key(&sr[i - 1], &sr[i]))
-			site_merge(&sites[nsites - 1], &sr[i].site);
-		else
-			sites[nsites++] = sr[i].site;
-	}
-	free(sr);
-	qsort_r(sites, nsites, sizeof(*sites), cmp_site_weight, &m);
-	*out = sites;
-	*nout = nsites;
-	return 0;
-}
-
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
-		    const struct collector *col, struct frames *frames, struct target *targets,
-		    size_t ntargets)
+		    const struct collector *col, struct frames *frames, struct target_set *set)
 {
-	size_t nrows;
+	size_t nrows, ntargets = set->n;
 	const struct fl_row *rows = collector__rows(col, &nrows);
-	struct target_index *ix;
+	struct target *targets = set->v;
 	int err = 0;
 
 	memset(snap, 0, sizeof(*snap));
 	snap->profile = profile__new();
 	snap->procs = calloc(ntargets ? ntargets : 1, sizeof(*snap->procs));
-	ix = index_targets(targets, ntargets);
-	if (!snap->profile || !snap->procs || !ix || (o->pprof && pprof_setup(snap, o))) {
-		free(ix);
+	if (!snap->profile || !snap->procs || (o->pprof && pprof_setup(snap, o)))
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < ntargets; i++) {
 		const struct fl_mm *mm =
 			collector__mm(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
@@ -500,7 +278,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	err = build_threads(snap, col, rows, nrows);
 	for (size_t i = 0; i < nrows && !err; i++) {
 		struct target *t =
-			target_of(targets, ix, ntargets, rows[i].key.tgid, rows[i].key.gen);
+			target_set__find_gen(set, (pid_t)rows[i].key.tgid, rows[i].key.gen);
 
 		if (!t)
 			continue; /* a process dropped from the targets */
@@ -514,16 +292,15 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 	if (!err)
 		sort_threads(snap, o->metric);
 	if (!err && o->alloc)
-		err = build_sites(o, col, frames, targets, ix, ntargets, false, &snap->sites,
-				  &snap->report.nsites);
+		err = sites__build(o->metric, false, col, frames, set, &snap->sites,
+				   &snap->report.nsites);
 	if (!err && o->vm)
-		err = build_sites(o, col, frames, targets, ix, ntargets, true, &snap->vm_sites,
-				  &snap->report.nvm_sites);
+		err = sites__build(o->metric, true, col, frames, set, &snap->vm_sites,
+				   &snap->report.nvm_sites);
 	snap->report.sites = snap->sites;
 	snap->report.vm_sites = snap->vm_sites;
 	if (!err)
 		profile__sort(snap->profile, o->metric);
-	free(ix);
 	return err;
 }
 

@@ -36,13 +36,9 @@ struct snapshot {
 	size_t npprof_types;
 };
 
-/* The frame that stands for a stack of @origin (the process's own stack for USER). */
-const char *snapshot__origin_frame(enum fl_origin origin);
-
 /* Builds @snap from the rows @col last read. Returns 0 or -ENOMEM. */
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
-		    const struct collector *col, struct frames *frames, struct target *targets,
-		    size_t ntargets);
+		    const struct collector *col, struct frames *frames, struct target_set *targets);
 
 /*
  * The writers of the final outputs, each into an output opened when the session started

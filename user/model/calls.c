@@ -34,3 +34,25 @@ const char *call__name(uint32_t call)
 
 	return call < FL_VM__END && names[call] ? names[call] : "[unknown call]";
 }
+
+const char *origin__name(enum fl_origin origin)
+{
+	switch (origin) {
+	case FL_ORIGIN_EXIT:
+		return "[exit]";
+	case FL_ORIGIN_RECLAIM:
+		return "[reclaim]";
+	case FL_ORIGIN_REMOTE:
+		return "[other process]";
+	case FL_ORIGIN_STACK_LOST:
+		return "[stack lost]";
+	case FL_ORIGIN_OVERFLOW:
+		return "[counts map full]";
+	case FL_ORIGIN_UNMATCHED:
+		return "[freed, allocated before attach]";
+	case FL_ORIGIN_EXEC:
+		return "[exec]";
+	default:
+		return "[unknown origin]";
+	}
+}

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "sites.h"
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "model/calls.h"
+
+/* A site before merging: the row's key says which rows are one site. */
+struct site_row {
+	struct fl_key key;
+	struct fl_call_site site;
+};
+
+static int cmp_site_key(const void *a, const void *b)
+{
+	const struct fl_key *x = &((const struct site_row *)a)->key;
+	const struct fl_key *y = &((const struct site_row *)b)->key;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	if (x->stack != y->stack)
+		return x->stack < y->stack ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	return x->origin < y->origin ? -1 : x->origin > y->origin;
+}
+
+static uint64_t site_bytes(const struct fl_counts *c)
+{
+	return c->alloc_bytes + c->reserved + c->unmapped + c->advised;
+}
+
+static int cmp_site_weight(const void *a, const void *b, void *metric)
+{
+	enum fl_metric m = *(const enum fl_metric *)metric;
+	const struct fl_counts *cx = &((const struct fl_call_site *)a)->counts;
+	const struct fl_counts *cy = &((const struct fl_call_site *)b)->counts;
+	uint64_t x = metric__value(cx, m), y = metric__value(cy, m);
+
+	if (x != y)
+		return x > y ? -1 : 1;
+	/* then the busiest: with nothing live, churn still ranks */
+	x = site_bytes(cx);
+	y = site_bytes(cy);
+	if (x != y)
+		return x > y ? -1 : 1;
+	x = cx->allocs + cx->vm_calls;
+	y = cy->allocs + cy->vm_calls;
+	return x > y ? -1 : x < y;
+}
+
+static void site_merge(struct fl_call_site *dst, const struct fl_call_site *src)
+{
+	counts__add(&dst->counts, &src->counts);
+	for (int i = 0; i < FL_HIST_BUCKETS; i++) {
+		dst->hist.size[i] += src->hist.size[i];
+		dst->hist.latency[i] += src->hist.latency[i];
+	}
+	if (src->oldest_ts && (!dst->oldest_ts || src->oldest_ts < dst->oldest_ts))
+		dst->oldest_ts = src->oldest_ts;
+}
+
+/*
+ * The last @want of the @depth frames @names, "outer > ... > leaf": two for an allocation
+ * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
+ * call, whose leaf is the libc syscall wrapper.
+ */
+static void name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = depth > want ? depth - want : 0; i < depth && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " > " : "",
+					 names[i]);
+}
+
+/* What the call sites are ranked by: the metric when it means something for them (live bytes
+ * for allocation sites otherwise; for memory calls, their bytes). */
+static enum fl_metric site_metric(enum fl_metric m, bool vm)
+{
+	if (vm)
+		return metric__needs_vm(m) || m == FL_METRIC_RELEASED ? m : FL_METRIC__COUNT;
+	return metric__needs_alloc(m) ? m : FL_METRIC_LIVE_BYTES;
+}
+
+int sites__build(enum fl_metric metric, bool vm, const struct collector *col, struct frames *frames,
+		 struct target_set *set, struct fl_call_site **out, size_t *nout)
+{
+	enum fl_metric m = site_metric(metric, vm);
+	size_t nrows, n = 0, nsites = 0;
+	const struct fl_row *rows = collector__rows(col, &nrows);
+	struct site_row *sr = calloc(nrows ? nrows : 1, sizeof(*sr));
+	struct fl_call_site *sites;
+
+	if (!sr)
+		return -ENOMEM;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct fl_row *r = &rows[i];
+		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
+		struct target *t = target_set__find_gen(set, (pid_t)r->key.tgid, r->key.gen);
+		const char *const *names = NULL;
+		size_t depth = 0;
+
+		if (!t || !(vm ? fl_call_is_vm(r->key.call) : fl_call_is_alloc(r->key.call)))
+			continue;
+		sr[n].key = r->key;
+		sr[n].key.tid = 0;
+		if (r->key.origin == FL_ORIGIN_USER)
+			depth = frames__get(frames, col, t->sym, &r->key, &names);
+		sr[n].site = (struct fl_call_site){
+			.pid = (pid_t)r->key.tgid,
+			.fn = call__name(r->key.call),
+			.counts = r->counts,
+		};
+		if (depth)
+			name_caller(sr[n].site.caller, sizeof(sr[n].site.caller), names, depth,
+				    vm ? 3 : 2);
+		else
+			snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s",
+				 origin__name(r->key.origin));
+		if (h) {
+			sr[n].site.hist = h->hist;
+			sr[n].site.oldest_ts = h->oldest_ts;
+		}
+		n++;
+	}
+	qsort(sr, n, sizeof(*sr), cmp_site_key);
+	sites = calloc(n ? n : 1, sizeof(*sites));
+	if (!sites) {
+		free(sr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (nsites && !cmp_site_key(&sr[i - 1], &sr[i]))
+			site_merge(&sites[nsites - 1], &sr[i].site);
+		else
+			sites[nsites++] = sr[i].site;
+	}
+	free(sr);
+	qsort_r(sites, nsites, sizeof(*sites), cmp_site_weight, &m);
+	*out = sites;
+	*nout = nsites;
+	return 0;
+}
