@@ -21,259 +21,8 @@
 #include "views/table.h"
 #include "views/tui.h"
 
-#define MAX_THREADS 16384
-/* counts rows per stored stack: one stack is charged from several threads and origins */
-#define ROWS_PER_STACK 4
 /* after a SIGINT or SIGTERM, how long a launched command has to exit before the session ends */
 #define STOP_GRACE_S 5
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* SIGINT, SIGTERM and SIGCHLD arrive through a signalfd, so the loop ends the normal way. */
-static int signals_setup(struct session *s)
-{
-	sigset_t set;
-
-	launch__save_signals(&s->launch);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	/* a hang-up (an ssh session dropped) ends the session the normal way: outputs written */
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGCHLD);
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -errno;
-	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	return s->sigfd < 0 ? -errno : 0;
-}
-
-static int add_targets(struct session *s)
-{
-	const struct fl_config *cfg = s->cfg;
-	int err;
-
-	if (cfg->command) {
-		err = launch__fork(&s->launch, cfg->command);
-		if (err) {
-			fprintf(stderr, "faultline: cannot start '%s': %s\n", cfg->command[0],
-				strerror(-err));
-			return err;
-		}
-		s->launched = true;
-		s->child_waiting = true;
-		if (!target_set__add(&s->targets))
-			return -ENOMEM;
-		target__init_launched(&s->targets.v[0], s->launch.pid);
-		if (target_set__index(&s->targets, &s->targets.v[0]))
-			return -ENOMEM;
-		return tracer__add_target(s->tracer, s->launch.pid, NULL);
-	}
-	for (size_t i = 0; i < s->targets.n; i++) {
-		if (target_set__index(&s->targets, &s->targets.v[i]))
-			return -ENOMEM;
-		err = tracer__add_target(s->tracer, s->targets.v[i].sum.pid,
-					 &s->targets.v[i].sum.at_attach);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* fds kept for faultline itself: maps, programs, links, the outputs, files read meanwhile */
-#define FD_RESERVE 256
-
-/*
- * -f: each live child holds its /proc entry (an fd, two in another root) while it can be
- * named from it; a storm of them must not leave the outputs without fds. The soft limit of
- * open files goes up to the hard one, and children beyond the budget are named at exit only.
- */
-static void fd_setup(struct session *s)
-{
-	struct rlimit r;
-	rlim_t was;
-
-	if (getrlimit(RLIMIT_NOFILE, &r))
-		return;
-	was = r.rlim_cur;
-	if (r.rlim_cur < r.rlim_max) {
-		r.rlim_cur = r.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &r))
-			r.rlim_cur = was;
-		else if (s->cfg->verbose)
-			fprintf(stderr, "faultline: open files limit raised from %llu to %llu\n",
-				(unsigned long long)was, (unsigned long long)r.rlim_cur);
-	}
-	s->fd_budget = r.rlim_cur > 2 * FD_RESERVE ? (size_t)(r.rlim_cur - FD_RESERVE) / 2 :
-						     (size_t)r.rlim_cur / 4;
-}
-
-/* -f: the mappings of targets as they exit, where the kernel can (Linux 6.16; -v says why
- * not). Attached before the other programs, so it runs first at an exit. */
-static void exits_setup(struct session *s)
-{
-	int err;
-
-	if (!s->cfg->children)
-		return;
-	err = exit_maps__open(&s->exits, tracer__procs_fd(s->tracer));
-	if (err && s->cfg->verbose)
-		fprintf(stderr,
-			"faultline: the mappings of exiting processes cannot be recorded here (%s; "
-			"Linux 6.7 or later): stacks of children gone before they were seen stay "
-			"addresses\n",
-			strerror(-err));
-}
-
-static void announce(const struct session *s)
-{
-	fprintf(stderr, "faultline: tracing");
-	for (size_t i = 0; i < s->targets.n; i++)
-		fprintf(stderr, "%s %d (%s)", i ? "," : "", s->targets.v[i].sum.pid,
-			s->launched ? s->cfg->command[0] : s->targets.v[i].sum.comm);
-	fprintf(stderr, "%s; Ctrl-C to stop\n", s->cfg->children ? " and their new children" : "");
-	if (s->note)
-		fprintf(stderr, "faultline: note: %s\n", s->note);
-	if (s->cfg->verbose)
-		fprintf(stderr,
-			"faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
-			"updates %s\n",
-			s->cfg->stack_storage, s->cfg->stack_storage * ROWS_PER_STACK, MAX_THREADS,
-			tracer__rss_batched(s->tracer) ? "batched per thread" : "exact");
-}
-
-/*
- * The interactive view, when both stdin and stdout are a terminal and the live table is
- * wanted. Not for a launched command, which shares the terminal's input.
- */
-static void start_view(struct session *s)
-{
-	const struct fl_config *cfg = s->cfg;
-	enum fl_metric metrics[FL_METRIC__COUNT];
-	size_t n = 0;
-
-	if (cfg->quiet || cfg->plain || cfg->command || config__stdout_outputs(cfg) ||
-	    !isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
-		return;
-	for (int m = 0; m < FL_METRIC__COUNT; m++)
-		if (config__has_metric(cfg, (enum fl_metric)m))
-			metrics[n++] = (enum fl_metric)m;
-	s->tui = tui__start(metrics, n, s->metric, s->threads);
-}
-
-/* Every output, before anything is attached: a path that cannot be written ends the session
- * before it starts, not when it ends. */
-static int open_outputs(struct session *s)
-{
-	const struct fl_config *cfg = s->cfg;
-	int err = 0;
-
-	if (cfg->folded)
-		err = output__open(&s->folded, cfg->folded);
-	if (!err && cfg->json)
-		err = output__open(&s->json, cfg->json);
-	if (!err && cfg->pprof)
-		err = output__open(&s->pprof, cfg->pprof);
-	if (!err && cfg->svg)
-		err = output__open(&s->svg, cfg->svg);
-	if (!err && cfg->json_stream)
-		err = output__open_stream(&s->stream, cfg->json_stream);
-	return err;
-}
-
-static int setup(struct session *s)
-{
-	const struct fl_config *cfg = s->cfg;
-	struct tracer_opts to = {
-		.stack_storage = cfg->stack_storage,
-		.max_counts = cfg->stack_storage * ROWS_PER_STACK,
-		.max_threads = MAX_THREADS,
-		.alloc = cfg->alloc,
-		.max_live = cfg->max_live,
-		.sample_bytes = cfg->sample_bytes,
-		.vm = cfg->vm,
-		.map_classes = cfg->by_mapping,
-		.follow_children = cfg->children,
-	};
-	int err;
-
-	if (cfg->command && (err = launch__check(cfg->command[0])))
-		return err;
-	for (size_t i = 0; i < cfg->npids; i++) {
-		struct target *t = target_set__add(&s->targets);
-
-		if (!t)
-			return -ENOMEM;
-		err = target__init(t, cfg->pids[i]);
-		if (err)
-			return err;
-	}
-	err = open_outputs(s);
-	if (!err)
-		err = signals_setup(s);
-	if (!err)
-		err = tracer__load(&s->tracer, &to);
-	if (err)
-		return err;
-	s->metric = cfg->metric;
-	s->threads = cfg->threads;
-	if (tracer__rss_batched(s->tracer)) {
-		s->note =
-			"this kernel batches RSS counter updates per thread (before Linux 6.2): "
-			"bytes per stack are approximate (each flush of up to 64 faults lands on one "
-			"stack), so stacks are ranked by faults unless --metric says otherwise; "
-			"process totals and fault counts are exact";
-		if (!cfg->metric_given)
-			s->metric = FL_METRIC_FAULTS;
-	}
-	s->col = collector__new(tracer__counts_fd(s->tracer), tracer__stacks_fd(s->tracer),
-				tracer__threads_fd(s->tracer), to.max_counts);
-	s->elf = elf_cache__new();
-	s->frames = frames__new();
-	if (!s->col || !s->elf || !s->frames || debuginfo__start(s))
-		return -ENOMEM;
-	/* source lines only where an output shows them: DWARF costs memory */
-	elf_cache__set_dwarf(s->elf,
-			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);
-	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
-	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
-	if (cfg->alloc)
-		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
-				     tracer__hists_fd(s->tracer));
-	err = add_targets(s);
-	if (!err) {
-		/* after the launched command's fork: it keeps the limits it was given */
-		fd_setup(s);
-		exits_setup(s);
-		err = tracer__attach(s->tracer);
-	}
-	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
-		err = allocsetup__attach(s->tracer, &s->alloc, s->targets.v[i].sum.pid,
-					 s->launched ? cfg->command[0] : NULL);
-	if (err)
-		return err;
-	s->start = now_s();
-	announce(s);
-	if (s->launched) {
-		s->child_waiting = false;
-		err = launch__go(&s->launch, cfg->command[0]);
-		if (err) {
-			s->launched = false; /* reaped by launch__go */
-			return err;
-		}
-		if (s->launch.reaped) /* a signal killed it before its exec */
-			follow__launched_gone(s);
-	}
-	for (size_t i = 0; i < s->targets.n; i++)
-		follow__start_naming(s, &s->targets.v[i]);
-	start_view(s);
-	return 0;
-}
 
 /* Redraws the live table in place, cut to the terminal's height so the header stays put. */
 static void redraw(FILE *out, const char *text, unsigned rows)
@@ -386,11 +135,11 @@ static int show(struct session *s, bool final)
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	snap.report.elapsed_s = now_s() - s->start;
+	snap.report.elapsed_s = session_now() - s->start;
 	snap.report.final = final;
 	snap.report.note = s->note;
 	snap.report.sample_bytes = cfg->sample_bytes;
-	snap.report.now_ns = (uint64_t)(now_s() * 1e9);
+	snap.report.now_ns = (uint64_t)(session_now() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
 	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
 	if (s->stream.path)
@@ -448,7 +197,7 @@ static void on_signal(struct session *s, const struct signalfd_siginfo *si)
 		s->stop = true;
 		return;
 	}
-	s->grace_end = now_s() + STOP_GRACE_S;
+	s->grace_end = session_now() + STOP_GRACE_S;
 	sent = launch__forward(&s->launch, sig, si->ssi_code == SI_KERNEL);
 	fprintf(stderr,
 		"faultline: SIG%s%s; waiting up to %d s for %s (pid %d) to exit (signal faultline "
@@ -515,7 +264,7 @@ static int loop(struct session *s)
 	int err = 0;
 
 	while (!s->stop && any_alive(s)) {
-		double t = now_s(), until = end && end < next ? end : next;
+		double t = session_now(), until = end && end < next ? end : next;
 		struct pollfd p[2] = { { .fd = s->sigfd, .events = POLLIN },
 				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN } };
 		int ms = until > t ? (int)((until - t) * 1000) + 1 : 0;
@@ -526,7 +275,7 @@ static int loop(struct session *s)
 		reap(s);
 		if (s->tui && (err = on_keys(s)))
 			return err;
-		t = now_s();
+		t = session_now();
 		if ((end && t >= end) || (s->grace_end && t >= s->grace_end))
 			break;
 		if (t >= next && !s->stop && any_alive(s)) {
@@ -550,27 +299,6 @@ static int command_status(const struct session *s)
 	return sum->exit_signal ? 128 + sum->exit_signal : sum->exit_code;
 }
 
-static void teardown(struct session *s)
-{
-	tui__stop(s->tui);
-	tracer__destroy(s->tracer);
-	exit_maps__free(s->exits);
-	target_set__fini(&s->targets);
-	debuginfo__end(s);
-	frames__free(s->frames);
-	elf_cache__free(s->elf);
-	collector__free(s->col);
-	if (s->sigfd >= 0)
-		close(s->sigfd);
-	if (s->stream.path)
-		s->stream_err = output__close(&s->stream, 0);
-	/* what the session did not write (it failed): no temporary file stays behind */
-	output__discard(&s->folded);
-	output__discard(&s->json);
-	output__discard(&s->pprof);
-	output__discard(&s->svg);
-}
-
 int session__run(const struct fl_config *cfg)
 {
 	struct session s = { .cfg = cfg,
@@ -578,7 +306,7 @@ int session__run(const struct fl_config *cfg)
 			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose } };
 	int err, status;
 
-	err = setup(&s);
+	err = session__setup(&s);
 	if (!err)
 		err = loop(&s);
 	tui__stop(s.tui); /* the final report goes to the plain terminal */
@@ -592,6 +320,6 @@ int session__run(const struct fl_config *cfg)
 	} else if (s.child_waiting)
 		launch__abort(&s.launch);
 	status = command_status(&s); /* teardown frees the targets */
-	teardown(&s);
+	session__teardown(&s);
 	return err || s.stream_err || s.table_err ? 1 : status;
 }

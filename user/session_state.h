@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The state of one session, shared by the loop (session.c) and the targets' lifecycle
- * (follow.c); nothing else sees it.
+ * The state of one session, shared by its setup and teardown (session_setup.c), the loop
+ * (session.c), the targets' lifecycle (follow.c) and debug files fetched meanwhile
+ * (debuginfo.c); nothing else sees it.
  */
 #ifndef FAULTLINE_SESSION_STATE_H
 #define FAULTLINE_SESSION_STATE_H
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 #include "cli.h"
 #include "formats/output.h"
 #include "snapshot.h"
@@ -51,5 +53,24 @@ struct session {
 	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
 	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
 };
+
+/* CLOCK_MONOTONIC in seconds: the session's times (start, refreshes, grace) */
+static inline double session_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Everything before the first refresh, in order: the targets checked, the outputs opened (a
+ * path that cannot be written ends the session here), signals, the BPF programs loaded, the
+ * targets added (a command launched), attached (and the allocator probes), the command let go,
+ * the interactive view started. Returns 0 or -errno, reported; session__teardown() undoes
+ * what was done either way.
+ */
+int session__setup(struct session *s);
+void session__teardown(struct session *s);
 
 #endif /* FAULTLINE_SESSION_STATE_H */
