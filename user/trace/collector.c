@@ -8,39 +8,8 @@
 #include "alloc_math.h"
 #include "base/grow.h"
 #include "rss_math.h"
+#include "trace/collector_state.h"
 #include "trace/retired.h"
-
-struct collector {
-	int counts_fd;
-	int stacks_fd;
-	int threads_fd;
-	int mm_fd;		      /* mm_state, for the peaks; or -1 */
-	int procs_fd;		      /* the target set; or -1 */
-	struct collector_proc *procs; /* by pid */
-	size_t nprocs;
-	size_t procs_cap;
-	struct fl_mm *mms;
-	size_t nmms;
-	size_t mms_cap;
-	int live_fd; /* --alloc maps, or -1 */
-	int hists_fd;
-	uint32_t max_rows;
-	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
-	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
-	bool to_move;		      /* processes retired since the last read */
-	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
-	struct fl_row *rows;
-	size_t nrows;
-	struct collector_hist *hists; /* sorted by key */
-	size_t nhists;
-	size_t hists_cap;
-	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
-	size_t ngens, gens_cap;
-	struct collector_gen *kept; /* the last of each retired process */
-	size_t nkept, kept_cap;
-	struct collector_drop *drops; /* the live blocks execs left behind, by row */
-	size_t ndrops, drops_cap;
-};
 
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows)
 {
@@ -72,11 +41,8 @@ void collector__free(struct collector *c)
 		return;
 	free(c->rows);
 	retired_rows__free(c->retired);
-	free(c->hists);
 	free(c->mms);
-	free(c->gens);
-	free(c->kept);
-	free(c->drops);
+	collector_alloc__free(c);
 	free(c->procs);
 	free(c);
 }
@@ -84,11 +50,8 @@ void collector__free(struct collector *c)
 /* Entries asked of the kernel per batch lookup. */
 #define CHUNK 1024
 
-/* Calls @fn on every entry of map @fd: bulk lookup, or key by key on kernels without batch
- * lookup for hash maps (then *@no_batch is set for the next time). Stops early when @fn
- * returns non-zero. */
-static int map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
-		    int (*fn)(const void *key, const void *value, void *ctx), void *ctx)
+int collector_map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
+		       int (*fn)(const void *key, const void *value, void *ctx), void *ctx)
 {
 	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, opts);
 	char *keys = malloc(CHUNK * ksz), *values = malloc(CHUNK * vsz);
@@ -148,176 +111,11 @@ static int add_row(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-static int cmp_key(const void *a, const void *b)
+int collector_cmp_key(const void *a, const void *b)
 {
 	int r = memcmp(a, b, sizeof(struct fl_key));
 
 	return r < 0 ? -1 : r > 0;
-}
-
-static int add_hist(const void *key, const void *value, void *ctx)
-{
-	struct collector *c = ctx;
-
-	struct collector_hist *h = grow__reserve(c->hists, &c->hists_cap, c->nhists, sizeof(*h));
-
-	if (!h)
-		return -ENOMEM;
-	c->hists = h;
-	memcpy(&c->hists[c->nhists].key, key, sizeof(struct fl_key));
-	memcpy(&c->hists[c->nhists].hist, value, sizeof(struct fl_alloc_hist));
-	c->hists[c->nhists].oldest_ts = 0;
-	c->nhists++;
-	return 0;
-}
-
-static int cmp_gen(const void *a, const void *b)
-{
-	uint32_t x = ((const struct collector_gen *)a)->tgid;
-	uint32_t y = ((const struct collector_gen *)b)->tgid;
-
-	return x < y ? -1 : x > y;
-}
-
-static int push_gen(struct collector_gen **v, size_t *n, size_t *cap, uint32_t tgid, uint32_t gen)
-{
-	struct collector_gen *g = grow__reserve(*v, cap, *n, sizeof(*g));
-
-	if (!g)
-		return -ENOMEM;
-	*v = g;
-	g[(*n)++] = (struct collector_gen){ tgid, gen };
-	return 0;
-}
-
-/* The exec id of every target that exec'd (from the target set collector__read_procs() read
- * with the rows), and the last one of those retired since. */
-static int read_gens(struct collector *c)
-{
-	size_t nread;
-	int err = 0;
-
-	c->ngens = 0;
-	/* no exec seen: every block of it is of its current image */
-	for (size_t i = 0; i < c->nprocs && !err; i++)
-		if (c->procs[i].p.exec_id)
-			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, (uint32_t)c->procs[i].pid,
-				       c->procs[i].p.exec_id);
-	if (c->ngens > 1) /* gens is NULL before the first */
-		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
-	nread = c->ngens;
-	for (size_t i = 0; i < c->nkept && !err; i++)
-		if (!nread || !bsearch(&c->kept[i], c->gens, nread, sizeof(*c->gens), cmp_gen))
-			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, c->kept[i].tgid,
-				       c->kept[i].gen);
-	if (c->ngens > nread && c->ngens > 1)
-		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
-	return err;
-}
-
-int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen)
-{
-	return push_gen(&c->kept, &c->nkept, &c->kept_cap, tgid, gen);
-}
-
-static int cmp_drop(const void *a, const void *b)
-{
-	return cmp_key(&((const struct collector_drop *)a)->row,
-		       &((const struct collector_drop *)b)->row);
-}
-
-static int push_drop(struct collector *c, const struct fl_key *row, const struct fl_live *l)
-{
-	struct collector_drop *d = grow__reserve(c->drops, &c->drops_cap, c->ndrops, sizeof(*d));
-
-	if (!d)
-		return -ENOMEM;
-	c->drops = d;
-	d[c->ndrops++] = (struct collector_drop){ *row, l->count, l->bytes };
-	return 0;
-}
-
-/*
- * Folds one live block into the oldest allocation time of its row (hists is sorted), unless
- * it belongs to an image its process exec'd away from: that one can never be freed.
- */
-static int add_live(const void *key, const void *value, void *ctx)
-{
-	struct collector *c = ctx;
-	const struct fl_live_key *k = key;
-	const struct fl_live *l = value;
-	struct fl_key row = fl_live_row(k->tgid, l);
-	struct collector_gen want = { .tgid = k->tgid };
-	const struct collector_gen *g =
-		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), cmp_gen) : NULL;
-	struct collector_hist *h;
-
-	if (g && g->gen != k->gen)
-		return push_drop(c, &row, l);
-	h = c->nhists ? bsearch(&row, c->hists, c->nhists, sizeof(*h), cmp_key) : NULL;
-	if (h && (!h->oldest_ts || l->ts < h->oldest_ts))
-		h->oldest_ts = l->ts;
-	return 0;
-}
-
-/* The blocks execs left behind are charged to their rows as freed: not live in any image. */
-static void settle_drops(struct collector *c)
-{
-	size_t n = 0;
-
-	if (c->ndrops > 1) /* drops is NULL before the first */
-		qsort(c->drops, c->ndrops, sizeof(*c->drops), cmp_drop);
-	for (size_t i = 0; i < c->ndrops; i++) {
-		if (n && !cmp_drop(&c->drops[n - 1], &c->drops[i])) {
-			c->drops[n - 1].count += c->drops[i].count;
-			c->drops[n - 1].bytes += c->drops[i].bytes;
-		} else {
-			c->drops[n++] = c->drops[i];
-		}
-	}
-	c->ndrops = n;
-	for (size_t i = 0; i < c->nrows && n; i++) {
-		const struct collector_drop *d =
-			bsearch(&c->rows[i].key, c->drops, n, sizeof(*d), cmp_drop);
-
-		if (d) {
-			c->rows[i].counts.frees += d->count;
-			c->rows[i].counts.free_bytes += d->bytes;
-		}
-	}
-}
-
-void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,
-			     uint64_t *bytes)
-{
-	*count = *bytes = 0;
-	for (size_t i = 0; i < c->ndrops; i++)
-		if (c->drops[i].row.tgid == tgid) {
-			*count += c->drops[i].count;
-			*bytes += c->drops[i].bytes;
-		}
-}
-
-/* The histograms of the allocation rows, the oldest live block of each, the blocks execs
- * left behind. */
-static int read_alloc(struct collector *c)
-{
-	int err;
-
-	c->nhists = 0;
-	c->ndrops = 0;
-	err = read_gens(c);
-	if (!err)
-		err = map_each(c->hists_fd, sizeof(struct fl_key), sizeof(struct fl_alloc_hist),
-			       &c->no_batch, add_hist, c);
-	if (err)
-		return err;
-	if (c->nhists > 1) /* hists is NULL before the first */
-		qsort(c->hists, c->nhists, sizeof(*c->hists), cmp_key);
-	err = map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live), &c->no_batch,
-		       add_live, c);
-	settle_drops(c);
-	return err;
 }
 
 static int push_mm(struct collector *c, const struct fl_mm *mm)
@@ -420,7 +218,8 @@ static int read_mms(struct collector *c)
 
 	c->mms = NULL;
 	c->nmms = c->mms_cap = 0;
-	err = map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch, add_mm, c);
+	err = collector_map_each(c->mm_fd, sizeof(__u32), sizeof(struct fl_mm), &c->no_batch,
+				 add_mm, c);
 	if (!err && c->procs_fd >= 0 && !(err = collector__read_procs(c)))
 		err = add_gone_peaks(c);
 	if (c->nmms)
@@ -513,8 +312,8 @@ static int read_rows(struct collector *c)
 	/* the mms first: a row read after its mm's peak moved is still resolved right */
 	err = c->mm_fd < 0 ? 0 : read_mms(c);
 	if (!err)
-		err = map_each(c->counts_fd, sizeof(struct fl_key), sizeof(struct fl_counts),
-			       &c->no_batch, add_row, c);
+		err = collector_map_each(c->counts_fd, sizeof(struct fl_key),
+					 sizeof(struct fl_counts), &c->no_batch, add_row, c);
 	return err ? err : move_retired(c);
 }
 
@@ -550,7 +349,7 @@ int collector__read(struct collector *c)
 	if (!err)
 		err = add_retired(c);
 	if (!err && c->live_fd >= 0)
-		err = read_alloc(c);
+		err = collector_alloc__read(c);
 	return err;
 }
 
@@ -591,8 +390,8 @@ int collector__read_procs(struct collector *c)
 	int err;
 
 	c->nprocs = 0;
-	err = map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch, add_proc,
-		       c);
+	err = collector_map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc), &c->no_batch,
+				 add_proc, c);
 	/* sorted: a key the walk returned twice (the map changed under it) is next to itself */
 	if (c->nprocs > 1) /* procs is NULL before the first */
 		qsort(c->procs, c->nprocs, sizeof(*c->procs), cmp_proc);
@@ -610,17 +409,6 @@ const struct collector_proc *collector__proc(const struct collector *c, pid_t pi
 	struct collector_proc k = { .pid = pid };
 
 	return c->nprocs ? bsearch(&k, c->procs, c->nprocs, sizeof(k), cmp_proc) : NULL;
-}
-
-void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
-{
-	c->live_fd = live_fd;
-	c->hists_fd = hists_fd;
-}
-
-const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
-{
-	return c->nhists ? bsearch(key, c->hists, c->nhists, sizeof(*c->hists), cmp_key) : NULL;
 }
 
 const struct fl_row *collector__rows(const struct collector *c, size_t *n)

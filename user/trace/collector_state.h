@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The collector's state, shared by its two halves: the counts rows, stacks, peaks and target set
+ * (collector.c) and the allocator maps (collector_alloc.c). Nothing else sees it. */
+#ifndef FAULTLINE_COLLECTOR_STATE_H
+#define FAULTLINE_COLLECTOR_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "trace/collector.h"
+
+struct collector {
+	int counts_fd;
+	int stacks_fd;
+	int threads_fd;
+	int mm_fd;		      /* mm_state, for the peaks; or -1 */
+	int procs_fd;		      /* the target set; or -1 */
+	struct collector_proc *procs; /* by pid */
+	size_t nprocs;
+	size_t procs_cap;
+	struct fl_mm *mms;
+	size_t nmms;
+	size_t mms_cap;
+	int live_fd; /* --alloc maps, or -1 */
+	int hists_fd;
+	uint32_t max_rows;
+	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
+	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
+	bool to_move;		      /* processes retired since the last read */
+	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
+	struct fl_row *rows;
+	size_t nrows;
+	struct collector_hist *hists; /* sorted by key */
+	size_t nhists;
+	size_t hists_cap;
+	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
+	size_t ngens, gens_cap;
+	struct collector_gen *kept; /* the last of each retired process */
+	size_t nkept, kept_cap;
+	struct collector_drop *drops; /* the live blocks execs left behind, by row */
+	size_t ndrops, drops_cap;
+};
+
+/* Calls @fn on every entry of map @fd: bulk lookup, or key by key on kernels without batch
+ * lookup for hash maps (then *@no_batch is set for the next time). Stops early when @fn
+ * returns non-zero. Returns 0 or -errno. */
+int collector_map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
+		       int (*fn)(const void *key, const void *value, void *ctx), void *ctx);
+
+/* Orders struct fl_key (or what starts with one) byte by byte, as the rows are sorted. */
+int collector_cmp_key(const void *a, const void *b);
+
+/* Reads the allocator maps (when set) after the rows: histograms, oldest live blocks, exec
+ * drops charged to their rows. Returns 0 or -errno. */
+int collector_alloc__read(struct collector *c);
+void collector_alloc__free(struct collector *c);
+
+#endif /* FAULTLINE_COLLECTOR_STATE_H */
