@@ -189,12 +189,22 @@ int session__setup(struct session *s)
 		return err;
 	for (size_t i = 0; i < cfg->npids; i++) {
 		struct target *t = target_set__add(&s->targets);
+		struct target *first;
 
 		if (!t)
 			return -ENOMEM;
 		err = target__init(t, cfg->pids[i]);
 		if (err)
 			return err;
+		/* -p PID,TID (a thread id names its process): one target */
+		first = target_set__first(&s->targets, t->sum.pid);
+		if (first != t) {
+			if (cfg->verbose)
+				fprintf(stderr, "faultline: %d given twice: traced once\n",
+					t->sum.pid);
+			target__fini(t);
+			s->targets.n--;
+		}
 	}
 	err = open_outputs(s);
 	if (!err)

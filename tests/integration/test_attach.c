@@ -250,3 +250,45 @@ Test(attach, same_registers_on_two_paths_stay_apart)
 		    (int64_t)(10 * H_MIB), &r.folded);
 	h_folded_free(&r.folded);
 }
+
+/*
+ * leaderexit's main thread called pthread_exit(): the leader is a zombie while its worker runs
+ * (a server that hands main() to a thread pool). Given as -p PID,TID (the process and that
+ * thread), it must be traced once, as one process, and the worker's 8 MiB named on its stack.
+ */
+Test(attach, leader_exited_and_a_thread_id)
+{
+	const char *rest, *fl[] = { "-q", "-p", NULL, "--folded", NULL, NULL };
+	struct h_session s;
+	struct h_folded f;
+	struct h_proc w;
+	char pids[48], *err, *tracing;
+
+	h_spawn_workload_ok(&w, "leaderexit", NULL);
+	cr_assert_eq(h_wait_line(&w, "ready", H_LINE_MS), 0, "leaderexit never got ready");
+	cr_assert_eq(h_wait_prefix(&w, "worker ", &rest, H_LINE_MS), 0);
+	snprintf(pids, sizeof(pids), "%d,%d", w.pid, atoi(rest));
+	h_session_init_ok(&s);
+	fl[2] = pids;
+	fl[4] = s.folded_path;
+	h_session_start_ok(&s, fl);
+	h_wait_ready_ok(&s);
+	h_kill_ok(w.pid, SIGUSR1);
+	cr_assert_eq(h_wait_line(&w, "done", H_WORK_MS), 0, "leaderexit never finished");
+	h_kill_ok(s.proc.pid, SIGINT);
+	cr_assert_eq(h_wait_exit(&s.proc, H_EXIT_MS), 0, "faultline did not exit");
+	err = h_read_file(s.err_path);
+	cr_expect_eq(h_exit_code(&s.proc), 0, "faultline exited %d: %s", h_exit_code(&s.proc), err);
+	cr_expect(strstr(err, "zombie") == NULL, "refused as a zombie: %s", err);
+	tracing = strstr(err, "tracing ");
+	cr_expect(tracing && !memchr(tracing, ',', strcspn(tracing, "\n")), "traced twice: %s",
+		  err);
+	free(err);
+	h_kill_ok(w.pid, SIGUSR2);
+	h_wait_exit(&w, H_EXIT_MS);
+	h_folded_load_ok(s.folded_path, &f);
+	h_folded_root_ok(&f, "leaderexit");
+	h_within_ok("growth under worker_main;worker_touch",
+		    h_folded_edge(&f, "worker_main", "worker_touch"), (int64_t)(8 * H_MIB), &f);
+	h_folded_free(&f);
+}

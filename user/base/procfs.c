@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /* /proc/PID/status (memory figures, signal sets) and /proc/PID/comm, and files opened inside a
  * process's root. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -146,11 +147,15 @@ int procfs__readlink(pid_t pid, const char *name, char *buf, size_t len)
 	return 0;
 }
 
-int procfs__read_status(pid_t pid, struct proc_status *out)
+/* Reads "@dir/status" (and smaps_rollup) of process @pid, @dir "" or "task/TID/". */
+static int read_status_in(pid_t pid, const char *dir, struct proc_status *out)
 {
+	char name[64];
 	FILE *f;
-	int err = procfs__fopen(pid, "status", &f);
+	int err;
 
+	snprintf(name, sizeof(name), "%sstatus", dir);
+	err = procfs__fopen(pid, name, &f);
 	if (err)
 		return err;
 	err = procfs__parse_status(f, out);
@@ -158,11 +163,87 @@ int procfs__read_status(pid_t pid, struct proc_status *out)
 	if (err)
 		return err;
 	/* the kernel walks every mapping for this file: worth it once a refresh */
-	if (!procfs__fopen(pid, "smaps_rollup", &f)) {
+	snprintf(name, sizeof(name), "%ssmaps_rollup", dir);
+	if (!procfs__fopen(pid, name, &f)) {
 		procfs__parse_smaps_rollup(f, out);
 		fclose(f);
 	}
 	return 0;
+}
+
+/* A leader that called pthread_exit() is a zombie whose status has no memory figures while
+ * the process lives on: any live thread's status has them. -EINVAL when none does. */
+static int read_status_of_a_thread(pid_t pid, struct proc_status *out)
+{
+	int fd = procfs__open(pid, "task", O_RDONLY | O_DIRECTORY), err = -EINVAL;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -EINVAL;
+	}
+	while (err && (e = readdir(d))) {
+		char dir[sizeof(e->d_name) + 8];
+
+		if (e->d_name[0] == '.' || atoi(e->d_name) == pid)
+			continue;
+		snprintf(dir, sizeof(dir), "task/%s/", e->d_name);
+		err = read_status_in(pid, dir, out) ? -EINVAL : 0;
+	}
+	closedir(d);
+	return err;
+}
+
+int procfs__live_dir(pid_t pid, char *buf, size_t len)
+{
+	int fd = procfs__open(pid, "", O_PATH | O_DIRECTORY), task, found = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return fd;
+	snprintf(buf, len, "/proc/%d", (int)pid);
+	/* a zombie leader's root is gone (and its maps empty) while its threads run */
+	task = faccessat(fd, "root", F_OK, 0) ?
+		       openat(fd, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+		       -1;
+	close(fd);
+	d = task >= 0 ? fdopendir(task) : NULL;
+	while (d && !found && (e = readdir(d))) {
+		char root[sizeof(e->d_name) + 8];
+
+		snprintf(root, sizeof(root), "%s/root", e->d_name);
+		if (e->d_name[0] != '.' && atoi(e->d_name) != pid &&
+		    faccessat(task, root, F_OK, 0) == 0)
+			found = snprintf(buf, len, "/proc/%d/task/%s", (int)pid, e->d_name) > 0;
+	}
+	if (d)
+		closedir(d);
+	else if (task >= 0)
+		close(task);
+	return 0; /* none alive: the leader's, where the caller finds out */
+}
+
+int procfs__open_live(pid_t pid)
+{
+	char dir[64];
+	int err = procfs__live_dir(pid, dir, sizeof(dir)), fd;
+
+	if (err)
+		return err;
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? (errno == ENOENT ? -ESRCH : -errno) : fd;
+}
+
+int procfs__read_status(pid_t pid, struct proc_status *out)
+{
+	int err = read_status_in(pid, "", out);
+
+	return err == -EINVAL ? read_status_of_a_thread(pid, out) : err;
 }
 
 int procfs__parse_signals(FILE *f, struct proc_signals *out)

@@ -51,6 +51,15 @@ uint64_t procfs__ticks_of_ns(uint64_t ns);
  * kernels before 5.6). Returns an fd (O_RDONLY | O_CLOEXEC) or -errno. */
 int procfs__open_in_root(int rootfd, const char *path);
 
+/* The /proc directory that shows process @pid's memory, root and files: /proc/@pid, or
+ * /proc/@pid/task/TID of a live thread when the leader called pthread_exit() (a zombie leader
+ * has no root and no maps while the process lives on), into @buf. Returns 0, -ESRCH when the
+ * process is gone, or another -errno. */
+int procfs__live_dir(pid_t pid, char *buf, size_t len);
+
+/* procfs__live_dir() opened as an O_PATH directory: the fd, or -errno as above. */
+int procfs__open_live(pid_t pid);
+
 /* procfs__open() for reading, as a stdio stream in *@out. Returns 0 or -errno as above. */
 int procfs__fopen(pid_t pid, const char *name, FILE **out);
 
@@ -63,8 +72,10 @@ int procfs__readlink(pid_t pid, const char *name, char *buf, size_t len);
 int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);
 
 /* Reads /proc/@pid/status, then smaps_rollup (have_pss stays false when it cannot), into
- * @out. Returns 0, -ESRCH when the process is gone, -EINVAL as procfs__parse_status, or
- * another -errno from open. */
+ * @out; those of a live thread when the leader's have no memory figures (it called
+ * pthread_exit() and is a zombie while the process lives on). Returns 0, -ESRCH when the
+ * process is gone, -EINVAL as procfs__parse_status (a kernel thread, or a process that is
+ * all zombie), or another -errno from open. */
 int procfs__read_status(pid_t pid, struct proc_status *out);
 
 /* The signal sets of /proc/PID/status: bit N - 1 stands for signal N. */

@@ -259,7 +259,7 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 	s = symbolizer__alloc(cache);
 	if (!s)
 		return NULL;
-	s->procfd = procfs__open(pid, "", O_PATH | O_DIRECTORY);
+	s->procfd = procfs__open_live(pid);
 	if (s->procfd < 0) {
 		err = s->procfd;
 		goto cleanup;

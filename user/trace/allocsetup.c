@@ -41,15 +41,20 @@ static void candidates__free(struct candidates *c)
 	c->n = 0;
 }
 
-/* Every file with an executable mapping of @pid, after @first (the main executable). */
-static int add_mapped(struct candidates *c, pid_t pid, const char *first)
+/* Every file with an executable mapping of the process at @procfd (procfs__open_live()),
+ * after @first (the main executable). */
+static int add_mapped(struct candidates *c, int procfd, const char *first)
 {
 	struct procmaps maps;
-	FILE *f;
-	int err = procfs__fopen(pid, "maps", &f);
+	int fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC), err;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
 
-	if (err)
+	if (!f) {
+		err = errno == ENOENT ? -ESRCH : -errno;
+		if (fd >= 0)
+			close(fd);
 		return err;
+	}
 	err = procmaps__parse(f, &maps);
 	fclose(f);
 	if (err)
@@ -79,9 +84,15 @@ static int add_launch(struct candidates *c, const char *command)
 			candidates__add(c, tok);
 		free(copy);
 	}
+	int self = procfs__open(getpid(), "", O_PATH | O_DIRECTORY), err;
+
 	if (!launch__resolve(command, exe, sizeof(exe)))
 		candidates__add(c, exe);
-	return add_mapped(c, getpid(), NULL);
+	if (self < 0)
+		return self;
+	err = add_mapped(c, self, NULL);
+	close(self);
+	return err;
 }
 
 static void report_plan(const struct alloc_opts *o, pid_t pid, const struct alloc_plan *plan)
@@ -130,8 +141,8 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 	}
 }
 
-static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int rootfd,
-			  struct alloc_plan *plan)
+static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int procfd,
+			  int rootfd, struct alloc_plan *plan)
 {
 	struct candidates c = { 0 };
 	char exe[PATH_MAX];
@@ -147,9 +158,10 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 	if (launched) {
 		err = add_launch(&c, launched);
 	} else {
-		err = procfs__readlink(pid, "exe", exe, sizeof(exe));
-		if (err != -ESRCH)
-			err = add_mapped(&c, pid, err ? NULL : exe);
+		ssize_t n = readlinkat(procfd, "exe", exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		err = add_mapped(&c, procfd, n > 0 ? exe : NULL);
 	}
 	i = err ? err :
 		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
@@ -168,18 +180,27 @@ int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
 		       const char *launched)
 {
 	struct alloc_plan *plan = malloc(sizeof(*plan));
-	int rootfd, err;
+	int procfd = -1, rootfd = AT_FDCWD, err;
 
 	if (!plan)
 		return -ENOMEM;
-	rootfd = launched ? AT_FDCWD : procfs__open(pid, "root", O_PATH | O_DIRECTORY);
+	/* a live thread's view when the leader called pthread_exit() */
+	if (!launched) {
+		procfd = procfs__open_live(pid);
+		rootfd = procfd < 0 ? procfd :
+				      openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (rootfd < 0 && procfd >= 0)
+			rootfd = errno == ENOENT ? -ESRCH : -errno;
+	}
 	if (rootfd < 0 && rootfd != AT_FDCWD) {
 		fprintf(stderr, "faultline: --alloc: cannot open /proc/%d/root: %s\n", pid,
 			strerror(-rootfd));
+		if (procfd >= 0)
+			close(procfd);
 		free(plan);
 		return rootfd;
 	}
-	err = find_allocator(o, pid, launched, rootfd, plan);
+	err = find_allocator(o, pid, launched, procfd, rootfd, plan);
 	if (!err) {
 		report_plan(o, pid, plan);
 		err = tracer__attach_alloc(t, pid, plan);
@@ -189,6 +210,8 @@ int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
 	}
 	if (rootfd >= 0)
 		close(rootfd);
+	if (procfd >= 0)
+		close(procfd);
 	free(plan);
 	return err;
 }

@@ -358,11 +358,14 @@ static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bo
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
 {
 	struct alloc_prog progs[ALLOC_PROGS];
-	char path[PATH_MAX + 32];
+	char path[PATH_MAX + 128], dir[64];
 	int err = 0;
 
-	/* through the target's root, so a containerised target's own file is probed */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", pid, plan->path);
+	/* through the target's root, so a containerised target's own file is probed (a live
+	 * thread's when the leader called pthread_exit()) */
+	if (procfs__live_dir(pid, dir, sizeof(dir)))
+		snprintf(dir, sizeof(dir), "/proc/%d", pid);
+	snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
 	alloc_progs(t->skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
 		err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid, path,

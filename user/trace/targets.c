@@ -284,6 +284,14 @@ int target_set__index(struct target_set *set, struct target *t)
 	return 0;
 }
 
+struct target *target_set__first(struct target_set *set, pid_t pid)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].sum.pid == pid)
+			return &set->v[i];
+	return NULL;
+}
+
 struct target *target_set__find(struct target_set *set, pid_t pid)
 {
 	size_t i = set->nslots ? *pid_slot(set->v, set->slots, set->nslots, pid) : 0;

@@ -43,6 +43,10 @@ struct target *target_set__add(struct target_set *set);
 /* Makes @t, once its pid is set, the newest target of its pid. Returns 0 or -ENOMEM. */
 int target_set__index(struct target_set *set, struct target *t);
 
+/* The first target of process @pid in @set's order, or NULL: a linear search, for the given
+ * targets before they are indexed. */
+struct target *target_set__first(struct target_set *set, pid_t pid);
+
 /* The newest target of process @pid, or NULL. */
 struct target *target_set__find(struct target_set *set, pid_t pid);
 
