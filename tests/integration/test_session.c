@@ -4,6 +4,7 @@
  * middle of a session, and nothing left attached after SIGINT.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -181,7 +182,10 @@ Test(session, nothing_left_attached_after_sigint_links)
 }
 
 /* Runs faultline as user nobody (setuid drops every capability), stderr into @err. */
-static int run_unprivileged(char *err, size_t len)
+/* faultline -q -d 1 -p (this process) as user nobody, with the capabilities @caps given
+ * through setpriv ("+bpf,+perfmon"), or none (NULL); its stderr into @err. Returns its exit
+ * status (99: the test could not drop to nobody, 97: setpriv refused the capabilities). */
+static int run_unprivileged(const char *caps, char *err, size_t len)
 {
 	char self[16];
 	int fds[2], status;
@@ -193,7 +197,20 @@ static int run_unprivileged(char *err, size_t len)
 	pid = fork();
 	cr_assert_geq(pid, 0, "fork");
 	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
 		dup2(fds[1], STDERR_FILENO);
+		dup2(null, STDOUT_FILENO);
+		if (caps) {
+			char inh[128], amb[128];
+
+			snprintf(inh, sizeof(inh), "--inh-caps=%s", caps);
+			snprintf(amb, sizeof(amb), "--ambient-caps=%s", caps);
+			execlp("setpriv", "setpriv", "--reuid=65534", "--regid=65534",
+			       "--clear-groups", inh, amb, getenv("FAULTLINE"), "-q", "-d", "1",
+			       "-p", self, (char *)NULL);
+			_exit(97);
+		}
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(99);
@@ -212,11 +229,32 @@ static int run_unprivileged(char *err, size_t len)
 Test(session, unprivileged_is_a_clear_runtime_error)
 {
 	char err[1024];
-	int code = run_unprivileged(err, sizeof(err));
+	int code = run_unprivileged(NULL, err, sizeof(err));
 
 	cr_expect_eq(code, 1, "as nobody: exit status %d, not 1; stderr:\n%s", code, err);
 	cr_expect(strstr(err, "root"), "the error does not say root is needed; stderr:\n%s", err);
 	cr_expect(!strstr(err, "libbpf"), "libbpf's own messages leak out; stderr:\n%s", err);
+}
+
+/*
+ * Not root, with CAP_BPF and CAP_PERFMON: tracefs is there but unreadable (mode 0700), so the
+ * message must say which capability is missing, not that tracefs is not mounted; with
+ * CAP_DAC_READ_SEARCH as well, the session runs.
+ */
+Test(session, capabilities_without_root)
+{
+	char err[1024];
+	int code = run_unprivileged("+bpf,+perfmon", err, sizeof(err));
+
+	if (code == 97 || strstr(err, "setpriv:"))
+		cr_skip_test("setpriv cannot give the capabilities here: %s", err);
+	cr_expect_eq(code, 1, "exit status %d, not 1; stderr:\n%s", code, err);
+	cr_expect(strstr(err, "CAP_DAC_READ_SEARCH"), "the missing capability is not named:\n%s",
+		  err);
+	cr_expect(!strstr(err, "not mounted"), "tracefs blamed:\n%s", err);
+	code = run_unprivileged("+bpf,+perfmon,+dac_read_search", err, sizeof(err));
+	cr_expect_eq(code, 0, "with CAP_DAC_READ_SEARCH too: exit status %d; stderr:\n%s", code,
+		     err);
 }
 
 Test(session, command_that_cannot_run_is_a_runtime_error)

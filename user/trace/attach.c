@@ -55,18 +55,39 @@ struct fl_uprobe_multi_attr {
 	__u32 _pad;
 };
 
-/* libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted. */
+/*
+ * libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted, and which
+ * only root can read by default (mode 0700). AT_EACCESS: the effective capabilities count
+ * (plain access() drops them for a non-root user).
+ */
 static int ensure_tracefs(void)
 {
-	if (access(TRACEFS "/events", F_OK) == 0 ||
-	    access("/sys/kernel/debug/tracing/events", F_OK) == 0)
-		return 0;
+	static const char *const events[] = { TRACEFS "/events",
+					      "/sys/kernel/debug/tracing/events" };
+	bool denied = false;
+
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		if (faccessat(AT_FDCWD, events[i], R_OK | X_OK, AT_EACCESS) == 0)
+			return 0;
+		denied |= errno == EACCES;
+	}
+	if (denied) {
+		fprintf(stderr, "faultline: tracefs (" TRACEFS ") is mounted but this user cannot "
+				"read it, and the tracepoint ids are there: run as root, or add "
+				"CAP_DAC_READ_SEARCH to CAP_BPF and CAP_PERFMON\n");
+		return -EACCES;
+	}
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) == 0)
 		return 0;
-	fprintf(stderr,
-		"faultline: tracefs is not mounted and mounting it failed (%s); run: "
-		"mount -t tracefs tracefs " TRACEFS "\n",
-		strerror(errno));
+	if (errno == EPERM)
+		fprintf(stderr,
+			"faultline: tracefs is not mounted and mounting it needs root (or "
+			"CAP_SYS_ADMIN); as root, run: mount -t tracefs tracefs " TRACEFS "\n");
+	else
+		fprintf(stderr,
+			"faultline: tracefs is not mounted and mounting it failed (%s); run: "
+			"mount -t tracefs tracefs " TRACEFS "\n",
+			strerror(errno));
 	return -ENOENT;
 }
 
@@ -113,7 +134,8 @@ static int explain_load_error(int err)
 	if (err == -EPERM || err == -EACCES)
 		fprintf(stderr,
 			"faultline: not permitted to load BPF programs: run as root (or with "
-			"CAP_BPF, CAP_PERFMON and CAP_SYS_RESOURCE)\n");
+			"CAP_BPF, CAP_PERFMON and CAP_DAC_READ_SEARCH; CAP_SYS_RESOURCE too "
+			"before Linux 5.11)\n");
 	else
 		fprintf(stderr,
 			"faultline: loading the BPF programs failed: %s (run with -vv for "
@@ -152,8 +174,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	int err;
 
 	if (!privileged()) {
-		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF and "
-				"CAP_PERFMON)\n");
+		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF, "
+				"CAP_PERFMON and CAP_DAC_READ_SEARCH)\n");
 		return -EPERM;
 	}
 
