@@ -257,6 +257,41 @@ Test(session, capabilities_without_root)
 		     err);
 }
 
+/* An empty and a garbage file in place of the kernel's BTF (bind-mounted in a mount namespace
+ * of the test's own): the message must blame the BTF, not say "No such process". */
+Test(session, bad_btf_is_named)
+{
+	static const char *const contents[] = { "", "garbage, not BTF\n" };
+	char dir[64], btf[96], cmd[512];
+
+	h_temp_dir_ok(dir);
+	snprintf(btf, sizeof(btf), "%s/vmlinux", dir);
+	for (size_t i = 0; i < sizeof(contents) / sizeof(contents[0]); i++) {
+		FILE *f = fopen(btf, "w");
+		char *err;
+		int status;
+
+		cr_assert_not_null(f);
+		fputs(contents[i], f);
+		fclose(f);
+		snprintf(cmd, sizeof(cmd),
+			 "unshare -m sh -c 'mount --bind %s /sys/kernel/btf/vmlinux && exec %s -q "
+			 "-d 1 -p %d' >/dev/null 2>%s/err",
+			 btf, getenv("FAULTLINE"), getpid(), dir);
+		status = system(cmd);
+		snprintf(btf + strlen(dir), sizeof(btf) - strlen(dir), "/err");
+		err = h_read_file(btf);
+		snprintf(btf, sizeof(btf), "%s/vmlinux", dir);
+		if (strstr(err, "unshare:") || strstr(err, "mount:"))
+			cr_skip_test("no private mount namespace here: %s", err);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1, "exit status %d: %s",
+			  status, err);
+		cr_expect(strstr(err, "BTF"), "the message does not name the BTF: %s", err);
+		cr_expect(!strstr(err, "No such process"), "misleading message: %s", err);
+		free(err);
+	}
+}
+
 Test(session, command_that_cannot_run_is_a_runtime_error)
 {
 	static const char *const args[] = { "-q", "--", "/nonexistent/command", NULL };

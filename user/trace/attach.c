@@ -191,6 +191,15 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	if (!t)
 		return -ENOMEM;
 	btf = btf__load_vmlinux_btf(); /* parsed once: a few megabytes */
+	if (!btf) {
+		/* libbpf's CO-RE reads the same file: its error would say only "No such process" */
+		err = -errno;
+		fprintf(stderr,
+			"faultline: the kernel's BTF (" VMLINUX_BTF ") cannot be read or is "
+			"not valid BTF: faultline needs the running kernel's own BTF "
+			"(CONFIG_DEBUG_INFO_BTF=y); check that nothing replaced that file\n");
+		goto cleanup;
+	}
 	t->skel = faultline__open();
 	if (!t->skel) {
 		err = -errno;
