@@ -209,8 +209,11 @@ int session__setup(struct session *s)
 	err = open_outputs(s);
 	if (!err)
 		err = signals_setup(s);
-	if (!err)
+	if (!err) {
+		/* after signals_setup() saved the limit a launched command gets back */
+		fd_setup(s);
 		err = tracer__load(&s->tracer, &to);
+	}
 	if (err)
 		return err;
 	s->metric = cfg->metric;
@@ -240,8 +243,6 @@ int session__setup(struct session *s)
 				     tracer__hists_fd(s->tracer));
 	err = add_targets(s);
 	if (!err) {
-		/* after the launched command's fork: it keeps the limits it was given */
-		fd_setup(s);
 		exits_setup(s);
 		err = tracer__attach(s->tracer);
 	}

@@ -4,6 +4,7 @@
  * middle of a session, and nothing left attached after SIGINT.
  */
 #include <criterion/criterion.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -290,6 +291,69 @@ Test(session, bad_btf_is_named)
 		cr_expect(!strstr(err, "No such process"), "misleading message: %s", err);
 		free(err);
 	}
+}
+
+/* faultline @args (NULL-terminated) with the open-files limit @soft/@hard; its stdout and
+ * stderr into @out. Returns its exit status. */
+static int run_with_nofile(rlim_t soft, rlim_t hard, const char *const *args, char *out,
+			   size_t len)
+{
+	int fds[2], status;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0, "pipe");
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork");
+	if (pid == 0) {
+		struct rlimit r = { soft, hard };
+
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fds[1], STDERR_FILENO);
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			_exit(99);
+		execv(getenv("FAULTLINE"), (char *const *)args);
+		_exit(98);
+	}
+	close(fds[1]);
+	while (got < (ssize_t)len - 1 && (n = read(fds[0], out + got, len - 1 - got)) > 0)
+		got += n;
+	out[got] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * A low open-files limit: when the hard limit allows, faultline raises its own soft limit (a
+ * launched command keeps the one it was given); when not, it says the limit is too low and
+ * how to raise it, instead of "Too many open files".
+ */
+Test(session, open_files_limit)
+{
+	const char *cmd[] = { "faultline", "-q", "--", "sh", "-c", "grep 'open files' /proc/self/limits",
+			      NULL };
+	char self[16], out[4096];
+	const char *attach[] = { "faultline", "-q", "-d", "1", "-p", self, NULL };
+	struct rlimit now;
+	int code;
+
+	snprintf(self, sizeof(self), "%d", getpid());
+	/* the hard limit can only be lowered (CAP_SYS_RESOURCE is not always there): keep it */
+	cr_assert_eq(getrlimit(RLIMIT_NOFILE, &now), 0);
+	if (now.rlim_max < 1024)
+		cr_skip_test("the hard open-files limit is %llu", (unsigned long long)now.rlim_max);
+	code = run_with_nofile(16, 16, attach, out, sizeof(out));
+	cr_expect_eq(code, 1, "at ulimit -n 16: exit status %d: %s", code, out);
+	cr_expect(strstr(out, "open-files limit (16) is too low") && strstr(out, "ulimit -n"),
+		  "the limit is not named with its fix: %s", out);
+	code = run_with_nofile(16, now.rlim_max, attach, out, sizeof(out));
+	cr_expect_eq(code, 0, "soft 16, hard %llu: exit status %d: %s",
+		     (unsigned long long)now.rlim_max, code, out);
+	code = run_with_nofile(100, now.rlim_max, cmd, out, sizeof(out));
+	cr_expect_eq(code, 0, "launched: exit status %d: %s", code, out);
+	cr_expect(strstr(out, "Max open files            100 "),
+		  "the command did not keep its soft limit of 100: %s", out);
 }
 
 Test(session, command_that_cannot_run_is_a_runtime_error)

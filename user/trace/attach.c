@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -129,8 +130,24 @@ static void set_vm_autoload(struct faultline *skel, bool on)
 		bpf_program__set_autoload(progs[i], on);
 }
 
+/* True, having said what to do, when @err is the open-files limit being too low for @what. */
+static bool explain_fd_limit(int err, const char *what)
+{
+	struct rlimit r;
+
+	if (err != -EMFILE || getrlimit(RLIMIT_NOFILE, &r))
+		return false;
+	fprintf(stderr,
+		"faultline: %s failed: the open-files limit (%llu) is too low, each BPF map, "
+		"program and probe takes one; raise it (e.g. ulimit -n 4096) and run again\n",
+		what, (unsigned long long)r.rlim_cur);
+	return true;
+}
+
 static int explain_load_error(int err)
 {
+	if (explain_fd_limit(err, "loading the BPF programs"))
+		return err;
 	if (err == -EPERM || err == -EACCES)
 		fprintf(stderr,
 			"faultline: not permitted to load BPF programs: run as root (or with "
@@ -309,7 +326,7 @@ int tracer__attach(struct tracer *t)
 {
 	int err = faultline__attach(t->skel);
 
-	if (err)
+	if (err && !explain_fd_limit(err, "attaching the BPF programs"))
 		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n",
 			strerror(-err));
 	return err;

@@ -19,6 +19,7 @@
 
 void launch__save_signals(struct launch *l)
 {
+	getrlimit(RLIMIT_NOFILE, &l->nofile);
 	sigprocmask(SIG_BLOCK, NULL, &l->mask);
 	sigemptyset(&l->ignored);
 	for (int sig = 1; sig < NSIG; sig++) {
@@ -55,6 +56,7 @@ static void child_main(const struct launch *l, int go_fd, int exec_fd, char *con
 	if (read(go_fd, &byte, 1) != 1)
 		_exit(127);
 	close(go_fd);
+	setrlimit(RLIMIT_NOFILE, &l->nofile); /* faultline raised its own */
 	/* last, so a Ctrl-C during the setup stays pending until now */
 	restore_signals(l);
 	execvp(argv[0], argv);

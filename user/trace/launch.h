@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 struct launch {
@@ -15,7 +16,8 @@ struct launch {
 	/* faultline's signal state before it changed it: the command starts with this one */
 	sigset_t mask;
 	sigset_t ignored;
-	bool reaped; /* the command is gone, and status says how */
+	struct rlimit nofile; /* ... and its open-files limit, before faultline raised it */
+	bool reaped;	      /* the command is gone, and status says how */
 	int status;
 };
 
@@ -34,8 +36,9 @@ int launch__check(const char *command);
  * Returns 0, or -ENOENT when there is none. */
 int launch__resolve(const char *command, char *out, size_t len);
 
-/* Records the signal mask and the ignored signals of faultline as it was started, before it
- * blocks or ignores any: the command gets those, as if started without faultline. */
+/* Records the signal mask, the ignored signals and the open-files limit of faultline as it was
+ * started, before it blocks, ignores or raises any: the command gets those, as if started
+ * without faultline. */
 void launch__save_signals(struct launch *l);
 
 /* Forks a child that blocks until launch__go(). Returns 0 or -errno. */
