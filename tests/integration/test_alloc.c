@@ -279,3 +279,42 @@ Test(alloc, other_processes_do_not_trap)
 	expect_edge(&r, "leak_path", "malloc", LEAK_N);
 	h_folded_free(&r.folded);
 }
+
+/*
+ * --alloc-lib that cannot be the target's allocator: each refused with exit status 1 and what
+ * is wrong with it (it said "no malloc defined there" for a missing file and "Exec format
+ * error" for a directory, and a library the target does not map was probed, counting 0).
+ */
+Test(alloc, alloc_lib_refused_with_its_cause)
+{
+	static const struct {
+		const char *lib, *says;
+	} cases[] = {
+		{ "/nonexistent/libfoo.so", "no such file" },
+		{ "/tmp", "a directory" },
+		{ "/etc/passwd", "not an ELF file" },
+		{ "/usr/lib/x86_64-linux-gnu/libz.so.1", "defines no malloc" },
+		{ JEMALLOC, "does not map it" },
+	};
+	char self[16];
+
+	if (access(JEMALLOC, R_OK))
+		cr_skip_test("%s is not installed (apt-get install libjemalloc2)", JEMALLOC);
+	snprintf(self, sizeof(self), "%d", getpid());
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = { "-q",	     "-d", "1", "--alloc", "--alloc-lib",
+				       cases[i].lib, "-p", self, NULL };
+		struct h_session s;
+		char *err;
+
+		h_session_init_ok(&s);
+		h_session_start_ok(&s, args);
+		cr_assert_eq(h_wait_exit(&s.proc, H_EXIT_MS), 0, "faultline did not exit");
+		err = h_read_file(s.err_path);
+		cr_expect_eq(h_exit_code(&s.proc), 1, "--alloc-lib %s: status %d: %s", cases[i].lib,
+			     h_exit_code(&s.proc), err);
+		cr_expect(strstr(err, cases[i].says), "--alloc-lib %s does not say '%s': %s",
+			  cases[i].lib, cases[i].says, err);
+		free(err);
+	}
+}

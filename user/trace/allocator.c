@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "base/procfs.h"
 #include "symbols/elfsyms.h"
@@ -74,9 +75,15 @@ struct elf_file {
 static int elf_file__open(struct elf_file *f, int rootfd, const char *path)
 {
 	f->elf = NULL;
+	struct stat st;
+
 	f->fd = procfs__open_in_root(rootfd, path);
 	if (f->fd < 0)
 		return f->fd;
+	if (!fstat(f->fd, &st) && S_ISDIR(st.st_mode)) {
+		close(f->fd);
+		return -EISDIR;
+	}
 	elf_version(EV_CURRENT);
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF) {
@@ -294,7 +301,7 @@ int allocator__plan(int rootfd, const char *path, const char *prefix, struct all
 	for (size_t i = 0; i < NFUNCS && !err; i++)
 		err = plan_one(&f, plan, &FUNCS[i], prefix);
 	if (!err && plan->probes[0].state != ALLOC_PROBE_ATTACH)
-		err = -ENOENT; /* no malloc: not an allocator */
+		err = -ENODATA; /* no malloc: not an allocator */
 	if (!err)
 		refuse_shared_sites(&f, plan);
 	elf_file__close(&f);

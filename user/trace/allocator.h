@@ -50,7 +50,8 @@ int allocator__choose(int rootfd, const char *const *paths, size_t n, const char
 /*
  * Resolves every malloc-family function in @path (under @rootfd) and chooses where each is
  * probed (placement.h), refusing sites that another probed function branches into. Returns
- * 0, -ENOENT when @path does not define @prefix"malloc", or -errno.
+ * 0, -ENODATA when @path does not define @prefix"malloc", -ENOENT when there is no @path,
+ * -EISDIR when it is a directory, -ENOEXEC when it is not ELF, or another -errno.
  */
 int allocator__plan(int rootfd, const char *path, const char *prefix, struct alloc_plan *plan);
 

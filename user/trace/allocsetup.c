@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "base/procfs.h"
 #include "symbols/procmaps.h"
@@ -141,6 +143,73 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 	}
 }
 
+/* True when the process at @procfd maps the file @path (under @rootfd): same device and inode. */
+static bool maps_file(int procfd, int rootfd, const char *path)
+{
+	int fd = procfs__open_in_root(rootfd, path), mfd;
+	struct procmaps maps;
+	bool found = false;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return true; /* cannot tell: let the attach say */
+	}
+	close(fd);
+	mfd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC);
+	f = mfd >= 0 ? fdopen(mfd, "r") : NULL;
+	if (!f || procmaps__parse(f, &maps)) {
+		if (f)
+			fclose(f);
+		else if (mfd >= 0)
+			close(mfd);
+		return true;
+	}
+	fclose(f);
+	for (size_t i = 0; i < maps.nr && !found; i++)
+		found = maps.entries[i].inode == st.st_ino &&
+			makedev(maps.entries[i].dev_major, maps.entries[i].dev_minor) == st.st_dev;
+	procmaps__free(&maps);
+	return found;
+}
+
+/* Says what is wrong with --alloc-lib and what to give instead; returns -ENOENT (reported). */
+static int explain_lib(const struct alloc_opts *o, pid_t pid, int err)
+{
+	const char *why;
+
+	switch (err) {
+	case -ENOENT:
+		why = "no such file (paths are looked up in the target's root, /proc/PID/root)";
+		break;
+	case -EISDIR:
+		why = "a directory, not the allocator's shared object";
+		break;
+	case -ENOEXEC:
+		why = "not an ELF file: give the allocator's shared object";
+		break;
+	case -ENODATA:
+		why = o->prefix ?
+			      "defines no malloc with that --alloc-prefix" :
+			      "defines no malloc: not an allocator (a prefixed build such as je_ "
+			      "needs --alloc-prefix)";
+		break;
+	case -ESRCH:
+		fprintf(stderr,
+			"faultline: --alloc-lib %s: pid %d does not map it, so none of its "
+			"allocations would be seen; leave --alloc-lib out to probe the allocator "
+			"it maps\n",
+			o->lib, pid);
+		return -ENOENT;
+	default:
+		why = strerror(-err);
+	}
+	fprintf(stderr, "faultline: --alloc-lib %s: %s\n", o->lib, why);
+	return -ENOENT;
+}
+
 static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int procfd,
 			  int rootfd, struct alloc_plan *plan)
 {
@@ -150,10 +219,9 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 
 	if (o->lib) {
 		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", plan);
-		if (err == -ENOENT)
-			fprintf(stderr, "faultline: --alloc-lib %s: no %smalloc defined there\n",
-				o->lib, o->prefix ?: "");
-		return err;
+		if (!err && procfd >= 0 && !maps_file(procfd, rootfd, o->lib))
+			err = -ESRCH;
+		return err ? explain_lib(o, pid, err) : 0;
 	}
 	if (launched) {
 		err = add_launch(&c, launched);

@@ -84,7 +84,9 @@ Test(allocator, not_an_allocator)
 {
 	struct alloc_plan p;
 
-	cr_expect_eq(allocator__plan(AT_FDCWD, "/proc/self/exe", "", &p), -ENOENT);
+	cr_expect_eq(allocator__plan(AT_FDCWD, "/proc/self/exe", "", &p), -ENODATA);
+	cr_expect_eq(allocator__plan(AT_FDCWD, "/tmp", "", &p), -EISDIR);
+	cr_expect_eq(allocator__plan(AT_FDCWD, "/etc/passwd", "", &p), -ENOEXEC);
 	cr_expect_eq(allocator__plan(AT_FDCWD, "/nonexistent.so", "", &p), -ENOENT);
 }
 
