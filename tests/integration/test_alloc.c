@@ -318,3 +318,38 @@ Test(alloc, alloc_lib_refused_with_its_cause)
 		free(err);
 	}
 }
+
+/*
+ * The target's libc was replaced on disk after it mapped it (an upgrade under a running
+ * server): its mapping says "(deleted)" and the path opens nothing, so the probes go through
+ * /proc/PID/map_files, which holds the mapped inode. leak_path's bytes must be exact (before,
+ * "maps no object that defines malloc").
+ */
+Test(alloc, deleted_libc_is_probed)
+{
+	const char *fl[] = { "-q", "-p", NULL, "--folded", NULL, "--alloc", "--metric", "alloc-bytes",
+			     NULL };
+	char dir[64], lib[96], pid[16], cmd[256];
+	struct h_run r;
+
+	memset(&r, 0, sizeof(r));
+	h_temp_dir_ok(dir);
+	snprintf(lib, sizeof(lib), "%s/libc.so.6", dir);
+	snprintf(cmd, sizeof(cmd), "cp /lib/x86_64-linux-gnu/libc.so.6 %s", lib);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	setenv("LD_LIBRARY_PATH", dir, 1);
+	h_spawn_workload_ok(&r.wl, "allocs", NULL);
+	unsetenv("LD_LIBRARY_PATH");
+	cr_assert_eq(h_wait_line(&r.wl, "ready", H_LINE_MS), 0, "allocs never got ready");
+	cr_assert_eq(unlink(lib), 0);
+	snprintf(pid, sizeof(pid), "%d", r.wl.pid);
+	h_session_init_ok(&r.fl);
+	fl[2] = pid;
+	fl[4] = r.fl.folded_path;
+	h_session_start_ok(&r.fl, fl);
+	h_wait_ready_ok(&r.fl);
+	h_attach_work_ok(&r);
+	h_attach_stop_ok(&r, SIGINT);
+	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	h_folded_free(&r.folded);
+}

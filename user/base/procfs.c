@@ -228,6 +228,11 @@ int procfs__live_dir(pid_t pid, char *buf, size_t len)
 	return 0; /* none alive: the leader's, where the caller finds out */
 }
 
+bool procfs__is_map_file(const char *path)
+{
+	return !strncmp(path, "/proc/", 6) && strstr(path, "/map_files/");
+}
+
 int procfs__open_live(pid_t pid)
 {
 	char dir[64];

@@ -57,6 +57,10 @@ int procfs__open_in_root(int rootfd, const char *path);
  * process is gone, or another -errno. */
 int procfs__live_dir(pid_t pid, char *buf, size_t len);
 
+/* True for a /proc/PID/map_files/START-END path: a file mapped by a process, reached through
+ * the mapping itself (a deleted one too), never under a target's root. */
+bool procfs__is_map_file(const char *path);
+
 /* procfs__live_dir() opened as an O_PATH directory: the fd, or -errno as above. */
 int procfs__open_live(pid_t pid);
 

@@ -77,7 +77,7 @@ static int elf_file__open(struct elf_file *f, int rootfd, const char *path)
 	f->elf = NULL;
 	struct stat st;
 
-	f->fd = procfs__open_in_root(rootfd, path);
+	f->fd = procfs__open_in_root(procfs__is_map_file(path) ? AT_FDCWD : rootfd, path);
 	if (f->fd < 0)
 		return f->fd;
 	if (!fstat(f->fd, &st) && S_ISDIR(st.st_mode)) {

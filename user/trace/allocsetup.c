@@ -6,6 +6,7 @@
 #include "trace/allocsetup.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +44,10 @@ static void candidates__free(struct candidates *c)
 	c->n = 0;
 }
 
-/* Every file with an executable mapping of the process at @procfd (procfs__open_live()),
- * after @first (the main executable). */
-static int add_mapped(struct candidates *c, int procfd, const char *first)
+/* Every file with an executable mapping of the process at @procfd, /proc directory @dir
+ * (procfs__live_dir()), after @first (the main executable). A file deleted (or replaced) on
+ * disk since it was mapped is reached through @dir/map_files, which holds the very inode. */
+static int add_mapped(struct candidates *c, int procfd, const char *dir, const char *first)
 {
 	struct procmaps maps;
 	int fd = openat(procfd, "maps", O_RDONLY | O_CLOEXEC), err;
@@ -63,10 +65,17 @@ static int add_mapped(struct candidates *c, int procfd, const char *first)
 		return err;
 	if (first)
 		candidates__add(c, first);
-	for (size_t i = 0; i < maps.nr; i++)
-		if ((maps.entries[i].perms & PROCMAP_EXEC) &&
-		    procmap_entry__is_file(&maps.entries[i]))
-			candidates__add(c, maps.entries[i].path);
+	for (size_t i = 0; i < maps.nr; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+		char path[96];
+
+		if (!(e->perms & PROCMAP_EXEC) || !procmap_entry__is_file(e))
+			continue;
+		if (e->is_deleted && dir)
+			snprintf(path, sizeof(path), "%s/map_files/%" PRIx64 "-%" PRIx64, dir,
+				 e->start, e->end);
+		candidates__add(c, e->is_deleted && dir ? path : e->path);
+	}
 	procmaps__free(&maps);
 	return 0;
 }
@@ -92,7 +101,7 @@ static int add_launch(struct candidates *c, const char *command)
 		candidates__add(c, exe);
 	if (self < 0)
 		return self;
-	err = add_mapped(c, self, NULL);
+	err = add_mapped(c, self, NULL, NULL);
 	close(self);
 	return err;
 }
@@ -211,7 +220,7 @@ static int explain_lib(const struct alloc_opts *o, pid_t pid, int err)
 }
 
 static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int procfd,
-			  int rootfd, struct alloc_plan *plan)
+			  const char *dir, int rootfd, struct alloc_plan *plan)
 {
 	struct candidates c = { 0 };
 	char exe[PATH_MAX];
@@ -229,7 +238,7 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 		ssize_t n = readlinkat(procfd, "exe", exe, sizeof(exe) - 1);
 
 		exe[n > 0 ? n : 0] = '\0';
-		err = add_mapped(&c, procfd, n > 0 ? exe : NULL);
+		err = add_mapped(&c, procfd, dir, n > 0 ? exe : NULL);
 	}
 	i = err ? err :
 		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
@@ -249,12 +258,16 @@ int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
 {
 	struct alloc_plan *plan = malloc(sizeof(*plan));
 	int procfd = -1, rootfd = AT_FDCWD, err;
+	char dir[64] = "";
 
 	if (!plan)
 		return -ENOMEM;
 	/* a live thread's view when the leader called pthread_exit() */
 	if (!launched) {
-		procfd = procfs__open_live(pid);
+		err = procfs__live_dir(pid, dir, sizeof(dir));
+		procfd = err ? err : open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (procfd < 0 && !err)
+			procfd = errno == ENOENT ? -ESRCH : -errno;
 		rootfd = procfd < 0 ? procfd :
 				      openat(procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (rootfd < 0 && procfd >= 0)
@@ -268,7 +281,7 @@ int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
 		free(plan);
 		return rootfd;
 	}
-	err = find_allocator(o, pid, launched, procfd, rootfd, plan);
+	err = find_allocator(o, pid, launched, procfd, dir, rootfd, plan);
 	if (!err) {
 		report_plan(o, pid, plan);
 		err = tracer__attach_alloc(t, pid, plan);

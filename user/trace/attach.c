@@ -413,7 +413,10 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 	 * thread's when the leader called pthread_exit()) */
 	if (procfs__live_dir(pid, dir, sizeof(dir)))
 		snprintf(dir, sizeof(dir), "/proc/%d", pid);
-	snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
+	if (procfs__is_map_file(plan->path)) /* a deleted file: the mapping holds its inode */
+		snprintf(path, sizeof(path), "%s", plan->path);
+	else
+		snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
 	alloc_progs(t->skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
 		err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid, path,
