@@ -51,6 +51,18 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 	units__sbytes(b[0], UNITS_BUF, live);
 	units__sbytes(b[1], UNITS_BUF, anon);
 	units__sbytes(b[2], UNITS_BUF, anon - live);
+	if (r->drops[FL_DROP_LIVE_FULL] || r->drops[FL_DROP_ALLOC_STATE]) {
+		/* blocks never recorded are missing from the live heap: what the allocator
+		 * holds cannot be told */
+		units__emit(out, width,
+			    "  retention: live heap %s (%" PRIu64 " blocks) and more: %" PRIu64
+			    " allocations were not recorded (live table full%s), anon RSS %s; "
+			    "--max-live raises the table",
+			    b[0], live_of(c, false),
+			    (uint64_t)(r->drops[FL_DROP_LIVE_FULL] + r->drops[FL_DROP_ALLOC_STATE]),
+			    r->drops[FL_DROP_ALLOC_STATE] ? ", or calls missed" : "", b[1]);
+		return;
+	}
 	units__emit(out, width,
 		    "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s, "
 		    "allocator holds %s more",
