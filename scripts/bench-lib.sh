@@ -367,7 +367,7 @@ startup_figures()
 	local c=$1 label=""
 
 	((${#STARTS_S[@]})) || return 0
-	[[ -n ${2:-} ]] && label=$(printf '%-24s ' "$2")
+	[[ -n ${2:-} ]] && label=$(printf '%-34s ' "$2")
 	FIG[start_$c]=$(median "${STARTS_S[@]}")
 	FIG[exit_$c]=$(median "${EXITS_S[@]}")
 	printf '  %sstart-up: median %.3f s (%s); exit: median %.3f s (%s)\n' "$label" \

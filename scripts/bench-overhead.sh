@@ -14,8 +14,9 @@
 #      Figure: added microseconds per fault, median over pairs.
 #   2. redis: a private redis-server on 127.0.0.1 under redis-benchmark, requests/s with and
 #      without faultline attached, in pairs; figure: median throughput ratio and its spread.
-#   3. faultline itself: start-up (command start to "faultline: tracing" on stderr), exit
-#      latency (SIGINT to exit), CPU per second of session at the default 1 s refresh while
+#   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
+#      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
+#      per second of session at the default 1 s refresh while
 #      attached to a busy faultbench, peak RSS, and the kernel's per-program BPF run time.
 #   4. vm: build/workloads/vmbench mmaps and munmaps 64 KiB (not touched) and times itself;
 #      --pairs rounds of three runs (no profiler, faultline -q -p PID, faultline -q --vm -p
@@ -23,8 +24,8 @@
 #      the same round's run without a profiler, median over rounds. Then one run more of
 #      --vm (two without --quick) with kernel.bpf_stats_enabled=1, outside the rounds so that
 #      the stats' own clock reads stay out of the added time: run_time_ns / run_cnt of
-#      fl_mmap_enter, fl_mmap_exit, fl_munmap_enter and fl_munmap_exit (bpftool, the programs
-#      that faultline process holds), over the timed window alone.
+#      fl_sys_enter and fl_sys_exit (bpftool, the programs that faultline process holds), over
+#      the timed window alone.
 #   5. mapping: faultbench as in 1, in rounds of no profiler, faultline -q -p PID and
 #      faultline -q --by mapping -p PID; figure: added microseconds per fault of each; then,
 #      the same way as in 4, the BPF run time per run of fl_page_fault and fl_rss_stat in
@@ -52,12 +53,15 @@ STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see s
 STATS_NAMES='[]'	# the programs they read (a JSON array of names)
 STATS_T0=""
 declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
-declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping")
+declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [fl-alloc]="--alloc"
+	[fl-children]="-f")
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline -q -p PID"
 	[fl-vm]="faultline -q --vm -p PID"
 	[fl-mapping]="faultline -q --by mapping -p PID"
+	[fl-alloc]="faultline -q --alloc -p PID"
+	[fl-children]="faultline -q -f -p PID"
 )
 
 # Sizes: the default meets issue 2's bar (>= 1 GiB touched, >= 5 pairs); --quick does not.
@@ -269,12 +273,16 @@ bench_redis()
 
 bench_startup()
 {
+	local mode
+
 	echo "== 3a. start-up (command start to 'faultline: tracing') and exit (SIGINT to exit)," \
-		"$STARTS runs on an idle target"
+		"$STARTS runs each on an idle target, per mode"
 	wl_start
-	startup_cycles faultline
+	for mode in faultline fl-alloc fl-vm fl-mapping fl-children; do
+		startup_cycles "$mode"
+		startup_figures "$mode" "${LABEL[$mode]}"
+	done
 	wl_stop TERM	# still waiting for its go signal: exits at once
-	startup_figures faultline
 }
 
 # The child of @1 whose command is @2 (the stamper of a process substitution is a child too).
@@ -538,7 +546,7 @@ bench_vm()
 	echo "== 4. vm: vmbench, $VM_CALLS calls of mmap + munmap 64 KiB (not touched), $PAIRS" \
 		"rounds, the order rotating each round; added = with - alone, same round"
 	rounds_compare vm vm_run %.1f ns call none faultline fl-vm
-	STATS_NAMES='["fl_mmap_enter","fl_mmap_exit","fl_munmap_enter","fl_munmap_exit"]'
+	STATS_NAMES='["fl_sys_enter","fl_sys_exit"]'
 	stats_runs vm vm_run call fl-vm
 }
 
@@ -645,6 +653,10 @@ summary()
 	row "faultline CPU at 1 s refresh" cpu %.3f "%" "<=" 2
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32
 	row "exit after SIGINT (idle, median)" exit_faultline %.3f " s" "<=" 0.5
+	row "... with --alloc" exit_fl-alloc %.3f " s" "<=" 0.5
+	row "... with --vm" exit_fl-vm %.3f " s" "<=" 0.5
+	row "... with --by mapping" exit_fl-mapping %.3f " s" "<=" 0.5
+	row "... with -f" exit_fl-children %.3f " s" "<=" 0.5
 	row "exit after SIGINT (busy session)" exit_busy %.3f " s" "<=" 0.5
 	row "added per mmap/munmap, faultline -p" vm_add_faultline %.1f " ns" - ""
 	row "added per mmap/munmap, --vm -p" vm_add_fl-vm %.1f " ns" - ""

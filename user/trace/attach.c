@@ -115,19 +115,12 @@ static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLO
 	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true };
 }
 
-/* The memory syscall programs (--vm) load only when asked for: each enables its tracepoint. */
+/* The memory syscall programs (--vm) load only when asked for: every syscall of the machine
+ * runs them once attached. */
 static void set_vm_autoload(struct faultline *skel, bool on)
 {
-	struct bpf_program *progs[] = {
-		skel->progs.fl_mmap_enter,    skel->progs.fl_mmap_exit,
-		skel->progs.fl_munmap_enter,  skel->progs.fl_munmap_exit,
-		skel->progs.fl_mremap_enter,  skel->progs.fl_mremap_exit,
-		skel->progs.fl_brk_enter,     skel->progs.fl_brk_exit,
-		skel->progs.fl_madvise_enter, skel->progs.fl_madvise_exit,
-	};
-
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		bpf_program__set_autoload(progs[i], on);
+	bpf_program__set_autoload(skel->progs.fl_sys_enter, on);
+	bpf_program__set_autoload(skel->progs.fl_sys_exit, on);
 }
 
 /* True, having said what to do, when @err is the open-files limit being too low for @what. */
@@ -471,10 +464,30 @@ static void destroy_links(struct tracer *t)
 	free(started);
 }
 
+/*
+ * The skeleton's links join the allocator probes' to be detached in parallel: each perf-event
+ * tracepoint link waits for a grace period when it goes (40-90 ms here), and --vm's ten
+ * syscall tracepoints one after another made SIGINT-to-exit take 0.95 s.
+ */
+static void take_skeleton_links(struct tracer *t)
+{
+	const struct bpf_object_skeleton *sk = t->skel ? t->skel->skeleton : NULL;
+
+	for (int i = 0; sk && i < sk->prog_cnt; i++) {
+		const struct bpf_prog_skeleton *p =
+			(const void *)((const char *)sk->progs + (size_t)i * sk->prog_skel_sz);
+
+		if (*p->link) /* out of memory, keep_link() detaches it at once */
+			keep_link(t, (struct probe_link){ .link = *p->link, .fd = -1 });
+		*p->link = NULL;
+	}
+}
+
 void tracer__destroy(struct tracer *t)
 {
 	if (!t)
 		return;
+	take_skeleton_links(t);
 	destroy_links(t);
 	free(t->links);
 	faultline__destroy(t->skel);
