@@ -14,6 +14,7 @@
 #include "base/procfs.h"
 #include "symbols/debugfile.h"
 #include "symbols/dwarf.h"
+#include "symbols/ehframe.h"
 #include "symbols/elfsyms.h"
 #include "symbols/minidebug.h"
 
@@ -317,6 +318,44 @@ static void sort_and_dedup(struct elfsyms *e)
 	e->nr_syms = out + 1;
 }
 
+/*
+ * The functions .eh_frame describes, known by their start alone (a NULL name: "object+0xSTART"),
+ * for an object without .symtab or a debug file: every return address inside one of its static
+ * functions then names the same frame. A symbol at the same start wins (sort_and_dedup()).
+ */
+static int add_fde_funcs(Elf *elf, struct elfsyms *e)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0;
+	struct ehframe_func *f = NULL;
+	int err = 0;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".eh_frame"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf)
+			err = ehframe__funcs(d->d_buf, d->d_size, sh.sh_addr, &f, &n);
+		break;
+	}
+	for (size_t i = 0; i < n && !err; i++) {
+		GElf_Sym sym = { .st_value = f[i].start,
+				 .st_size = f[i].size,
+				 .st_info = GELF_ST_INFO(STB_LOCAL, STT_FUNC) };
+
+		err = push_sym(e, &sym, NULL);
+	}
+	free(f);
+	return err;
+}
+
 int elfsyms__load_fd(int fd, int rootfd, const char *path, const char *debug_dir,
 		     struct elfsyms **out)
 {
@@ -371,6 +410,8 @@ int elfsyms__load_fd_dwarf(int fd, int rootfd, const char *path, const char *deb
 		err = -ENOMEM;
 	if (!err)
 		err = collect_syms(elf, SHT_DYNSYM, e, &added);
+	if (!err && !e->symtab && !e->debug_path)
+		err = add_fde_funcs(elf, e);
 	if (err)
 		goto cleanup;
 	sort_and_dedup(e);
