@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "session.h"
 #include <errno.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -178,6 +179,9 @@ static int show(struct session *s, bool final)
 	}
 cleanup:
 	snapshot__fini(&snap);
+	/* a refresh frees large arrays (rows, the profile tree): give their pages back, or a
+	 * long session's RSS creeps up with the holes (half of its growth per followed child) */
+	malloc_trim(0);
 	return err;
 }
 
