@@ -41,7 +41,26 @@ struct symbolizer {
 	struct file_names files; /* every file any snapshot mapped */
 	uint64_t last_refresh_ns;
 	unsigned long nr_refreshes;
+	uint64_t layout; /* symbolizer__layout() of maps */
 };
+
+/* A hash of where each executable file is mapped: what names every code address. */
+static uint64_t layout_of(const struct procmaps *maps)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < maps->nr; i++) {
+		const struct procmap_entry *e = &maps->entries[i];
+		const uint64_t v[] = { e->start, e->end, e->offset, e->inode,
+				       (uint64_t)e->dev_major << 32 | e->dev_minor };
+
+		if (!(e->perms & PROCMAP_EXEC) || !procmap_entry__is_file(e))
+			continue;
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			h = (h ^ v[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
 
 /*
  * Opens the file of @e. A deleted or replaced file is opened through /proc/PID/map_files, which
@@ -188,6 +207,7 @@ static int load_maps(struct symbolizer *s, FILE *f)
 	free(s->mods);
 	s->maps = maps;
 	s->mods = mods;
+	s->layout = layout_of(&s->maps);
 	return 0;
 }
 
@@ -379,6 +399,11 @@ int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbol
 	if (!out->build_id_len)
 		out->build_id = NULL;
 	return 0;
+}
+
+uint64_t symbolizer__layout(const struct symbolizer *s)
+{
+	return s->layout;
 }
 
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s)

@@ -108,6 +108,13 @@ struct symbolizer_mapping {
  * next refresh. Returns 0, or -ENOENT when no mapping holds @addr. */
 int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbolizer_mapping *out);
 
+/*
+ * A hash of where each executable file is mapped (address range, offset, device, inode): two
+ * processes with the same layout, a fork that did not exec, name every code address alike.
+ * It changes when a refresh finds other code mapped.
+ */
+uint64_t symbolizer__layout(const struct symbolizer *s);
+
 /* How many times the maps were read again (explicitly or on a miss). */
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
 

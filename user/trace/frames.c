@@ -8,10 +8,14 @@
 #include <string.h>
 #include "trace/x86.h"
 
-/* What names a stack: the counts key's stack fields, and how its leaf is read. */
+/*
+ * What names a stack: the code it runs through, the counts key's stack fields, and how its leaf
+ * is read. The code is the symbolizer's layout, so that a forking server's children, which map
+ * what their parent maps, share its named stacks instead of each holding a copy; without a
+ * symbolizer (addresses only), the process itself.
+ */
 struct stack_id {
-	uint32_t tgid;
-	uint16_t gen; /* a pid's processes apart (fl_key.gen) */
+	uint64_t image;
 	bool returns; /* an allocation row's: the leaf is a return address too */
 	uint64_t stack;
 	uint64_t leaf_ret;
@@ -106,15 +110,13 @@ void frames__free(struct frames *f)
 
 static bool same(const struct stack_id *a, const struct stack_id *b)
 {
-	return a->tgid == b->tgid && a->gen == b->gen && a->returns == b->returns &&
-	       a->stack == b->stack && a->leaf_ret == b->leaf_ret;
+	return a->image == b->image && a->returns == b->returns && a->stack == b->stack &&
+	       a->leaf_ret == b->leaf_ret;
 }
 
 static size_t slot_of(const struct frames *f, const struct stack_id *id)
 {
-	uint64_t h =
-		(id->stack ^ id->leaf_ret ^ id->tgid ^ ((uint64_t)id->gen << 32) ^ id->returns) *
-		0x9e3779b97f4a7c15ull;
+	uint64_t h = (id->stack ^ id->leaf_ret ^ id->image ^ id->returns) * 0x9e3779b97f4a7c15ull;
 	size_t i = (h >> 32) & (f->cap - 1);
 
 	while (f->slots[i].used && !same(&f->slots[i].id, id))
@@ -320,8 +322,8 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 			const struct frame_info **info)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
-	struct stack_id id = { .tgid = key->tgid,
-			       .gen = key->gen,
+	struct stack_id id = { .image = sym ? symbolizer__layout(sym) :
+					      1ull << 63 | (uint64_t)key->gen << 32 | key->tgid,
 			       .returns = fl_call_is_alloc(key->call),
 			       .stack = key->stack,
 			       .leaf_ret = key->leaf_ret };
