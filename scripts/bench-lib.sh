@@ -297,13 +297,14 @@ free_port()
 	return 1
 }
 
-# A private redis-server on 127.0.0.1 (no saving, no AOF) in TMP: sets REDIS_PORT, REDIS_PID.
+# A private redis-server on 127.0.0.1 (no AOF) in TMP, saving by the rule @1 (redis's --save;
+# default '': never): sets REDIS_PORT, REDIS_PID.
 start_redis()
 {
 	local i
 
 	REDIS_PORT=$(free_port) || die "no free port for redis"
-	redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no \
+	redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "${1:-}" --appendonly no \
 		--daemonize no --dir "$TMP" --logfile "$TMP/redis.log" &
 	REDIS_PID=$!
 	for ((i = 0; i < 500; i++)); do
