@@ -383,4 +383,34 @@ struct fl_alloc_task {
 };
 _Static_assert(sizeof(struct fl_alloc_task) == 88, "fl_alloc_task layout");
 
+/*
+ * Unwind tables: user/symbols/cfi.c compiles an object's .eh_frame into rows sorted by
+ * address, each one valid from its address to the next row's; bpf/unwind.bpf.h walks them.
+ * The return address is always at CFA - 8 (a rule with it elsewhere is FL_CFA_INVALID).
+ */
+enum fl_cfa_kind {
+	FL_CFA_INVALID = 0,   /* no rule the walk can follow, or a gap between functions */
+	FL_CFA_RSP = 1,	      /* CFA = rsp + cfa_off */
+	FL_CFA_RBP = 2,	      /* CFA = rbp + cfa_off */
+	FL_CFA_PLT = 3,	      /* a PLT entry: rsp + 8, and 8 more from its byte cfa_off on */
+	FL_CFA_RSP_DEREF = 4, /* CFA = *(rsp + cfa_off) */
+	FL_CFA_RBP_DEREF = 5, /* CFA = *(rbp + cfa_off) */
+	FL_CFA_STOP = 6,      /* the return address is undefined: the outermost frame */
+	FL_CFA_SIGNAL = 7,    /* a signal trampoline: the registers are in the signal frame */
+};
+
+enum fl_rbp_kind {
+	FL_RBP_SAME = 0,   /* the caller's rbp is the current one */
+	FL_RBP_AT_CFA = 1, /* saved at CFA + rbp_off */
+};
+
+struct fl_unwind_row {
+	__u32 addr; /* ELF virtual address of the first instruction the row covers */
+	__s32 cfa_off;
+	__s16 rbp_off;
+	__u8 cfa; /* enum fl_cfa_kind */
+	__u8 rbp; /* enum fl_rbp_kind */
+};
+_Static_assert(sizeof(struct fl_unwind_row) == 12, "fl_unwind_row layout");
+
 #endif /* FAULTLINE_H */

@@ -2,9 +2,10 @@
 /*
  * .eh_frame as the System V x86-64 ABI and the LSB describe it: records of a 32-bit length
  * (0xffffffff: a 64-bit one follows; 0: the end), then a 32-bit id, 0 for a CIE, else the
- * distance back to the FDE's CIE. Only what locates an FDE is read: the CIE's augmentation
- * ('z' data, 'R' pointer encoding, 'P' personality to skip over) and the FDE's initial
- * location and range. The call frame instructions are not interpreted.
+ * distance back to the FDE's CIE. Read here: the CIE's alignment factors, return address
+ * register and augmentation ('z' data, 'R' pointer encoding, 'P' personality to skip over, 'S'
+ * signal frame), the FDE's initial location and range, and where the call frame instructions
+ * of both lie; symbols/cfi.c interprets those.
  */
 #include "symbols/ehframe.h"
 #include <errno.h>
@@ -27,13 +28,7 @@
 #define PE_PCREL 0x10
 #define PE_APPLY_MASK 0x70
 
-/* A bounded reader: every read checks that it stays inside [p, end). */
-struct cursor {
-	const uint8_t *p, *end;
-	bool bad;
-};
-
-static uint64_t read_n(struct cursor *c, size_t n)
+uint64_t ehframe__read_n(struct ehframe_cursor *c, size_t n)
 {
 	uint64_t v = 0;
 
@@ -47,14 +42,14 @@ static uint64_t read_n(struct cursor *c, size_t n)
 	return v;
 }
 
-static uint64_t read_leb(struct cursor *c, bool is_signed)
+uint64_t ehframe__read_leb(struct ehframe_cursor *c, bool is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
 	uint8_t b;
 
 	do {
-		b = (uint8_t)read_n(c, 1);
+		b = (uint8_t)ehframe__read_n(c, 1);
 		if (shift < 64)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
@@ -64,8 +59,8 @@ static uint64_t read_leb(struct cursor *c, bool is_signed)
 	return v;
 }
 
-/* A pointer encoded as @enc at the cursor; @vaddr is the section's address, @base its data. */
-static uint64_t read_encoded(struct cursor *c, uint8_t enc, uint64_t vaddr, const uint8_t *base)
+uint64_t ehframe__read_encoded(struct ehframe_cursor *c, uint8_t enc, uint64_t vaddr,
+			       const uint8_t *base)
 {
 	uint64_t at = vaddr + (uint64_t)(c->p - base), v;
 
@@ -73,25 +68,25 @@ static uint64_t read_encoded(struct cursor *c, uint8_t enc, uint64_t vaddr, cons
 	case PE_ABSPTR:
 	case PE_UDATA8:
 	case PE_SDATA8:
-		v = read_n(c, 8);
+		v = ehframe__read_n(c, 8);
 		break;
 	case PE_ULEB128:
-		v = read_leb(c, false);
+		v = ehframe__read_leb(c, false);
 		break;
 	case PE_SLEB128:
-		v = read_leb(c, true);
+		v = ehframe__read_leb(c, true);
 		break;
 	case PE_UDATA2:
-		v = read_n(c, 2);
+		v = ehframe__read_n(c, 2);
 		break;
 	case PE_SDATA2:
-		v = (uint64_t)(int64_t)(int16_t)read_n(c, 2);
+		v = (uint64_t)(int64_t)(int16_t)ehframe__read_n(c, 2);
 		break;
 	case PE_UDATA4:
-		v = read_n(c, 4);
+		v = ehframe__read_n(c, 4);
 		break;
 	case PE_SDATA4:
-		v = (uint64_t)(int64_t)(int32_t)read_n(c, 4);
+		v = (uint64_t)(int64_t)(int32_t)ehframe__read_n(c, 4);
 		break;
 	default:
 		c->bad = true;
@@ -105,104 +100,145 @@ static uint64_t read_encoded(struct cursor *c, uint8_t enc, uint64_t vaddr, cons
 	return v;
 }
 
-/* The FDE pointer encoding of the CIE at @cie (its body after the id), or PE_OMIT. */
-static uint8_t cie_encoding(struct cursor c, uint64_t vaddr, const uint8_t *base)
+/* Reads the CIE whose body (after its id) is @c into @cie; false when it cannot be used. */
+static bool read_cie(struct ehframe_cursor c, uint64_t vaddr, const uint8_t *base,
+		     struct ehframe_cie *cie)
 {
-	uint8_t version = (uint8_t)read_n(&c, 1), enc = PE_ABSPTR;
+	uint8_t version = (uint8_t)ehframe__read_n(&c, 1);
 	const char *aug = (const char *)c.p;
 	size_t auglen = strnlen(aug, (size_t)(c.end - c.p));
+	uint64_t auglen_data = 0;
+	const uint8_t *aug_end = NULL;
 
+	*cie = (struct ehframe_cie){ .enc = PE_ABSPTR };
 	if (c.bad || auglen == (size_t)(c.end - c.p))
-		return PE_OMIT;
+		return false;
 	c.p += auglen + 1;
 	if (strstr(aug, "eh")) /* pre-1997 GCC: a pointer-sized field */
-		read_n(&c, 8);
-	read_leb(&c, false); /* code alignment */
-	read_leb(&c, true);  /* data alignment */
+		ehframe__read_n(&c, 8);
+	cie->code_align = ehframe__read_leb(&c, false);
+	cie->data_align = (int64_t)ehframe__read_leb(&c, true);
 	if (version == 1)
-		read_n(&c, 1);
+		cie->ra_reg = ehframe__read_n(&c, 1);
 	else
-		read_leb(&c, false); /* return address register */
-	if (aug[0] != 'z')
-		return c.bad ? PE_OMIT : enc;
-	read_leb(&c, false); /* the augmentation data's length */
-	for (size_t i = 1; i < auglen && !c.bad; i++) {
+		cie->ra_reg = ehframe__read_leb(&c, false);
+	if (aug[0] == 'z') {
+		cie->has_z = true;
+		auglen_data = ehframe__read_leb(&c, false);
+		if (c.bad || auglen_data > (uint64_t)(c.end - c.p))
+			return false;
+		aug_end = c.p + auglen_data;
+	}
+	for (size_t i = 1; aug[0] == 'z' && i < auglen && !c.bad; i++) {
 		switch (aug[i]) {
 		case 'R':
-			enc = (uint8_t)read_n(&c, 1);
+			cie->enc = (uint8_t)ehframe__read_n(&c, 1);
 			break;
 		case 'L':
-			read_n(&c, 1);
+			ehframe__read_n(&c, 1);
 			break;
 		case 'P': {
-			uint8_t penc = (uint8_t)read_n(&c, 1);
+			uint8_t penc = (uint8_t)ehframe__read_n(&c, 1);
 
-			read_encoded(&c, penc & 0x7f, vaddr, base); /* indirect bit: still read */
+			/* the indirect bit: the pointer is still read */
+			ehframe__read_encoded(&c, penc & 0x7f, vaddr, base);
 			break;
 		}
 		case 'S':
+			cie->signal = true;
+			break;
 		case 'B':
 			break;
-		default:
-			return enc; /* an unknown letter: what follows cannot be parsed, R came first */
+		default: /* an unknown letter: 'z' says where its data ends */
+			i = auglen;
+			break;
 		}
 	}
-	return c.bad ? PE_OMIT : enc;
+	if (aug_end)
+		c.p = aug_end;
+	if (c.bad || cie->enc == PE_OMIT)
+		return false;
+	cie->insns = c.p;
+	cie->insns_end = c.end;
+	return true;
 }
 
-static int push(struct ehframe_func **v, size_t *n, size_t *cap, uint64_t start, uint64_t size)
+int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
+		      int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg)
 {
-	struct ehframe_func *g = grow__reserve(*v, cap, *n, sizeof(*g));
+	struct ehframe_cursor c = { .p = data, .end = data + len };
+	int err = 0;
+
+	while (!err && !c.bad && c.p < c.end) {
+		uint64_t length = ehframe__read_n(&c, 4), id;
+		struct ehframe_cursor body;
+		struct ehframe_fde fde;
+
+		if (length == 0xffffffff)
+			length = ehframe__read_n(&c, 8);
+		if (c.bad || length == 0 || length > (uint64_t)(c.end - c.p))
+			break; /* the terminator, or a truncated section */
+		body = (struct ehframe_cursor){ .p = c.p, .end = c.p + length };
+		c.p += length;
+		id = ehframe__read_n(&body, 4);
+		if (id) { /* an FDE: its CIE is @id bytes before the id field */
+			const uint8_t *cie = body.p - 4 - id;
+			struct ehframe_cursor cc = { .p = cie, .end = c.end };
+			uint64_t clen;
+
+			if (id > (uint64_t)(body.p - 4 - data))
+				continue;
+			clen = ehframe__read_n(&cc, 4);
+			if (clen == 0xffffffff || clen < 4 || clen > (uint64_t)(cc.end - cc.p) ||
+			    ehframe__read_n(&cc, 4) != 0)
+				continue;
+			cc.end = cie + 4 + clen;
+			if (!read_cie(cc, vaddr, data, &fde.cie))
+				continue;
+			fde.start = ehframe__read_encoded(&body, fde.cie.enc, vaddr, data);
+			/* a size: the encoding's format without its base */
+			fde.size = ehframe__read_encoded(&body, fde.cie.enc & 0x0f, vaddr, data);
+			if (fde.cie.has_z) {
+				uint64_t skip = ehframe__read_leb(&body, false);
+
+				if (skip > (uint64_t)(body.end - body.p))
+					continue;
+				body.p += skip;
+			}
+			if (body.bad || !fde.size)
+				continue;
+			fde.insns = body.p;
+			fde.insns_end = body.end;
+			err = fn(&fde, arg);
+		}
+	}
+	return err;
+}
+
+struct funcs_acc {
+	struct ehframe_func *v;
+	size_t n, cap;
+};
+
+static int add_func(const struct ehframe_fde *fde, void *arg)
+{
+	struct funcs_acc *a = arg;
+	struct ehframe_func *g = grow__reserve(a->v, &a->cap, a->n, sizeof(*g));
 
 	if (!g)
 		return -ENOMEM;
-	*v = g;
-	g[(*n)++] = (struct ehframe_func){ start, size };
+	a->v = g;
+	g[a->n++] = (struct ehframe_func){ fde->start, fde->size };
 	return 0;
 }
 
 int ehframe__funcs(const uint8_t *data, size_t len, uint64_t vaddr, struct ehframe_func **out,
 		   size_t *n)
 {
-	struct cursor c = { .p = data, .end = data + len };
-	size_t cap = 0;
-	int err = 0;
+	struct funcs_acc a = { 0 };
+	int err = ehframe__each_fde(data, len, vaddr, add_func, &a);
 
-	*out = NULL;
-	*n = 0;
-	while (!err && !c.bad && c.p < c.end) {
-		uint64_t length = read_n(&c, 4), id;
-		struct cursor body;
-
-		if (length == 0xffffffff)
-			length = read_n(&c, 8);
-		if (c.bad || length == 0 || length > (uint64_t)(c.end - c.p))
-			break; /* the terminator, or a truncated section */
-		body = (struct cursor){ .p = c.p, .end = c.p + length };
-		c.p += length;
-		id = read_n(&body, 4);
-		if (id) { /* an FDE: its CIE is @id bytes before the id field */
-			const uint8_t *cie = body.p - 4 - id;
-			struct cursor cc = { .p = cie, .end = c.end };
-			uint64_t clen, start, range;
-			uint8_t enc;
-
-			if (id > (uint64_t)(body.p - 4 - data))
-				continue;
-			clen = read_n(&cc, 4);
-			if (clen == 0xffffffff || clen < 4 || clen > (uint64_t)(cc.end - cc.p) ||
-			    read_n(&cc, 4) != 0)
-				continue;
-			cc.end = cie + 4 + clen;
-			enc = cie_encoding(cc, vaddr, data);
-			if (enc == PE_OMIT)
-				continue;
-			start = read_encoded(&body, enc, vaddr, data);
-			range = read_encoded(&body, enc & 0x0f, vaddr,
-					     data); /* a size: not applied */
-			if (!body.bad && range)
-				err = push(out, n, &cap, start, range);
-		}
-	}
+	*out = a.v;
+	*n = a.n;
 	return err;
 }

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Unwind tables compiled from call frame information: .eh_frame's rules, interpreted the way
+ * DWARF's call frame instructions define them, reduced to what the BPF walk follows (the CFA
+ * from rsp or rbp, where rbp was saved, the outermost frame, signal frames; see
+ * fl_unwind_row). Rows are sorted by address, and a gap between functions gets an
+ * FL_CFA_INVALID row, so the row at or before a pc is the one that covers it.
+ */
+#ifndef FAULTLINE_CFI_H
+#define FAULTLINE_CFI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "faultline.h"
+
+struct cfi_table {
+	struct fl_unwind_row *rows; /* malloc'ed */
+	size_t n;
+	size_t fdes;	/* FDEs read */
+	size_t skipped; /* rows past 4 GiB of virtual addresses, not kept */
+};
+
+/* Compiles .eh_frame @data (@len bytes at virtual address @vaddr) into @t. 0 or -ENOMEM. */
+int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_table *t);
+
+/* The same from the .eh_frame section of the ELF file @path; -ENOENT when it has none. */
+int cfi__compile_file(const char *path, struct cfi_table *t);
+
+/* The row that covers virtual address @addr, or NULL when it is before the first row. */
+const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr);
+
+void cfi__free(struct cfi_table *t);
+
+#endif /* FAULTLINE_CFI_H */
