@@ -159,7 +159,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	if (!l.bytes && !l.count)
 		return;
 	/* the caller's frame is whole here: ip is the return address into it */
-	fl_stack_take(ctx->ip, ctx->bp, ctx->sp, &key, &w);
+	fl_stack_take(ctx->ip, ctx->bp, ctx->sp, false, &key, &w);
 	c = fl_counts_get(&key);
 	if (!c)
 		return;

@@ -267,6 +267,20 @@ _Static_assert(sizeof(struct fl_mm) == 64, "fl_mm layout");
  */
 struct fl_stack {
 	__u64 ips[FL_MAX_STACK_DEPTH];
+	__u32 end;    /* enum fl_stack_end: how the walk ended */
+	__u32 tables; /* frames found through an unwind table (the rest: frame pointers) */
+};
+_Static_assert(sizeof(struct fl_stack) == 1024, "fl_stack layout");
+
+/* How a walk ended: at the outermost frame (the stack is whole), or cut, and why. */
+enum fl_stack_end {
+	FL_END_FP = 0,	      /* the frame-pointer chain ended (no table where it did) */
+	FL_END_WHOLE = 1,     /* an unwind table said the return address is undefined */
+	FL_END_NO_TABLE = 2,  /* a frame-pointer step failed where no table covered the pc */
+	FL_END_INVALID = 3,   /* a frame-pointer step failed at a rule the walk cannot follow */
+	FL_END_READ = 4,      /* the stack could not be read where a rule said */
+	FL_END_DEPTH = 5,     /* FL_MAX_STACK_DEPTH frames */
+	FL_END__COUNT = 6,
 };
 
 /* Per-thread cache of the last user stack taken, so one fault is walked once. */
@@ -402,6 +416,25 @@ enum fl_cfa_kind {
 enum fl_rbp_kind {
 	FL_RBP_SAME = 0,   /* the caller's rbp is the current one */
 	FL_RBP_AT_CFA = 1, /* saved at CFA + rbp_off */
+};
+
+/* One executable mapping of a process and the table that covers it (0: none). */
+struct fl_unwind_map {
+	__u64 start;
+	__u64 end;
+	__u64 bias;  /* ELF virtual address = pc - bias */
+	__u32 table; /* key of unwind_tables */
+	__u32 rows;
+};
+_Static_assert(sizeof(struct fl_unwind_map) == 32, "fl_unwind_map layout");
+
+#define FL_UNWIND_MAPS 256 /* executable mappings per process with a table; more: none */
+
+/* Value of unwind_procs (key: tgid): its executable mappings, sorted by start. */
+struct fl_unwind_proc {
+	__u32 n;
+	__u32 _pad;
+	struct fl_unwind_map maps[FL_UNWIND_MAPS];
 };
 
 struct fl_unwind_row {

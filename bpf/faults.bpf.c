@@ -177,7 +177,7 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 	if (mm->flags & FL_MM_IN_EXEC) {
 		key.origin = FL_ORIGIN_EXEC;
 	} else {
-		fl_user_stack(ctx, &key, false);
+		fl_user_stack(ctx, &key, false, false);
 		if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
 			key.map_class = FL_MAP_THP;
 	}
@@ -216,7 +216,7 @@ int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
 	key.gen = (__u16)p->gen;
 	if (map_classes)
 		fl_classify(&key, ctx->args[0]);
-	fl_user_stack(ctx, &key, true);
+	fl_user_stack(ctx, &key, true, true);
 	c = fl_counts_get(&key);
 	if (!c)
 		return 0;

@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
 #include "maps.bpf.h"
+#include "unwind_procs.bpf.h"
 
 /*
  * A launched command is a target from fork on but ignored until its exec, so the loader's own
@@ -35,6 +36,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	if (mm && mm->mm_ptr == p->image_mm)
 		mm->flags &= ~FL_MM_IN_EXEC;
 	__sync_fetch_and_add(&p->execs, 1);
+	/* the old image's mappings are gone: frame pointers until userspace maps the new one */
+	bpf_map_delete_elem(&unwind_procs, &tgid);
 	fl_note_thread(tgid, (__u32)pid_tgid);
 	return 0;
 }
@@ -80,7 +83,13 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 	fresh.start = BPF_CORE_READ(child, start_boottime);
 	fresh.image_mm = (__u64)BPF_CORE_READ(child, mm);
 	err = bpf_map_update_elem(&procs, &overflow.tgid, &fresh, BPF_NOEXIST);
-	if (err == -FL_EEXIST) {
+	if (!err) {
+		/* the child runs its parent's code: its stacks unwind by the parent's tables */
+		struct fl_unwind_proc *code = bpf_map_lookup_elem(&unwind_procs, &ptgid);
+
+		if (code && code->n)
+			bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY);
+	} else if (err == -FL_EEXIST) {
 		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
 
 		if (old && (old->flags & FL_PROC_EXITED))

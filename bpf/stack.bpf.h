@@ -10,6 +10,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "maps.bpf.h"
+#include "unwind.bpf.h"
 
 /*
  * The stack of each thread's last page fault (or traced memory syscall, --vm) with the user
@@ -49,25 +50,6 @@ static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 word)
 	return word;
 }
 
-/*
- * The top of the user stack is read in one copy: each bpf_probe_read_user costs about as much
- * as a small copy, and most walks find their first frames in this window.
- */
-#define FL_WINDOW 1024
-
-/* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
-struct fl_frame {
-	__u64 next; /* the caller's frame pointer, saved by the prologue */
-	__u64 ret;  /* the return address pushed by the call */
-};
-
-struct fl_scratch {
-	struct fl_stack st;
-	struct fl_frame frame; /* not on the BPF stack: 6.18's verifier rejects stack slots in
-				* bpf_loop() callbacks here ("verifier bug: stack slot 1") */
-	__u64 win[FL_WINDOW / 8 + 2]; /* +2: a frame read at the last index stays inside */
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -99,51 +81,10 @@ static __always_inline __u64 fl_hash_end(__u64 h)
 	return h ? h : 1;
 }
 
-/* The state of one walk, passed to the bpf_loop() callbacks. */
-struct fl_walk_state {
-	struct fl_scratch *s;
-	__u64 bp;
-	__u64 sp;
-	__u64 hash;
-	__u32 n; /* frames written */
-	bool have_win;
-};
-
-/*
- * One step up the frame-pointer chain: the rules of the kernel's perf walker (stop at a
- * misaligned, null or unreadable frame, or one that does not move up the stack). bpf_loop()
- * keeps verification to one pass over the body, where an unrolled 127-step loop took the
- * verifier seconds.
- */
-static long fl_walk_step(__u32 i, struct fl_walk_state *w)
-{
-	struct fl_frame *f = &w->s->frame;
-	__u64 off = w->bp - w->sp;
-
-	if (i >= FL_MAX_STACK_DEPTH - 1 || w->bp < w->sp || w->bp & 7)
-		return 1;
-	if (w->have_win && off < FL_WINDOW) {
-		off = (off / 8) & (FL_WINDOW / 8 - 1);
-		f->next = w->s->win[off];
-		f->ret = w->s->win[off + 1];
-	} else if (bpf_probe_read_user(f, sizeof(*f), (void *)w->bp)) {
-		return 1;
-	}
-	if (!f->ret)
-		return 1;
-	w->s->st.ips[i + 1] = f->ret;
-	w->hash = (w->hash ^ f->ret) * 0x100000001b3ull;
-	w->n = i + 2;
-	if (f->next <= w->bp)
-		return 1;
-	w->bp = f->next;
-	return 0;
-}
-
 /* Zeroes what a longer previous walk left after this one's last frame. */
 static long fl_clear_step(__u32 i, struct fl_walk_state *w)
 {
-	__u32 at = w->n + i;
+	__u32 at = w->s->w.n + i;
 
 	if (at >= FL_MAX_STACK_DEPTH || !w->s->st.ips[at])
 		return 1;
@@ -151,23 +92,25 @@ static long fl_clear_step(__u32 i, struct fl_walk_state *w)
 	return 0;
 }
 
-/* Walks the user stack into @w->s->st, leaf first; sets @w->n and returns the stack's hash. */
-static __always_inline __u64 fl_fp_walk(struct fl_walk_state *w, __u64 ip)
+/* Walks the user stack into @w->s->st, leaf first; sets @w->s->w.n and returns the stack's hash. */
+static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w, __u64 ip)
 {
 	w->s->st.ips[0] = ip;
-	w->hash = (FL_HASH_INIT ^ ip) * 0x100000001b3ull;
-	w->n = 1;
-	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_walk_step, w, 0);
+	w->s->w.hash = (FL_HASH_INIT ^ ip) * 0x100000001b3ull;
+	w->s->w.n = 1;
+	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
 	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
-	return fl_hash_end(w->hash);
+	w->s->st.end = w->s->w.end;
+	w->s->st.tables = w->s->w.tables;
+	return fl_hash_end(w->s->w.hash);
 }
 
 /*
  * Walks the user stack from (@ip, @bp, @sp) and fills key->stack and key->origin (stored in the
- * stacks map when new). Returns the scratch holding the walk and its window (@w->have_win), or
+ * stacks map when new). Returns the scratch holding the walk and its window (@w->s->w.have_win), or
  * NULL when no stack was taken.
  */
-static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp,
+static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact,
 							struct fl_key *key, struct fl_walk_state *w)
 {
 	__u32 zero = 0;
@@ -185,10 +128,9 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 	}
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	w->s = s;
-	w->bp = bp;
-	w->sp = sp;
-	w->have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
-	h = fl_fp_walk(w, ip);
+	fl_unwind_begin(w, ip, sp, bp, exact);
+	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
+	h = fl_stack_walk(w, ip);
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
 		long err = 0;
@@ -212,15 +154,15 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
  * stacks map when new.
  */
 static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp, __u64 sp,
-				    struct fl_key *key, struct fl_stack_cache *c)
+				    bool exact, struct fl_key *key, struct fl_stack_cache *c)
 {
 	struct fl_walk_state w = {};
-	struct fl_scratch *s = fl_stack_take(ip, bp, sp, key, &w);
+	struct fl_scratch *s = fl_stack_take(ip, bp, sp, exact, key, &w);
 	__u64 word;
 
-	if (!s)
+	if (!s || s->w.leaf_by_row) /* a row found the leaf's caller: nothing to repair */
 		return;
-	if (w.have_win)
+	if (s->w.have_win)
 		word = s->win[0];
 	else if (bpf_probe_read_user(&word, sizeof(word), (void *)sp))
 		return;
@@ -241,9 +183,11 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
  * or a traced syscall entry, which always walks and fills the cache (with @key's mapping
  * class and call too); other callers use the cache, mapping class and call included, when it
  * holds the current fault or call: an RSS change inside a traced syscall is the call's.
+ * @exact: the user registers are where the thread is (a page fault), not just past a syscall
+ * instruction.
  */
 static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
-							     bool refill)
+							     bool refill, bool exact)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -254,7 +198,7 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		fl_walk(task, ip, bp, sp, key, NULL);
+		fl_walk(task, ip, bp, sp, exact, key, NULL);
 		return;
 	}
 	if (!refill) {
@@ -266,11 +210,11 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 			key->map_file = c->map_file;
 			key->call = c->call;
 		} else {
-			fl_walk(task, ip, bp, sp, key, c);
+			fl_walk(task, ip, bp, sp, exact, key, c);
 		}
 		return;
 	}
-	fl_walk(task, ip, bp, sp, key, c);
+	fl_walk(task, ip, bp, sp, exact, key, c);
 	c->stack = key->stack;
 	c->leaf_ret = key->leaf_ret;
 	c->map_class = key->map_class;

@@ -52,7 +52,7 @@ static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u6
 	else if (map_classes)
 		fl_classify(&key, addr);
 	/* refills the stack cache with the call: the RSS changes inside it are charged to it */
-	fl_user_stack(ctx, &key, true);
+	fl_user_stack(ctx, &key, true, false);
 }
 
 /* Charges the call the thread is leaving, with the syscall's return value @ret. */
@@ -70,7 +70,7 @@ static __always_inline void fl_vm_exit(void *ctx, long ret)
 	b = fl_vm_result(v, ret);
 	key.call = v->call;
 	v->call = 0;
-	fl_user_stack(ctx, &key, false);
+	fl_user_stack(ctx, &key, false, false);
 	/* a later syscall through the same wrapper may come from another caller */
 	fl_stack_cache_forget();
 	c = fl_counts_get(&key);

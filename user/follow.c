@@ -6,12 +6,28 @@
 #include <sys/wait.h>
 #include "base/grow.h"
 
+/* The unwind tables of @t's code, when it maps other code than they were loaded for. */
+static void sync_unwind(struct session *s, struct target *t)
+{
+	uint64_t layout;
+
+	if (!t->sym || !t->sum.alive)
+		return;
+	layout = symbolizer__layout(t->sym);
+	if (layout == t->unwind_layout)
+		return;
+	t->unwind_layout = layout;
+	if (unwinder__sync(s->unwind, t->sum.pid, t->sym) && s->cfg->verbose)
+		fprintf(stderr, "faultline: process %d: no unwind tables loaded\n", t->sum.pid);
+}
+
 void follow__start_naming(struct session *s, struct target *t)
 {
 	struct fl_proc p;
 
 	target__start_naming(t, s->elf);
 	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
+	sync_unwind(s, t);
 }
 
 /* A live child holds its /proc entry while it has a symbolizer: thousands of them at once
@@ -40,6 +56,7 @@ void follow__refresh(struct session *s, struct target *t)
 	target__refresh(t);
 	if (have && t->sum.alive)
 		t->now_execs = p.execs;
+	sync_unwind(s, t);
 }
 
 void follow__retire(struct session *s, struct target *t)
@@ -66,6 +83,7 @@ void follow__retire(struct session *s, struct target *t)
 	if (parent && parent->sym && parent->sum.alive)
 		symbolizer__refresh_stale(parent->sym);
 	n = tracer__remove_target(s->tracer, t->sum.pid, gone, 2);
+	unwinder__forget(s->unwind, t->sum.pid);
 	collector__keep_mms(s->col, gone, n);
 	/* its rows leave the counts map: a storm of children fills it no more than its living */
 	if (collector__retire(s->col, (uint32_t)t->sum.pid, t->gen,

@@ -143,6 +143,7 @@ static int show(struct session *s, bool final)
 	snap.report.now_ns = (uint64_t)(session_now() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
 	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
+	unwinder__stats(s->unwind, &snap.report.unwind);
 	if (s->stream.path)
 		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)

@@ -246,6 +246,18 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	return err;
 }
 
+/* The bytes of row @r by how the walk of its stack ended. */
+static void add_stack_share(struct fl_stack_share *s, const struct collector *col,
+			    const struct fl_row *r)
+{
+	uint64_t ips[FL_MAX_STACK_DEPTH];
+	uint32_t end = FL_SHARE_LOST;
+
+	if (r->key.origin == FL_ORIGIN_USER && !collector__stack(col, r->key.stack, ips, &end))
+		end = FL_SHARE_LOST;
+	stack_share__add(s, end, &r->counts);
+}
+
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		    const struct collector *col, struct frames *frames, struct target_set *set)
 {
@@ -285,6 +297,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		/* the kernel's figures stop at exit, so reconcile them with what came before */
 		if (rows[i].key.origin != FL_ORIGIN_EXIT)
 			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		if (rows[i].key.origin == FL_ORIGIN_USER || rows[i].key.origin == FL_ORIGIN_STACK_LOST)
+			add_stack_share(&snap->report.stacks, col, &rows[i]);
 		if (rows[i].key.map_class == FL_MAP_HUGETLB)
 			snap->procs[t - targets].hugetlb_faults += rows[i].counts.faults;
 		err = add_row(snap, o, col, frames, t, &rows[i]);

@@ -67,6 +67,8 @@ static void counts(struct json *j, const char *key, const struct fl_counts *c,
 	json__object_end(j);
 }
 
+static void stack_shares(struct json *j, const struct fl_report *r);
+
 static void header(struct json *j, const struct fl_report *r, const struct jsonreport_opts *o)
 {
 	json__str(j, "schema", JSONREPORT_SCHEMA);
@@ -89,6 +91,42 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	json__object_begin(j, "drops");
 	for (int i = 0; i < FL_DROP__COUNT; i++)
 		json__u64(j, drop_keys[i], r->drops[i]);
+	json__object_end(j);
+	stack_shares(j, r);
+}
+
+/* Bytes by how their stack's walk ended; keys that programs can rely on. */
+static void share(struct json *j, const char *key, const uint64_t v[FL_SHARE__COUNT])
+{
+	static const char *const keys[FL_SHARE__COUNT] = {
+		[FL_END_FP] = "frame_pointers_ended", [FL_END_WHOLE] = "whole",
+		[FL_END_NO_TABLE] = "no_unwind_info",   [FL_END_INVALID] = "unfollowable_rule",
+		[FL_END_READ] = "unreadable_stack",    [FL_END_DEPTH] = "depth",
+		[FL_SHARE_LOST] = "stack_lost",
+	};
+
+	json__object_begin(j, key);
+	for (int i = 0; i < FL_SHARE__COUNT; i++)
+		json__u64(j, keys[i], v[i]);
+	json__object_end(j);
+}
+
+static void stack_shares(struct json *j, const struct fl_report *r)
+{
+	const struct fl_unwind_figures *u = &r->unwind;
+
+	json__object_begin(j, "stack_walks");
+	share(j, "growth_bytes", r->stacks.growth);
+	share(j, "alloc_bytes", r->stacks.alloc);
+	json__object_begin(j, "unwind_tables");
+	json__u64(j, "objects", u->objects);
+	json__u64(j, "rows", u->rows);
+	json__u64(j, "bytes", u->bytes);
+	json__u64(j, "without_unwind_info", u->no_table);
+	json__u64(j, "over_memory_bound", u->over_budget);
+	json__u64(j, "mappings_past_limit", u->maps_cut);
+	json__fixed(j, "build_ms", u->compile_ms, 1);
+	json__object_end(j);
 	json__object_end(j);
 }
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include "base/procfs.h"
 #include "faultline.h"
+#include "model/stackshare.h"
 
 struct fl_proc_summary {
 	pid_t pid;
@@ -84,6 +85,8 @@ struct fl_report {
 					       * and advised */
 	size_t nvm_sites;
 	bool final; /* the end-of-session report */
+	struct fl_stack_share stacks;	  /* how whole the stacks of the rows are */
+	struct fl_unwind_figures unwind; /* the unwind tables loaded */
 };
 
 #endif /* FAULTLINE_REPORT_H */

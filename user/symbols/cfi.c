@@ -423,14 +423,24 @@ int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_tab
 
 int cfi__compile_file(const char *path, struct cfi_table *t)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOENT;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-	Elf *elf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	*t = (struct cfi_table){ 0 };
 	if (fd < 0)
 		return -errno;
+	err = cfi__compile_fd(fd, t);
+	close(fd);
+	return err;
+}
+
+int cfi__compile_fd(int fd, struct cfi_table *t)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int err = -ENOENT;
+	Elf *elf;
+
+	*t = (struct cfi_table){ 0 };
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
@@ -453,7 +463,6 @@ int cfi__compile_file(const char *path, struct cfi_table *t)
 out:
 	if (elf)
 		elf_end(elf);
-	close(fd);
 	return err;
 }
 

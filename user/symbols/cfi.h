@@ -25,6 +25,7 @@ int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_tab
 
 /* The same from the .eh_frame section of the ELF file @path; -ENOENT when it has none. */
 int cfi__compile_file(const char *path, struct cfi_table *t);
+int cfi__compile_fd(int fd, struct cfi_table *t); /* @fd stays open */
 
 /* The row that covers virtual address @addr, or NULL when it is before the first row. */
 const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr);

@@ -575,3 +575,27 @@ bool symbolizer__is_code(struct symbolizer *s, uint64_t addr)
 
 	return e && (e->perms & PROCMAP_EXEC);
 }
+
+size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		const struct procmap_entry *e = &s->maps.entries[i];
+		const struct sym_map *m = &s->mods[i];
+
+		if (!(e->perms & PROCMAP_EXEC) || !m->elf || !m->have_bias)
+			continue;
+		if (n < max)
+			out[n] = (struct symbolizer_code){ e->start, e->end, m->bias, m->elf, i };
+		n++;
+	}
+	return n;
+}
+
+int symbolizer__open_code(const struct symbolizer *s, size_t index)
+{
+	if (index >= s->maps.nr)
+		return -ENOENT;
+	return open_mapping(s, &s->maps.entries[index]);
+}

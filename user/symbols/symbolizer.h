@@ -115,6 +115,23 @@ int symbolizer__mapping(const struct symbolizer *s, uint64_t addr, struct symbol
  */
 uint64_t symbolizer__layout(const struct symbolizer *s);
 
+struct elfsyms;
+
+/* An executable file mapping of the snapshot, with what the unwinder needs of it. */
+struct symbolizer_code {
+	uint64_t start, end;
+	uint64_t bias;		   /* ELF virtual address = address - bias */
+	const struct elfsyms *elf; /* one per file (the elf_cache's), in every process */
+	size_t index;		   /* for symbolizer__open_code() */
+};
+
+/* The executable file mappings with a known bias, sorted by start, up to @max into @out;
+ * returns how many there are. */
+size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out, size_t max);
+
+/* Opens the file of code mapping @index (read-only); the fd or -errno. */
+int symbolizer__open_code(const struct symbolizer *s, size_t index);
+
 /* How many times the maps were read again (explicitly or on a miss). */
 unsigned long symbolizer__nr_refreshes(const struct symbolizer *s);
 

@@ -538,3 +538,13 @@ bool tracer__rss_batched(const struct tracer *t)
 {
 	return t->rss_batched;
 }
+
+int tracer__unwind_tables_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.unwind_tables);
+}
+
+int tracer__unwind_procs_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.unwind_procs);
+}

@@ -63,6 +63,8 @@ int tracer__threads_fd(const struct tracer *t);
 int tracer__mm_state_fd(const struct tracer *t);
 int tracer__live_fd(const struct tracer *t);
 int tracer__hists_fd(const struct tracer *t);
+int tracer__unwind_tables_fd(const struct tracer *t);
+int tracer__unwind_procs_fd(const struct tracer *t);
 /* The BPF side's global counters (live, memory-mapped). */
 const struct fl_stats *tracer__stats(const struct tracer *t);
 

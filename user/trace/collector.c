@@ -266,12 +266,14 @@ static int move_stack(struct collector *c, uint64_t stack)
 	size_t n;
 	int err;
 
-	if (!stack || retired_rows__stack(c->retired, stack, ips))
+	uint32_t end;
+
+	if (!stack || retired_rows__stack(c->retired, stack, ips, NULL))
 		return 0;
-	n = collector__stack(c, stack, ips);
+	n = collector__stack(c, stack, ips, &end);
 	if (!n)
 		return 0;
-	err = retired_rows__keep_stack(c->retired, stack, ips, n);
+	err = retired_rows__keep_stack(c->retired, stack, ips, n, end);
 	if (!err)
 		bpf_map_delete_elem(c->stacks_fd, &stack);
 	return err;
@@ -417,20 +419,24 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n)
 	return c->rows;
 }
 
-size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH])
+size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH],
+			uint32_t *end)
 {
+	struct fl_stack st;
 	size_t n = 0;
 
 	if (!stack)
 		return 0;
-	n = retired_rows__stack(c->retired, stack, ips);
+	n = retired_rows__stack(c->retired, stack, ips, end);
 	if (n)
 		return n;
-	memset(ips, 0, FL_MAX_STACK_DEPTH * sizeof(ips[0]));
-	if (bpf_map_lookup_elem(c->stacks_fd, &stack, ips))
+	if (bpf_map_lookup_elem(c->stacks_fd, &stack, &st))
 		return 0;
-	while (n < FL_MAX_STACK_DEPTH && ips[n])
+	while (n < FL_MAX_STACK_DEPTH && st.ips[n])
 		n++;
+	memcpy(ips, st.ips, n * sizeof(ips[0]));
+	if (end)
+		*end = st.end;
 	return n;
 }
 

@@ -106,10 +106,10 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 /* The histograms and oldest live block of allocation row @key at the last read, or NULL. */
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key);
 
-/* The instruction pointers of stack @stack (a counts key's stack), leaf first. Returns how many
- * (0 when unknown). */
+/* The instruction pointers of stack @stack (a counts key's stack), leaf first, and how its walk
+ * ended (enum fl_stack_end) into *@end unless NULL. Returns how many (0 when unknown). */
 size_t collector__stack(const struct collector *c, uint64_t stack,
-			uint64_t ips[FL_MAX_STACK_DEPTH]);
+			uint64_t ips[FL_MAX_STACK_DEPTH], uint32_t *end);
 
 /* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);

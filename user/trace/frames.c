@@ -172,7 +172,7 @@ static bool leaf_caller_missing(struct symbolizer *sym, const uint64_t *ips, siz
 static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 			    const struct fl_key *key, uint64_t ips[FL_MAX_STACK_DEPTH])
 {
-	size_t n = collector__stack(col, key->stack, ips), out = n ? 1 : 0;
+	size_t n = collector__stack(col, key->stack, ips, NULL), out = n ? 1 : 0;
 
 	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing(sym, ips, n, key->leaf_ret)) {
 		memmove(&ips[2], &ips[1], (n - 1) * sizeof(ips[0]));

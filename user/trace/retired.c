@@ -19,6 +19,7 @@ struct kept_stack {
 	uint64_t hash;
 	uint64_t *ips; /* leaf first */
 	size_t n;
+	uint32_t end; /* enum fl_stack_end */
 };
 
 struct retired_rows {
@@ -196,7 +197,8 @@ static uint64_t stack_hash_of(const void *set, size_t i)
 	return mix(((const struct kept_stack *)set)[i].hash);
 }
 
-int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint64_t *ips, size_t n)
+int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint64_t *ips, size_t n,
+			     uint32_t end)
 {
 	struct kept_stack *v;
 	size_t *slot;
@@ -215,13 +217,15 @@ int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint6
 		return -ENOMEM;
 	memcpy(v->ips, ips, n * sizeof(*ips));
 	v->n = n;
+	v->end = end;
 	v->hash = stack;
 	slot = find_slot(&r->stack_ix, mix(stack), same_stack, r->stacks, &stack);
 	*slot = ++r->nstacks;
 	return 0;
 }
 
-size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_t *ips)
+size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_t *ips,
+			   uint32_t *end)
 {
 	size_t i;
 
@@ -231,5 +235,7 @@ size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_
 	if (!i)
 		return 0;
 	memcpy(ips, r->stacks[i - 1].ips, r->stacks[i - 1].n * sizeof(*ips));
+	if (end)
+		*end = r->stacks[i - 1].end;
 	return r->stacks[i - 1].n;
 }

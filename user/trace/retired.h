@@ -34,9 +34,12 @@ const struct fl_row *retired_rows__rows(const struct retired_rows *r, size_t *n)
 
 /* Keeps the @n frames @ips (leaf first) of stack @stack, which may then leave the stacks map.
  * Returns 0 or -ENOMEM. */
-int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint64_t *ips, size_t n);
+int retired_rows__keep_stack(struct retired_rows *r, uint64_t stack, const uint64_t *ips, size_t n,
+			     uint32_t end);
 
-/* The frames of stack @stack kept, into @ips (FL_MAX_STACK_DEPTH); how many, 0 when none. */
-size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_t *ips);
+/* The frames of stack @stack kept, into @ips (FL_MAX_STACK_DEPTH), how its walk ended into
+ * *@end (NULL: not wanted); how many, 0 when none. */
+size_t retired_rows__stack(const struct retired_rows *r, uint64_t stack, uint64_t *ips,
+			   uint32_t *end);
 
 #endif /* FAULTLINE_RETIRED_H */

@@ -23,6 +23,7 @@ struct target {
 	uint16_t gen;
 	pid_t parent; /* -f: the target that forked it */
 	bool retired; /* taken out of the BPF target set (it exited) */
+	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
 	size_t older; /* index + 1 of the previous target of the same pid; 0: none */
 };
 

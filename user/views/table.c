@@ -197,6 +197,28 @@ static void render_drops(FILE *out, unsigned width, const struct fl_report *r)
 	units__emit(out, width, "%s", any ? line : "drops: none");
 }
 
+/* How whole the stacks are, and what the unwind tables cost. */
+static void render_stacks(FILE *out, unsigned width, const struct fl_report *r)
+{
+	const struct fl_unwind_figures *u = &r->unwind;
+	char growth[160], alloc[160], bytes[UNITS_BUF];
+
+	stack_share__describe(r->stacks.growth, growth, sizeof(growth));
+	stack_share__describe(r->stacks.alloc, alloc, sizeof(alloc));
+	if (*growth)
+		units__emit(out, width, "stacks of growth: %s", growth);
+	if (r->alloc && *alloc)
+		units__emit(out, width, "stacks of allocations: %s", alloc);
+	if (!u->objects && !u->no_table && !u->over_budget)
+		return;
+	units__bytes(bytes, sizeof(bytes), u->bytes);
+	snprintf(growth, sizeof(growth), "; %zu without unwind info", u->no_table);
+	snprintf(alloc, sizeof(alloc), "; %zu left out by the memory bound", u->over_budget);
+	units__emit(out, width, "unwind tables: %zu objects, %zu rows, %s, built in %.0f ms%s%s",
+		    u->objects, u->rows, bytes, u->compile_ms, u->no_table ? growth : "",
+		    u->over_budget ? alloc : "");
+}
+
 static void render_proc_detail(FILE *out, unsigned width, const struct fl_report *r,
 			       const struct fl_proc_summary *s)
 {
@@ -247,6 +269,7 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 		render_procs(out, r, o, width);
 	}
 	render_drops(out, width, r);
+	render_stacks(out, width, r);
 	if (r->note)
 		units__emit(out, width, "note: %s", r->note);
 }

@@ -153,7 +153,17 @@ Test(jsonreport, header)
 	char *s;
 
 	build(&m, true, true);
+	m.r.stacks.growth[FL_END_WHOLE] = 987;
+	m.r.stacks.growth[FL_END_NO_TABLE] = 13;
+	m.r.stacks.alloc[FL_SHARE_LOST] = 5;
+	m.r.unwind = (struct fl_unwind_figures){ .objects = 17, .rows = 234917, .bytes = 2819004 };
 	s = write_doc(&m, &d);
+	EXPECT_U64(&d, "stack_walks.growth_bytes.whole", 987);
+	EXPECT_U64(&d, "stack_walks.growth_bytes.no_unwind_info", 13);
+	EXPECT_U64(&d, "stack_walks.alloc_bytes.stack_lost", 5);
+	EXPECT_U64(&d, "stack_walks.unwind_tables.objects", 17);
+	EXPECT_U64(&d, "stack_walks.unwind_tables.rows", 234917);
+	EXPECT_U64(&d, "stack_walks.unwind_tables.bytes", 2819004);
 	EXPECT_STR(&d, "schema", "faultline/1");
 	EXPECT_STR(&d, "version", "9.9.9");
 	cr_expect(is_true(&d, "final"));

@@ -63,16 +63,18 @@ Test(retired, stacks_kept)
 {
 	struct retired_rows *r = retired_rows__new();
 	uint64_t ips[FL_MAX_STACK_DEPTH] = { 0x1000, 0x2000, 0x3000 }, out[FL_MAX_STACK_DEPTH];
+	uint32_t end = 0;
 
-	cr_expect_eq(retired_rows__stack(r, 42, out), 0);
-	cr_assert_eq(retired_rows__keep_stack(r, 42, ips, 3), 0);
-	cr_assert_eq(retired_rows__keep_stack(r, 42, ips, 1), 0, "kept once");
-	cr_assert_eq(retired_rows__stack(r, 42, out), 3);
+	cr_expect_eq(retired_rows__stack(r, 42, out, NULL), 0);
+	cr_assert_eq(retired_rows__keep_stack(r, 42, ips, 3, FL_END_WHOLE), 0);
+	cr_assert_eq(retired_rows__keep_stack(r, 42, ips, 1, FL_END_FP), 0, "kept once");
+	cr_assert_eq(retired_rows__stack(r, 42, out, NULL), 3);
 	cr_expect_eq(out[2], 0x3000);
 	for (uint64_t s = 100; s < 2000; s++)
-		cr_assert_eq(retired_rows__keep_stack(r, s, ips, 2), 0);
-	cr_expect_eq(retired_rows__stack(r, 42, out), 3);
-	cr_expect_eq(retired_rows__stack(r, 1999, out), 2);
-	cr_expect_eq(retired_rows__stack(r, 7, out), 0);
+		cr_assert_eq(retired_rows__keep_stack(r, s, ips, 2, FL_END_FP), 0);
+	cr_expect_eq(retired_rows__stack(r, 42, out, &end), 3);
+	cr_expect_eq(end, FL_END_WHOLE, "how its walk ended, kept with it");
+	cr_expect_eq(retired_rows__stack(r, 1999, out, NULL), 2);
+	cr_expect_eq(retired_rows__stack(r, 7, out, NULL), 0);
 	retired_rows__free(r);
 }

@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * One step of the user stack walk: from a frame's (pc, sp, bp) to its caller's, by the unwind
+ * table row that covers pc (compiled from .eh_frame by user/symbols/cfi.c), or by the frame
+ * pointer where no row does. The tables are per object and shared by every process that maps
+ * it; each process has its sorted list of executable mappings, loaded by user/trace/unwind.c.
+ */
+#ifndef FAULTLINE_UNWIND_BPF_H
+#define FAULTLINE_UNWIND_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include "faultline.h"
+#include "unwind_procs.bpf.h"
+
+/* Tables by fl_unwind_map.table: an object's rows, each array created by the loader at its
+ * own size (BPF_F_INNER_MAP). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__array(values, struct {
+		__uint(type, BPF_MAP_TYPE_ARRAY);
+		__uint(map_flags, BPF_F_INNER_MAP);
+		__uint(max_entries, 1);
+		__type(key, __u32);
+		__type(value, struct fl_unwind_row);
+	});
+} unwind_tables SEC(".maps") __weak;
+
+/* The last user stack words a walk reads in one copy (see stack.bpf.h) */
+#define FL_WINDOW 1024
+
+/* The registers and progress of a walk. */
+struct fl_walk {
+	__u64 pc, sp, bp;
+	__u64 win_base; /* the stack pointer the window was read at */
+	__u64 hash;
+	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
+	__u64 ri_stack; /* where its return address was on the user stack */
+	__u32 n;	/* frames written */
+	__u32 end;	/* enum fl_stack_end */
+	__u32 tables;	/* frames found through a row */
+	__u8 have_win;
+	__u8 exact;	  /* pc is where the thread is, not a return address */
+	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
+	__u8 _pad;
+};
+
+/* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
+struct fl_scratch {
+	struct fl_walk w;
+	struct fl_stack st;
+	struct fl_unwind_row row; /* not on the BPF stack: 6.18's verifier rejects stack slots in
+				   * bpf_loop() callbacks here ("verifier bug: stack slot 1") */
+	__u64 word;
+	__u32 opaque[2]; /* see fl_opaque() */
+	__u64 win[FL_WINDOW / 8 + 2];
+};
+
+/*
+ * @v, unknown to the verifier (written to a map value and read back): the bounds of a binary
+ * search, when the verifier knows them, differ on each of its paths, so it follows every path
+ * apart (a state explosion past the 1M instruction limit); unknown, every iteration looks
+ * alike and its states are pruned.
+ */
+static __always_inline __u32 fl_opaque(struct fl_scratch *s, int slot, __u32 v)
+{
+	volatile __u32 *at = &s->opaque[slot & 1];
+
+	*at = v;
+	return *at;
+}
+
+/* The context of the bpf_loop() callbacks of a walk: what does not change from step to step.
+ * The rest is in the scratch map value, where the verifier does not follow it, so the
+ * callback's states converge at once. */
+struct fl_walk_state {
+	struct fl_scratch *s;
+	struct fl_unwind_proc *proc; /* NULL: no table for this process */
+};
+
+/* A user word at @addr, from the window when it holds it; false when it cannot be read. */
+static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
+{
+	__u64 off = addr - w->s->w.win_base;
+
+	if (w->s->w.have_win && addr >= w->s->w.win_base && off <= FL_WINDOW - 8 && !(off & 7)) {
+		w->s->word = w->s->win[(off / 8) & (FL_WINDOW / 8 - 1)];
+		return true;
+	}
+	return !bpf_probe_read_user(&w->s->word, sizeof(w->s->word), (void *)addr);
+}
+
+/* The row covering the current pc into w->s->row; false when no table covers it. */
+static __always_inline bool fl_find_row(struct fl_walk_state *w)
+{
+	struct fl_unwind_proc *p = w->proc;
+	struct fl_unwind_map *m;
+	struct fl_unwind_row *r;
+	__u32 lo = 0, hi, mid = 0, idx;
+	__u64 addr;
+	void *rows;
+
+	if (!p)
+		return false;
+	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
+	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before pc */
+		lo = fl_opaque(w->s, 0, lo);
+		hi = fl_opaque(w->s, 1, hi);
+		mid = (lo + hi) / 2;
+		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= w->s->w.pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
+	if (w->s->w.pc >= m->end || !m->rows)
+		return false;
+	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
+	if (!rows)
+		return false;
+	/* a return address is just past its call: the call itself is the caller's state */
+	addr = w->s->w.pc - m->bias - (w->s->w.exact ? 0 : 1);
+	if (addr > 0xffffffffull)
+		return false;
+	lo = 0;
+	hi = m->rows;
+	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
+		lo = fl_opaque(w->s, 0, lo);
+		hi = fl_opaque(w->s, 1, hi);
+		mid = (lo + hi) / 2;
+		r = bpf_map_lookup_elem(rows, &mid);
+		if (!r)
+			return false;
+		if (r->addr <= (__u32)addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	idx = lo - 1;
+	r = bpf_map_lookup_elem(rows, &idx);
+	if (!r)
+		return false;
+	w->s->row = *r;
+	return true;
+}
+
+/* The saved registers of a signal frame: rt_sigframe's ucontext at the stack pointer once the
+ * handler returned (pretcode popped), its uc_mcontext 40 bytes in (arch/x86 sigcontext). */
+#define FL_SIG_RBP 120
+#define FL_SIG_RSP 160
+#define FL_SIG_RIP 168
+
+/* Appends @ret as the next frame; 1: the walk ends. */
+static __always_inline long fl_push_frame(__u32 i, struct fl_walk_state *w, __u64 ret)
+{
+	if (!ret) { /* some entry code (musl's, hand-written) ends its chain with a zero */
+		w->s->w.end = FL_END_FP;
+		return 1;
+	}
+	if (i >= FL_MAX_STACK_DEPTH - 1) {
+		w->s->w.end = FL_END_DEPTH;
+		return 1;
+	}
+	/* the mask keeps the verifier sure of the bound when the compiler spills i as 32 bits */
+	w->s->st.ips[(i + 1) & 127] = ret;
+	w->s->w.hash = (w->s->w.hash ^ ret) * 0x100000001b3ull;
+	w->s->w.n = i + 2;
+	w->s->w.pc = ret;
+	return 0;
+}
+
+/* The return address saved at @slot, the real one when a uretprobe replaced it. */
+static __always_inline bool fl_read_ret(struct fl_walk_state *w, __u64 slot, __u64 *ret)
+{
+	if (!fl_read_word(w, slot))
+		return false;
+	*ret = w->s->word;
+	if (w->s->w.ri && slot == w->s->w.ri_stack) {
+		struct return_instance *ri = (void *)w->s->w.ri;
+
+		struct return_instance *next;
+
+		*ret = BPF_CORE_READ(ri, orig_ret_vaddr);
+		next = BPF_CORE_READ(ri, next);
+		w->s->w.ri = (__u64)next;
+		w->s->w.ri_stack = next ? BPF_CORE_READ(next, stack) : 0;
+	}
+	return true;
+}
+
+/* A step by the frame pointer: the rules of the kernel's perf walker. */
+static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 why)
+{
+	__u64 bp = w->s->w.bp, ret;
+
+	if (bp < w->s->w.sp || bp & 7 || !fl_read_word(w, bp)) {
+		w->s->w.end = why;
+		return 1;
+	}
+	w->s->w.bp = w->s->word;
+	if (!fl_read_ret(w, bp + 8, &ret)) {
+		w->s->w.end = why;
+		return 1;
+	}
+	w->s->w.sp = bp + 16;
+	w->s->w.exact = false;
+	return fl_push_frame(i, w, ret);
+}
+
+/* One frame up; bpf_loop() keeps verification to one pass over the body. */
+static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
+{
+	struct fl_unwind_row *row = &w->s->row;
+	__u64 cfa, ret, base;
+
+	if (i >= FL_MAX_STACK_DEPTH - 1) {
+		w->s->w.end = FL_END_DEPTH;
+		return 1;
+	}
+	if (!fl_find_row(w))
+		return fl_fp_step(i, w, w->s->w.tables ? FL_END_NO_TABLE : FL_END_FP);
+	switch (row->cfa) {
+	case FL_CFA_RSP:
+		cfa = w->s->w.sp + (__s64)row->cfa_off;
+		break;
+	case FL_CFA_RBP:
+		cfa = w->s->w.bp + (__s64)row->cfa_off;
+		break;
+	case FL_CFA_PLT:
+		cfa = w->s->w.sp + 8 + ((w->s->w.pc & 15) >= (__u64)row->cfa_off ? 8 : 0);
+		break;
+	case FL_CFA_RSP_DEREF:
+	case FL_CFA_RBP_DEREF:
+		base = row->cfa == FL_CFA_RSP_DEREF ? w->s->w.sp : w->s->w.bp;
+		if (!fl_read_word(w, base + (__s64)row->cfa_off)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		cfa = w->s->word;
+		break;
+	case FL_CFA_STOP:
+		w->s->w.end = FL_END_WHOLE;
+		return 1;
+	case FL_CFA_SIGNAL:
+		base = w->s->w.sp;
+		if (!fl_read_word(w, base + FL_SIG_RBP)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.bp = w->s->word;
+		if (!fl_read_word(w, base + FL_SIG_RSP)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.sp = w->s->word;
+		if (!fl_read_word(w, base + FL_SIG_RIP)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.tables++;
+		w->s->w.exact = true; /* the interrupted instruction, not a return address */
+		return fl_push_frame(i, w, w->s->word);
+	default:
+		return fl_fp_step(i, w, FL_END_INVALID);
+	}
+	if (cfa <= w->s->w.sp || !fl_read_ret(w, cfa - 8, &ret)) {
+		w->s->w.end = cfa <= w->s->w.sp ? FL_END_INVALID : FL_END_READ;
+		return 1;
+	}
+	if (row->rbp == FL_RBP_AT_CFA) {
+		if (!fl_read_word(w, cfa + (__s64)row->rbp_off)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.bp = w->s->word;
+	}
+	w->s->w.sp = cfa;
+	w->s->w.exact = false;
+	w->s->w.tables++;
+	if (!i)
+		w->s->w.leaf_by_row = true;
+	return fl_push_frame(i, w, ret);
+}
+
+/* Sets up @w for a walk of the current task from (@ip, @sp, @bp). */
+static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp,
+					    __u64 bp, bool exact)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct return_instance *ri;
+
+	w->s->w.pc = ip;
+	w->s->w.sp = sp;
+	w->s->w.bp = bp;
+	w->s->w.exact = exact;
+	w->s->w.win_base = sp;
+	w->s->w.end = FL_END_FP;
+	w->s->w.tables = 0;
+	w->s->w.leaf_by_row = false;
+	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	ri = BPF_CORE_READ(task, utask, return_instances);
+	w->s->w.ri = (__u64)ri;
+	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
+}
+
+#endif /* FAULTLINE_UNWIND_BPF_H */

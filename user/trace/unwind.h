@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The unwind tables of the targets' code, loaded into the BPF maps the stack walk reads
+ * (bpf/unwind.bpf.h): one table per object file, compiled once (symbols/cfi.c) and shared by
+ * every process that maps it, and for each target its executable mappings with their tables.
+ * A memory bound keeps the tables from growing without end; objects past it are walked by
+ * frame pointers, and counted.
+ */
+#ifndef FAULTLINE_UNWIND_H
+#define FAULTLINE_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "model/stackshare.h"
+#include "symbols/symbolizer.h"
+
+struct unwinder;
+
+/* @tables_fd, @procs_fd: the unwind_tables and unwind_procs maps; @max_bytes: the bound on the
+ * rows loaded (0: no tables at all). NULL when out of memory. */
+struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint64_t max_bytes);
+void unwinder__free(struct unwinder *u); /* accepts NULL */
+
+/* Loads the tables of the code @sym maps for process @pid (compiling those not loaded yet)
+ * and its list of mappings. Returns 0 or -errno (the walk then uses frame pointers). */
+int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym);
+
+/* @pid is no target any more: its list goes (the tables stay for others). */
+void unwinder__forget(struct unwinder *u, pid_t pid);
+
+void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out);
+
+#endif /* FAULTLINE_UNWIND_H */
