@@ -96,10 +96,13 @@ $(OUTPUT)/faultline: $(USER_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
-# Workloads keep frame pointers so that stacks through them are whole.
+# Workloads keep frame pointers, but nofp, built as distributions build their packages: its
+# stacks are whole only through the unwind tables.
+WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline
+$(OUTPUT)/workloads/nofp: WORKLOAD_CFLAGS := -O2 -g -fomit-frame-pointer
 $(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(OUTPUT)/workloads
 	$(call msg,WORKLOAD,$@)
-	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pthread $< -o $@
+	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Werror -pthread $< -o $@
 
 workloads: $(WORKLOADS)
 

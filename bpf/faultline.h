@@ -274,12 +274,12 @@ _Static_assert(sizeof(struct fl_stack) == 1024, "fl_stack layout");
 
 /* How a walk ended: at the outermost frame (the stack is whole), or cut, and why. */
 enum fl_stack_end {
-	FL_END_FP = 0,	      /* the frame-pointer chain ended (no table where it did) */
-	FL_END_WHOLE = 1,     /* an unwind table said the return address is undefined */
-	FL_END_NO_TABLE = 2,  /* a frame-pointer step failed where no table covered the pc */
-	FL_END_INVALID = 3,   /* a frame-pointer step failed at a rule the walk cannot follow */
-	FL_END_READ = 4,      /* the stack could not be read where a rule said */
-	FL_END_DEPTH = 5,     /* FL_MAX_STACK_DEPTH frames */
+	FL_END_FP = 0,	     /* the frame-pointer chain ended (no table where it did) */
+	FL_END_WHOLE = 1,    /* an unwind table said the return address is undefined */
+	FL_END_NO_TABLE = 2, /* a frame-pointer step failed where no table covered the pc */
+	FL_END_INVALID = 3,  /* a frame-pointer step failed at a rule the walk cannot follow */
+	FL_END_READ = 4,     /* the stack could not be read where a rule said */
+	FL_END_DEPTH = 5,    /* FL_MAX_STACK_DEPTH frames */
 	FL_END__COUNT = 6,
 };
 

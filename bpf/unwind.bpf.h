@@ -20,13 +20,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__uint(max_entries, 4096);
 	__type(key, __u32);
-	__array(values, struct {
-		__uint(type, BPF_MAP_TYPE_ARRAY);
-		__uint(map_flags, BPF_F_INNER_MAP);
-		__uint(max_entries, 1);
-		__type(key, __u32);
-		__type(value, struct fl_unwind_row);
-	});
+	__array(
+		values, struct {
+			__uint(type, BPF_MAP_TYPE_ARRAY);
+			__uint(map_flags, BPF_F_INNER_MAP);
+			__uint(max_entries, 1);
+			__type(key, __u32);
+			__type(value, struct fl_unwind_row);
+		});
 } unwind_tables SEC(".maps") __weak;
 
 /* The last user stack words a walk reads in one copy (see stack.bpf.h) */
@@ -290,8 +291,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 }
 
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp). */
-static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp,
-					    __u64 bp, bool exact)
+static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
+					    bool exact)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;

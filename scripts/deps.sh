@@ -15,7 +15,7 @@ set -eu
 # ASan, UBSan) for make fuzz and make unit-sanitize.
 # libdw-dev: DWARF lines and inlined frames; liblzma-dev: MiniDebugInfo; libdebuginfod1 (loaded
 # at run time when DEBUGINFOD_URLS is set) and debuginfod (the server the tests start).
-PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc
+PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc gdb
 libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
 qemu-system-x86 busybox-static cpio clang-format clang-rt
 libdw-dev liblzma-dev libdebuginfod1 debuginfod"

@@ -185,6 +185,7 @@ int session__setup(struct session *s)
 		.map_classes = cfg->by_mapping,
 		.follow_children = cfg->children,
 	};
+	bool launched;
 	int err;
 
 	if (cfg->command && (err = launch__check(cfg->command[0])))
@@ -255,6 +256,11 @@ int session__setup(struct session *s)
 					 s->launched ? cfg->command[0] : NULL);
 	if (err)
 		return err;
+	/* a given target is named, and its unwind tables loaded, before "tracing" is said: its
+	 * stacks are whole from the first event after it (a launched one runs its image first) */
+	launched = s->launched;
+	for (size_t i = 0; i < s->targets.n && !launched; i++)
+		follow__start_naming(s, &s->targets.v[i]);
 	s->start = session_now();
 	announce(s);
 	if (s->launched) {
@@ -267,7 +273,7 @@ int session__setup(struct session *s)
 		if (s->launch.reaped) /* a signal killed it before its exec */
 			follow__launched_gone(s);
 	}
-	for (size_t i = 0; i < s->targets.n; i++)
+	for (size_t i = 0; i < s->targets.n && launched; i++)
 		follow__start_naming(s, &s->targets.v[i]);
 	start_view(s);
 	return 0;

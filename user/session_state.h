@@ -29,7 +29,7 @@ struct session {
 	struct elf_cache *elf;
 	struct debuginfod *debuginfod; /* DEBUGINFOD_URLS: debug files fetched meanwhile; or NULL */
 	struct frames *frames;
-	struct unwinder *unwind; /* the targets' unwind tables in the BPF maps */
+	struct unwinder *unwind;   /* the targets' unwind tables in the BPF maps */
 	struct target_set targets; /* the given ones, then the children -f found */
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */
 	size_t child_syms;	   /* live children holding a symbolizer (an fd or two each) */

@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "model/calls.h"
 
-/* A site before merging: the row's key says which rows are one site. */
+/* A site before merging: rows of one process, call and caller text are one site (two calls
+ * from one function, which whole stacks tell apart by their return addresses, read alike). */
 struct site_row {
 	struct fl_key key;
 	struct fl_call_site site;
@@ -13,16 +15,16 @@ struct site_row {
 
 static int cmp_site_key(const void *a, const void *b)
 {
-	const struct fl_key *x = &((const struct site_row *)a)->key;
-	const struct fl_key *y = &((const struct site_row *)b)->key;
+	const struct site_row *sx = a, *sy = b;
+	const struct fl_key *x = &sx->key, *y = &sy->key;
 
 	if (x->tgid != y->tgid)
 		return x->tgid < y->tgid ? -1 : 1;
-	if (x->stack != y->stack)
-		return x->stack < y->stack ? -1 : 1;
 	if (x->call != y->call)
 		return x->call < y->call ? -1 : 1;
-	return x->origin < y->origin ? -1 : x->origin > y->origin;
+	if (x->origin != y->origin)
+		return x->origin < y->origin ? -1 : 1;
+	return strcmp(sx->site.caller, sy->site.caller);
 }
 
 static uint64_t site_bytes(const struct fl_counts *c)

@@ -297,7 +297,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
 		/* the kernel's figures stop at exit, so reconcile them with what came before */
 		if (rows[i].key.origin != FL_ORIGIN_EXIT)
 			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
-		if (rows[i].key.origin == FL_ORIGIN_USER || rows[i].key.origin == FL_ORIGIN_STACK_LOST)
+		if (rows[i].key.origin == FL_ORIGIN_USER ||
+		    rows[i].key.origin == FL_ORIGIN_STACK_LOST)
 			add_stack_share(&snap->report.stacks, col, &rows[i]);
 		if (rows[i].key.map_class == FL_MAP_HUGETLB)
 			snap->procs[t - targets].hugetlb_faults += rows[i].counts.faults;

@@ -84,8 +84,8 @@ struct fl_report {
 	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
 					       * and advised */
 	size_t nvm_sites;
-	bool final; /* the end-of-session report */
-	struct fl_stack_share stacks;	  /* how whole the stacks of the rows are */
+	bool final;			 /* the end-of-session report */
+	struct fl_stack_share stacks;	 /* how whole the stacks of the rows are */
 	struct fl_unwind_figures unwind; /* the unwind tables loaded */
 };
 

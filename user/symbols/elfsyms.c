@@ -72,7 +72,7 @@ static bool is_code_label(Elf *elf, const GElf_Sym *sym, const char *name)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
-	/* FUNC without a size (crt's _init, _fini) is a function whose end is unknown: no */
+	/* FUNC without a size (crt's _init, _fini): see collect_syms() */
 	if (sym->st_size || type != STT_NOTYPE || sym->st_shndx >= SHN_LORESERVE ||
 	    name[0] == '.' || name[0] == '$')
 		return false;
@@ -112,6 +112,11 @@ static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t 
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !name[0])
 				continue;
+			/* a function without a size (crt's _init, the signal trampoline
+			 * __restore_rt) holds its first byte at least: a signal handler returns
+			 * there */
+			if (type == STT_FUNC && !sym.st_size && sym.st_shndx < SHN_LORESERVE)
+				sym.st_size = 1;
 			if ((type != STT_FUNC && type != STT_GNU_IFUNC) || !sym.st_size) {
 				if (!is_code_label(elf, &sym, name))
 					continue;

@@ -108,8 +108,8 @@ const struct collector_hist *collector__hist(const struct collector *c, const st
 
 /* The instruction pointers of stack @stack (a counts key's stack), leaf first, and how its walk
  * ended (enum fl_stack_end) into *@end unless NULL. Returns how many (0 when unknown). */
-size_t collector__stack(const struct collector *c, uint64_t stack,
-			uint64_t ips[FL_MAX_STACK_DEPTH], uint32_t *end);
+size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH],
+			uint32_t *end);
 
 /* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);

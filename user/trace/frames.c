@@ -215,6 +215,22 @@ static int name_frame(struct symbolizer *sym, uint64_t addr, struct frame_info *
 	return 0;
 }
 
+/*
+ * True when @ret is where a signal handler returns: the start of the signal trampoline
+ * (__restore_rt), whose unwind entry begins one byte early so that "return address - 1" still
+ * finds it. It is named from @ret itself, not from the byte before, which no function holds
+ * (a call at the very end of a function, to a function that does not return, leaves a
+ * return address at the next function's start too: but there the byte before is the
+ * caller's).
+ */
+static bool is_trampoline_return(struct symbolizer *sym, uint64_t ret)
+{
+	uint64_t at, before;
+
+	return !symbolizer__func_start(sym, ret, &at) && at == ret &&
+	       (symbolizer__func_start(sym, ret - 1, &before) || before == ret - 1);
+}
+
 /* Names @ips (leaf first) into @s's names, addrs and info, root first, from the deepest frame
  * that lies in a mapping. Sets s->n, and *@cut when frames were dropped or the leaf is in no
  * mapping (or @sym is NULL): a process's mappings may be known later (at its exit). 0 or
@@ -229,6 +245,9 @@ static int name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, boo
 	for (size_t i = 0; i < n; i++) {
 		/* a return address points after the call: step back into it to name the caller */
 		uint64_t addr = i > 0 || returns ? ips[i] - 1 : ips[i];
+
+		if (addr != ips[i] && sym && is_trampoline_return(sym, ips[i]))
+			addr = ips[i];
 
 		if (i > 0 && sym && !symbolizer__is_code(sym, addr)) {
 			kept = i;

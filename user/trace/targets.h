@@ -21,10 +21,10 @@ struct target {
 	 * its identity; both 0 for the given targets */
 	uint64_t start;
 	uint16_t gen;
-	pid_t parent; /* -f: the target that forked it */
-	bool retired; /* taken out of the BPF target set (it exited) */
+	pid_t parent;		/* -f: the target that forked it */
+	bool retired;		/* taken out of the BPF target set (it exited) */
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
-	size_t older; /* index + 1 of the previous target of the same pid; 0: none */
+	size_t older;		/* index + 1 of the previous target of the same pid; 0: none */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */

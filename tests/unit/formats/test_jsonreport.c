@@ -57,13 +57,21 @@ static void build(struct model *m, bool alloc, bool vm)
 	s->pid = 42;
 	memcpy(s->comm, "app-with-16char", 16); /* fills comm: no NUL */
 	s->alive = true;
-	s->at_attach = (struct proc_status){ .vm_rss = 1 * MIB, .rss_anon = 100, .rss_file = 200,
-					     .rss_shmem = 300, .vm_swap = 0, .vm_pte = 4096,
-					     .hugetlb = 0, .have_pss = true, .pss = 10,
-					     .pss_anon = 20, .pss_file = 30, .pss_shmem = 40 };
+	s->at_attach = (struct proc_status){ .vm_rss = 1 * MIB,
+					     .rss_anon = 100,
+					     .rss_file = 200,
+					     .rss_shmem = 300,
+					     .vm_swap = 0,
+					     .vm_pte = 4096,
+					     .hugetlb = 0,
+					     .have_pss = true,
+					     .pss = 10,
+					     .pss_anon = 20,
+					     .pss_file = 30,
+					     .pss_shmem = 40 };
 	s->now = s->at_attach;
 	s->now.rss_anon = 100 + 8 * MIB;
-	s->now.rss_file = 100;		  /* fell by 100: a negative change */
+	s->now.rss_file = 100; /* fell by 100: a negative change */
 	s->now.vm_swap = 8192;
 	s->now.pss_anon = 20 + 8 * MIB;
 	s->now.vm_pte = 8192;
@@ -71,24 +79,44 @@ static void build(struct model *m, bool alloc, bool vm)
 	s->attributed = a;
 	s->peak = 9 * (int64_t)MIB;
 	s->hugetlb_faults = 1;
-	m->procs[1] = (struct fl_proc_summary){ .pid = 43, .comm = "child", .followed = true,
+	m->procs[1] = (struct fl_proc_summary){ .pid = 43,
+						.comm = "child",
+						.followed = true,
 						.no_status = true };
 
-	m->threads[0] = (struct fl_thread_summary){ .tgid = 42, .tid = 44, .comm = "toucher-a",
+	m->threads[0] = (struct fl_thread_summary){ .tgid = 42,
+						    .tid = 44,
+						    .comm = "toucher-a",
 						    .counts = a };
 	m->threads[1] = (struct fl_thread_summary){ .tgid = 42, .tid = 42, .comm = "app" };
-	m->sites[0] = (struct fl_call_site){ .pid = 42, .caller = "main > xmalloc", .fn = "malloc",
-					     .counts = a, .oldest_ts = 1000 };
+	m->sites[0] = (struct fl_call_site){ .pid = 42,
+					     .caller = "main > xmalloc",
+					     .fn = "malloc",
+					     .counts = a,
+					     .oldest_ts = 1000 };
 	m->sites[0].hist.size[10] = 7;
 	m->sites[0].hist.latency[31] = 3;
-	m->vm_sites[0] = (struct fl_call_site){ .pid = 42, .caller = "main > f > __munmap",
-						.fn = "[munmap]", .counts = a };
+	m->vm_sites[0] = (struct fl_call_site){ .pid = 42,
+						.caller = "main > f > __munmap",
+						.fn = "[munmap]",
+						.counts = a };
 
 	m->r = (struct fl_report){
-		.elapsed_s = 2.5, .procs = m->procs, .nprocs = 2, .threads = m->threads,
-		.nthreads = 2, .alloc = alloc, .vm = vm, .map_classes = true,
-		.sample_bytes = alloc ? 4096 : 0, .now_ns = 5000, .sites = m->sites,
-		.nsites = 1, .vm_sites = m->vm_sites, .nvm_sites = 1, .final = true,
+		.elapsed_s = 2.5,
+		.procs = m->procs,
+		.nprocs = 2,
+		.threads = m->threads,
+		.nthreads = 2,
+		.alloc = alloc,
+		.vm = vm,
+		.map_classes = true,
+		.sample_bytes = alloc ? 4096 : 0,
+		.now_ns = 5000,
+		.sites = m->sites,
+		.nsites = 1,
+		.vm_sites = m->vm_sites,
+		.nvm_sites = 1,
+		.final = true,
 		.note = "a note",
 	};
 	m->r.drops[FL_DROP_STACKS_FULL] = 7;
@@ -98,8 +126,11 @@ static void build(struct model *m, bool alloc, bool vm)
 /* The document for @m, parsed into @doc; the text, which the caller frees. */
 static char *write_doc(struct model *m, struct jv *doc)
 {
-	struct jsonreport_opts o = { .version = "9.9.9", .metric = FL_METRIC_ANON, .threads = true,
-				     .children = true, .by_stack = true };
+	struct jsonreport_opts o = { .version = "9.9.9",
+				     .metric = FL_METRIC_ANON,
+				     .threads = true,
+				     .children = true,
+				     .by_stack = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -121,21 +152,21 @@ static char *write_doc(struct model *m, struct jv *doc)
 			  "%s: want %" PRIu64, (path), (uint64_t)(want));                  \
 	} while (0)
 
-#define EXPECT_I64(v, path, want)                                                          \
-	do {                                                                               \
-		int64_t got_;                                                              \
-		cr_expect(jv_i64(jv_path((v), (path)), &got_) && got_ == (int64_t)(want),  \
-			  "%s: want %" PRId64, (path), (int64_t)(want));                   \
+#define EXPECT_I64(v, path, want)                                                         \
+	do {                                                                              \
+		int64_t got_;                                                             \
+		cr_expect(jv_i64(jv_path((v), (path)), &got_) && got_ == (int64_t)(want), \
+			  "%s: want %" PRId64, (path), (int64_t)(want));                  \
 	} while (0)
 
-#define EXPECT_STR(v, path, want)                                                          \
-	do {                                                                               \
-		const struct jv *s_ = jv_path((v), (path));                                \
-		cr_expect(s_ && s_->type == JV_STR && !strcmp(s_->text, (want)),           \
-			  "%s: want '%s'", (path), (want));                                \
+#define EXPECT_STR(v, path, want)                                                                 \
+	do {                                                                                      \
+		const struct jv *s_ = jv_path((v), (path));                                       \
+		cr_expect(s_ && s_->type == JV_STR && !strcmp(s_->text, (want)), "%s: want '%s'", \
+			  (path), (want));                                                        \
 	} while (0)
 
-#define EXPECT_TYPE(v, path, t)                                                            \
+#define EXPECT_TYPE(v, path, t)                                                                   \
 	cr_expect_eq(jv_path((v), (path)) ? (int)jv_path((v), (path))->type : -1, (int)(t), "%s", \
 		     (path))
 

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * Whole stacks without frame pointers: the nofp workload (tests/workloads/nofp.c), built
+ * -O2 -fomit-frame-pointer, goes through glibc (malloc, memset, free's munmap, madvise, a
+ * thread, a signal handler that allocates). Its bytes must sit on stacks that reach the
+ * process's start (_start, in the workload) or the thread's (start_thread's caller), through
+ * the unwind tables: a frame-pointer walk stops in memset. Resident growth and releases
+ * within 2% (the allocator's own pages), allocations exact.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "formats/jsonread.h"
+#include "harness.h"
+
+TestSuite(unwind, .init = h_require_root, .fini = h_cleanup, .timeout = 90);
+
+#define MIB H_MIB
+
+/* _start, __libc_start_main, __libc_start_call_main, main, PATH, LEAF: the leaf at 6 */
+#define MAIN_DEPTH 6
+/* clone3, start_thread, thread_main, thread_leaf */
+#define THREAD_DEPTH 4
+/* _start, __libc_start_main, __libc_start_call_main, main, signal_path, raise,
+ * __pthread_kill_implementation, __restore_rt, on_signal, signal_leaf */
+#define SIGNAL_DEPTH 10
+
+/* Where @fn is in line @l, or 0 (frame 0 is the process name). */
+static size_t frame_at(const struct h_fline *l, const char *fn)
+{
+	for (size_t j = 1; j < l->nframes; j++)
+		if (!strcmp(l->frames[j], fn))
+			return j;
+	return 0;
+}
+
+/*
+ * The bytes of the lines through @fn: in *@whole, those whose walk reached the start, where
+ * @fn is frame @depth with every frame above it there, and frame 1 is @root (NULL: any; the
+ * thread's start is named only where libc's symbols are at hand).
+ */
+static uint64_t through(const struct h_folded *f, const char *fn, size_t depth, const char *root,
+			uint64_t *whole)
+{
+	uint64_t sum = 0;
+
+	*whole = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct h_fline *l = &f->lines[i];
+		size_t at = frame_at(l, fn);
+
+		if (!at)
+			continue;
+		sum += l->value;
+		if (at == depth && (!root || !strcmp(l->frames[1], root)))
+			*whole += l->value;
+	}
+	return sum;
+}
+
+static void expect_whole(const struct h_folded *f, const char *fn, size_t depth, uint64_t want,
+			 bool exact)
+{
+	uint64_t whole,
+		all = through(f, fn, depth, depth == THREAD_DEPTH ? NULL : "_start", &whole);
+
+	cr_expect(exact ? whole == want : h_within((double)whole, (double)want),
+		  "%s: %llu bytes on whole stacks, %llu in all, expected %llu", fn,
+		  (unsigned long long)whole, (unsigned long long)all, (unsigned long long)want);
+	cr_expect_eq(whole, all, "%s: %llu of its %llu bytes on cut stacks", fn,
+		     (unsigned long long)(all - whole), (unsigned long long)all);
+}
+
+static void run(struct h_run *r, const char *const *fl)
+{
+	h_attach_run_ok(r, "nofp", NULL, fl);
+	h_folded_root_ok(&r->folded, "nofp");
+}
+
+Test(unwind, growth_on_whole_stacks)
+{
+	const char *fl[] = { "--metric", "resident", "--json", NULL, NULL };
+	char dir[64], json[128];
+	uint64_t whole, cut = 0;
+	struct h_run r;
+	struct jv doc;
+	char *text;
+
+	h_temp_dir_ok(dir);
+	snprintf(json, sizeof(json), "%s/nofp.json", dir);
+	fl[3] = json;
+	run(&r, fl);
+	expect_whole(&r.folded, "heap_leaf", MAIN_DEPTH, 8 * MIB, false);
+	expect_whole(&r.folded, "advise_leaf", MAIN_DEPTH, 4 * MIB, false);
+	expect_whole(&r.folded, "thread_leaf", THREAD_DEPTH, 2 * MIB, false);
+	expect_whole(&r.folded, "signal_leaf", SIGNAL_DEPTH, 1 * MIB, false);
+	h_folded_free(&r.folded);
+	/* the header's figure: every byte of growth on a whole stack */
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "not JSON: %.300s", text);
+	cr_assert(jv_u64(jv_path(&doc, "stack_walks.growth_bytes.whole"), &whole));
+	for (const char *k = "frame_pointers_ended\0no_unwind_info\0unfollowable_rule\0"
+			     "unreadable_stack\0depth\0stack_lost\0";
+	     *k; k += strlen(k) + 1) {
+		char path[96];
+		uint64_t v = 0;
+
+		snprintf(path, sizeof(path), "stack_walks.growth_bytes.%s", k);
+		cr_assert(jv_u64(jv_path(&doc, path), &v), "%s", path);
+		cut += v;
+	}
+	cr_expect_geq(whole, 15 * MIB, "whole: %llu", (unsigned long long)whole);
+	cr_expect_leq(cut, whole / 100, "cut: %llu of %llu", (unsigned long long)cut,
+		      (unsigned long long)(whole + cut));
+	cr_assert(jv_u64(jv_path(&doc, "stack_walks.unwind_tables.objects"), &whole));
+	cr_expect_geq(whole, 3, "tables for nofp, libc and ld.so: %llu", (unsigned long long)whole);
+	jv_free(&doc);
+	free(text);
+}
+
+/* free()'s munmap and madvise give the pages back inside a libc syscall wrapper, which has no
+ * frame: the caller of the wrapper is there all the same. */
+Test(unwind, releases_on_whole_stacks)
+{
+	const char *fl[] = { "--metric", "released", NULL };
+	struct h_run r;
+
+	run(&r, fl);
+	expect_whole(&r.folded, "heap_leaf", MAIN_DEPTH, 8 * MIB, false);
+	expect_whole(&r.folded, "advise_leaf", MAIN_DEPTH, 4 * MIB, false);
+	h_folded_free(&r.folded);
+}
+
+/* The allocator's callers exactly; and the pages malloc itself touches while its return
+ * probe is armed are its caller's, not the uprobe trampoline's. */
+Test(unwind, allocations_on_whole_stacks)
+{
+	const char *fl[] = { "--alloc", "--metric", "alloc-bytes", NULL };
+	const char *fl_res[] = { "--alloc", "--metric", "resident", NULL };
+	struct h_run r;
+
+	run(&r, fl);
+	expect_whole(&r.folded, "heap_leaf", MAIN_DEPTH, 8 * MIB, true);
+	expect_whole(&r.folded, "thread_leaf", THREAD_DEPTH, 2 * MIB, true);
+	expect_whole(&r.folded, "signal_leaf", SIGNAL_DEPTH, 1 * MIB, true);
+	expect_whole(&r.folded, "alloc_path", MAIN_DEPTH - 1, 64 * 1000, true);
+	h_folded_free(&r.folded);
+
+	run(&r, fl_res);
+	for (size_t i = 0; i < r.folded.n; i++) {
+		const struct h_fline *l = &r.folded.lines[i];
+		size_t at = frame_at(l, "malloc");
+
+		for (size_t j = 1; j < l->nframes; j++)
+			cr_expect(!strstr(l->frames[j], "[uprobes]"),
+				  "a trampoline frame: line %zu", i);
+		/* called by a leaf, or by alloc_path (a frame less) */
+		if (at)
+			cr_expect(at == MAIN_DEPTH + 1 || at == MAIN_DEPTH ||
+					  at == THREAD_DEPTH + 1 || at == SIGNAL_DEPTH + 1,
+				  "malloc at frame %zu, its caller lost: %s;%s;...", at,
+				  l->frames[1], l->frames[2]);
+	}
+	h_folded_free(&r.folded);
+}

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * nofp: built -O2 -fomit-frame-pointer (the Makefile says so), as distributions build their
+ * packages, and going through glibc, whose functions have no frame pointer either. Every
+ * stack must still reach the process's start (_start) or the thread's (clone3) through the
+ * unwind tables. One run does all of it (tests/integration/test_unwind.c checks the bytes):
+ *
+ *   heap_path -> heap_leaf        malloc(HEAP_BYTES) + memset: resident growth inside memset;
+ *                                 then free(): released inside munmap (the block is mmapped)
+ *   advise_path -> advise_leaf    mmap + touch ADVISE_BYTES, then madvise(MADV_DONTNEED)
+ *   thread_main -> thread_leaf    in thread "nofp-worker": malloc(THREAD_BYTES) + memset
+ *   signal_path -> raise -> on_signal -> signal_leaf
+ *                                 a SIGURG handler: malloc(SIGNAL_BYTES) + memset
+ *   alloc_path                    ALLOC_N x malloc(ALLOC_SIZE), kept (--alloc)
+ *
+ *   nofp [--now] [--exit] [stop]
+ *
+ * stop: signal_leaf stops the process (SIGSTOP) after its memset, for a debugger to unwind
+ * it there; continued (SIGCONT), it goes on.
+ */
+#include <pthread.h>
+#include "workload.h"
+
+#define HEAP_BYTES (8 * WL_MIB)
+#define ADVISE_BYTES (4 * WL_MIB)
+#define THREAD_BYTES (2 * WL_MIB)
+#define SIGNAL_BYTES (1 * WL_MIB)
+#define ALLOC_N 64
+#define ALLOC_SIZE 1000
+
+static void *volatile sink;
+static bool stop_in_signal;
+
+/* Keeps a call from becoming a tail call (a jump), so its caller's frame stays. */
+#define NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
+/* Keeps the compiler from dropping a malloc, memset and free of memory nobody reads. */
+#define USED(p) __asm__ volatile("" ::"r"(p) : "memory")
+
+__attribute__((noinline)) void heap_leaf(void)
+{
+	char *p = malloc(HEAP_BYTES);
+
+	if (!p)
+		wl_die("malloc");
+	memset(p, 1, HEAP_BYTES);
+	USED(p);
+	free(p);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void heap_path(void)
+{
+	heap_leaf();
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void advise_leaf(void)
+{
+	char *p = wl_map_anon(ADVISE_BYTES);
+
+	memset(p, 2, ADVISE_BYTES);
+	USED(p);
+	if (madvise(p, ADVISE_BYTES, MADV_DONTNEED))
+		wl_die("madvise");
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void advise_path(void)
+{
+	advise_leaf();
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void thread_leaf(void)
+{
+	char *p = malloc(THREAD_BYTES);
+
+	if (!p)
+		wl_die("malloc");
+	memset(p, 3, THREAD_BYTES);
+	USED(p);
+	sink = p;
+	NO_TAIL_CALL();
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "nofp-worker");
+	thread_leaf();
+	NO_TAIL_CALL();
+	return NULL;
+}
+
+__attribute__((noinline)) void signal_leaf(void)
+{
+	char *p = malloc(SIGNAL_BYTES); /* not async-signal-safe; the main thread is in raise() */
+
+	if (!p)
+		wl_die("malloc");
+	memset(p, 4, SIGNAL_BYTES);
+	USED(p);
+	sink = p;
+	if (stop_in_signal)
+		raise(SIGSTOP);
+	NO_TAIL_CALL();
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	signal_leaf();
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void signal_path(void)
+{
+	raise(SIGURG);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void alloc_path(void)
+{
+	for (int i = 0; i < ALLOC_N; i++)
+		sink = malloc(ALLOC_SIZE);
+	NO_TAIL_CALL();
+}
+
+int main(int argc, char **argv)
+{
+	static const char usage[] = "nofp [--now] [--exit] [stop]";
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct wl_args a;
+	pthread_t t;
+
+	wl_init(argc, argv, &a, usage);
+	if (a.nargs > 1 || (a.nargs == 1 && strcmp(a.args[0], "stop")))
+		wl_usage(usage);
+	stop_in_signal = a.nargs == 1;
+	if (sigaction(SIGURG, &sa, NULL))
+		wl_die("sigaction");
+	wl_wait_start(&a);
+	heap_path();
+	advise_path();
+	if (pthread_create(&t, NULL, thread_main, NULL) || pthread_join(t, NULL))
+		wl_die("pthread");
+	signal_path();
+	alloc_path();
+	wl_finish(&a);
+	return 0;
+}
