@@ -128,6 +128,7 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 	}
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	w->s = s;
+	ip = fl_xol_fixup(bpf_get_current_task_btf(), ip);
 	fl_unwind_begin(w, ip, sp, bp, exact);
 	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
 	h = fl_stack_walk(w, ip);

@@ -14,20 +14,17 @@
 #include "faultline.h"
 #include "unwind_procs.bpf.h"
 
-/* Tables by fl_unwind_map.table: an object's rows, each array created by the loader at its
- * own size (BPF_F_INNER_MAP). */
+/*
+ * Tables by fl_unwind_map.table: an object's rows, each an array of struct fl_unwind_row
+ * created by the loader at its own size (BPF_F_INNER_MAP). The loader gives the inner map's
+ * template too, without BTF like the tables: kernels before 6.2 refuse an inner map whose
+ * BTF differs from the template's.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
 	__uint(max_entries, 4096);
-	__type(key, __u32);
-	__array(
-		values, struct {
-			__uint(type, BPF_MAP_TYPE_ARRAY);
-			__uint(map_flags, BPF_F_INNER_MAP);
-			__uint(max_entries, 1);
-			__type(key, __u32);
-			__type(value, struct fl_unwind_row);
-		});
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
 } unwind_tables SEC(".maps") __weak;
 
 /* The last user stack words a walk reads in one copy (see stack.bpf.h) */
@@ -288,6 +285,25 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 	if (!i)
 		w->s->w.leaf_by_row = true;
 	return fl_push_frame(i, w, ret);
+}
+
+/*
+ * @ip, or where it really is when the thread is single-stepping a probed instruction out of
+ * line: a uprobe copies the instruction it replaced to the [uprobes] page and runs it there,
+ * so a fault in malloc's first instruction has its pc in that page. utask->vaddr is the
+ * instruction's own address.
+ */
+static __always_inline __u64 fl_xol_fixup(struct task_struct *task, __u64 ip)
+{
+	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
+	__u64 xol;
+
+	if (!ut || !BPF_CORE_READ(ut, active_uprobe))
+		return ip;
+	xol = BPF_CORE_READ(ut, xol_vaddr);
+	if (ip < xol || ip - xol >= 16) /* within the copied instruction */
+		return ip;
+	return BPF_CORE_READ(ut, vaddr) + (ip - xol);
 }
 
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp). */

@@ -15,7 +15,7 @@ set -eu
 # ASan, UBSan) for make fuzz and make unit-sanitize.
 # libdw-dev: DWARF lines and inlined frames; liblzma-dev: MiniDebugInfo; libdebuginfod1 (loaded
 # at run time when DEBUGINFOD_URLS is set) and debuginfod (the server the tests start).
-PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc gdb
+PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc elfutils
 libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
 qemu-system-x86 busybox-static cpio clang-format clang-rt
 libdw-dev liblzma-dev libdebuginfod1 debuginfod"
@@ -47,6 +47,7 @@ have() {
 	# Ubuntu's /usr/sbin/bpftool is a wrapper that fails without the kernel's own tools.
 	bpftool) bpftool version >/dev/null 2>&1 ;;
 	llvm) command -v llvm-strip >/dev/null 2>&1 ;;
+	elfutils) command -v eu-stack >/dev/null 2>&1 ;;
 	*) command -v "$1" >/dev/null 2>&1 ;;
 	esac && return 0
 	# bpftool must run, not merely be installed.

@@ -15,7 +15,11 @@
 #    [thread stack] (how many faults depends on the VM's THP setting);
 #  --json, --svg and --pprof are written there too (a document, a graph with touch_a, gzip);
 #  -f (a raw tracepoint read with CO-RE) follows the forker workload's child: child_grow
-#    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent.
+#    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent;
+#  the unwinder (map-in-map tables, bpf_loop, another verifier): the nofp workload, built
+#    -O2 -fomit-frame-pointer, attached by -p so that its tables are loaded before it works,
+#    has every fault of heap_leaf on stacks from _start, and of thread_leaf on stacks from
+#    the thread's start (how many faults depends on the VM's THP setting).
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +41,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 "$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
-	-f "$wl/mappings" -f "$wl/forker" -- sh -c "
+	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
@@ -46,7 +50,14 @@ trap 'rm -f "$log"' EXIT
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
-	run FORK -f -- $wl/forker --now --exit 4 2 0" >"$log" 2>&1
+	run FORK -f -- $wl/forker --now --exit 4 2 0
+	wait_for() { i=0; while ! grep -q \"\$1\" \"\$2\" && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i+1)); done; }
+	$wl/nofp >/tmp/nofp.out & wl=\$!
+	wait_for ready /tmp/nofp.out
+	$fl -q -p \$wl --metric faults --folded /tmp/NOFP 2>/tmp/nofp.err & f=\$!
+	wait_for tracing /tmp/nofp.err; kill -USR1 \$wl; wait_for done /tmp/nofp.out
+	kill -INT \$f; wait \$f; echo \"@@NOFP_RC \$?\"; kill -USR2 \$wl
+	echo @@NOFP; cat /tmp/NOFP /tmp/nofp.err" >"$log" 2>&1
 echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
 
 # The sum of the values of section @1's lines that hold @2.
@@ -85,6 +96,15 @@ grep -q 'processes by faults: 2,' "$log"; check "-f: the report lists both proce
 for fn in child_grow:1024 parent_grow:512; do
 	got=$(sum FORK ";${fn%:*} ")
 	within "$got" "${fn#*:}"; check "-f ${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
+done
+ran NOFP "-p (the unwinder)"
+# The sum of section @1's lines that match the regular expression @2.
+sumre() { sed -n "/^@@$1\$/,/^@@/p" "$log" | awk -v re="$2" '$0 ~ re {s += $NF} END {print s + 0}'; }
+for e in "heap_leaf:^nofp;_start;[^;]*;[^;]*;main;heap_path;heap_leaf;" \
+	"thread_leaf:^nofp;[^;]*;[^;]*;thread_main;thread_leaf;"; do
+	fn=${e%%:*} all=$(sum NOFP ";${e%%:*};") whole=$(sumre NOFP "${e#*:}")
+	[ "$all" -gt 0 ] && [ "$whole" = "$all" ]
+	check "-O2 -fomit-frame-pointer: $whole of $fn's $all faults on whole stacks" $?
 done
 [ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
 echo "portability: $pass passed, $fail failed"

@@ -8,9 +8,11 @@
  * within 2% (the allocator's own pages), allocations exact.
  */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "formats/jsonread.h"
 #include "harness.h"
 
@@ -161,6 +163,100 @@ Test(unwind, allocations_on_whole_stacks)
 					  at == THREAD_DEPTH + 1 || at == SIGNAL_DEPTH + 1,
 				  "malloc at frame %zu, its caller lost: %s;%s;...", at,
 				  l->frames[1], l->frames[2]);
+	}
+	h_folded_free(&r.folded);
+}
+
+/* The state letter of /proc/@pid/stat ('T' once stopped), or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], *text, *paren, state = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	text = h_read_file(path);
+	paren = strrchr(text, ')');
+	if (paren && paren[1] == ' ')
+		state = paren[2];
+	free(text);
+	return state;
+}
+
+/* A frame name as eu-stack spells it, without a symbol version ("@@GLIBC_2.34"). */
+static void plain_name(char *dst, size_t len, const char *name)
+{
+	snprintf(dst, len, "%s", name);
+	dst[strcspn(dst, "@")] = '\0';
+}
+
+#define MAX_ORACLE 64
+
+/*
+ * An independent oracle for the shape of a walk: the workload stops itself in signal_leaf,
+ * right after the memset whose faults faultline walked, and elfutils' eu-stack unwinds it
+ * there (its own .eh_frame interpreter, through the signal frame). From signal_leaf out to
+ * _start, the frames must be the same, one by one.
+ */
+Test(unwind, same_frames_as_eu_stack)
+{
+	const char *wl[] = { "stop", NULL };
+	char cmd[96], line[256], names[MAX_ORACLE][128];
+	size_t n = 0, from = MAX_ORACLE, at = 0;
+	const struct h_fline *ours = NULL;
+	struct h_run r;
+	FILE *p;
+
+	if (system("command -v eu-stack >/dev/null 2>&1"))
+		cr_skip_test("eu-stack (elfutils) is not installed: scripts/deps.sh installs it");
+	h_attach_start_ok(&r, "nofp", wl, NULL);
+	h_kill_ok(r.wl.pid, SIGUSR1);
+	for (int i = 0; i < 500 && proc_state(r.wl.pid) != 'T'; i++)
+		usleep(10000);
+	cr_assert_eq(proc_state(r.wl.pid), 'T', "the workload never stopped in signal_leaf");
+	snprintf(cmd, sizeof(cmd), "eu-stack -p %d 2>&1", r.wl.pid);
+	p = popen(cmd, "r");
+	cr_assert_not_null(p);
+	while (fgets(line, sizeof(line), p) && n < MAX_ORACLE) {
+		char addr[32], name[128];
+
+		/* "#3  0x000055be6d7517b9 on_signal", or no name where it knows none; the main
+		 * thread only, the one stopped */
+		if (line[0] != '#' || sscanf(line, "#%*u %31s %127s", addr, name) < 1)
+			continue;
+		if (sscanf(line, "#%*u %31s %127s", addr, name) == 1)
+			snprintf(name, sizeof(name), "??");
+		plain_name(names[n], sizeof(names[n]), name);
+		if (from == MAX_ORACLE && !strcmp(names[n], "signal_leaf"))
+			from = n;
+		n++;
+	}
+	pclose(p);
+	h_kill_ok(r.wl.pid, SIGCONT);
+	cr_assert_eq(h_wait_line(&r.wl, "done", H_WORK_MS), 0, "no \"done\" after SIGCONT");
+	h_attach_stop_ok(&r, SIGINT);
+	cr_assert_lt(from, n, "eu-stack shows no signal_leaf frame");
+	for (size_t i = 0; i < r.folded.n; i++) {
+		const struct h_fline *l = &r.folded.lines[i];
+
+		/* memset's faults, the heaviest line that ends right below signal_leaf */
+		size_t k = frame_at(l, "signal_leaf");
+
+		if (k && k + 2 == l->nframes && (!ours || l->value > ours->value)) {
+			ours = l;
+			at = k;
+		}
+	}
+	cr_assert_not_null(ours, "faultline has no signal_leaf;memset stack");
+	cr_expect_eq(n - from, at, "eu-stack: %zu frames from signal_leaf out, faultline %zu",
+		     n - from, at);
+	for (size_t k = 0; k < at && from + k < n; k++) {
+		const char *theirs = names[from + k], *mine = ours->frames[at - k];
+
+		/* without libc's symbols, eu-stack and faultline name its static functions each
+		 * their own way: "??" against "libc.so.6+0x3c04f" */
+		if (!strcmp(theirs, "??") && strstr(mine, ".so"))
+			continue;
+		cr_expect_str_eq(mine, theirs, "frame %zu from signal_leaf out: %s, eu-stack %s", k,
+				 mine, theirs);
 	}
 	h_folded_free(&r.folded);
 }

@@ -18,8 +18,9 @@
  * stop: signal_leaf stops the process (SIGSTOP) after its memset, for a debugger to unwind
  * it there; continued (SIGCONT), it goes on.
  */
+#include "workload.h" /* first: it defines _GNU_SOURCE */
+
 #include <pthread.h>
-#include "workload.h"
 
 #define HEAP_BYTES (8 * WL_MIB)
 #define ADVISE_BYTES (4 * WL_MIB)

@@ -26,6 +26,7 @@ struct fl_unwind_figures {
 	uint64_t bytes;	    /* memory of the rows in the kernel */
 	size_t no_table;    /* objects without one: no .eh_frame, or it could not be read */
 	size_t over_budget; /* objects left without one by the memory bound */
+	size_t load_failed; /* objects whose table the kernel refused */
 	size_t maps_cut;    /* executable mappings past FL_UNWIND_MAPS in a process */
 	double compile_ms;  /* time spent compiling and loading tables */
 };

@@ -176,12 +176,30 @@ static bool privileged(void)
 	return (eff >> CAP_SYS_ADMIN & 1) || ((eff >> CAP_BPF & 1) && (eff >> CAP_PERFMON & 1));
 }
 
+/* The unwind tables' inner map template (see unwind.bpf.h): an array of rows, any size. Its
+ * fd must stay open until the load. */
+static int unwind_template(struct bpf_map *tables, int *fd)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
+	int err;
+
+	*fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fl_unwind_tmpl", sizeof(uint32_t),
+			     sizeof(struct fl_unwind_row), 1, &mo);
+	err = *fd < 0 ? -errno : bpf_map__set_inner_map_fd(tables, *fd);
+	if (err && *fd >= 0)
+		close(*fd);
+	if (err)
+		fprintf(stderr, "faultline: creating the unwind tables map failed: %s\n",
+			strerror(-err));
+	return err;
+}
+
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
 	struct alloc_prog progs[ALLOC_PROGS];
 	struct btf *btf = NULL;
 	struct tracer *t;
-	int err;
+	int err, tmpl_fd;
 
 	if (!privileged()) {
 		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF, "
@@ -231,6 +249,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
+	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
+	if (err)
+		goto cleanup;
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
@@ -238,6 +259,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		bpf_program__set_expected_attach_type(progs[i].prog,
 						      (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI);
 	err = faultline__load(t->skel);
+	close(tmpl_fd);
 	if (err) {
 		explain_load_error(err);
 		goto cleanup;

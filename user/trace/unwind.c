@@ -2,6 +2,7 @@
 #include "trace/unwind.h"
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,8 +58,9 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* An inner map of @t's rows, put in unwind_tables at @id. 0 or -errno. */
-static int load_table(struct unwinder *u, const struct cfi_table *t, uint32_t id)
+/* An inner map of @t's rows, put in unwind_tables at @id. 0 or -errno, with the step that
+ * failed in *@step. */
+static int load_table(struct unwinder *u, const struct cfi_table *t, uint32_t id, const char **step)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
@@ -69,13 +71,18 @@ static int load_table(struct unwinder *u, const struct cfi_table *t, uint32_t id
 		return -ENOMEM;
 	for (uint32_t i = 0; i < count; i++)
 		keys[i] = i;
+	*step = "creating its map";
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fl_unwind_rows", sizeof(uint32_t),
 			    sizeof(struct fl_unwind_row), count, &mo);
-	if (fd < 0)
+	if (fd < 0) {
 		err = -errno;
-	else if (bpf_map_update_batch(fd, keys, t->rows, &count, &bo) ||
-		 bpf_map_update_elem(u->tables_fd, &id, &fd, BPF_ANY))
+	} else if (bpf_map_update_batch(fd, keys, t->rows, &count, &bo)) {
 		err = -errno;
+		*step = "filling it";
+	} else if (bpf_map_update_elem(u->tables_fd, &id, &fd, BPF_ANY)) {
+		err = -errno;
+		*step = "adding it to the tables";
+	}
 	if (fd >= 0)
 		close(fd); /* the outer map holds it */
 	free(keys);
@@ -88,8 +95,9 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 {
 	struct cfi_table t;
 	struct object *o;
+	const char *step = "";
 	double t0;
-	int fd;
+	int fd, err;
 
 	for (size_t i = 0; i < u->nobjs; i++)
 		if (u->objs[i].elf == c->elf)
@@ -106,14 +114,18 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 		u->stats.no_table++;
 	} else if (u->stats.bytes + t.n * sizeof(*t.rows) > u->max_bytes) {
 		u->stats.over_budget++;
-	} else if (!load_table(u, &t, u->next_id)) {
+	} else if (!(err = load_table(u, &t, u->next_id, &step))) {
 		o->id = u->next_id++;
 		o->rows = (uint32_t)t.n;
 		u->stats.objects++;
 		u->stats.rows += t.n;
 		u->stats.bytes += t.n * sizeof(*t.rows);
 	} else {
-		u->stats.no_table++;
+		if (!u->stats.load_failed++)
+			fprintf(stderr,
+				"faultline: an unwind table could not be loaded into the kernel "
+				"(%s: %s): stacks through such code fall back to frame pointers\n",
+				step, strerror(-err));
 	}
 	if (fd >= 0) {
 		cfi__free(&t);
