@@ -19,6 +19,9 @@
 #define DEFAULT_INTERVAL_S 1.0
 #define DEFAULT_TOP 20
 #define DEFAULT_STACK_STORAGE 16384
+/* the unwind tables: redis with its libraries needs about 3 MiB, postgres 1 */
+#define DEFAULT_UNWIND_MIB 64
+#define MAX_UNWIND_MIB 65536
 #define MIN_STACK_STORAGE 256
 #define MAX_STACK_STORAGE 1048576
 #define MIN_INTERVAL_S 0.1
@@ -225,6 +228,11 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 			return -EINVAL;
 		cfg->stack_storage = (uint32_t)v;
 		return 0;
+	case OPT_UNWIND_MEM:
+		if (parse_number("--unwind-mem", arg, true, 0, MAX_UNWIND_MIB, &v))
+			return -EINVAL;
+		cfg->unwind_mib = (uint32_t)v;
+		return 0;
 	case OPT_MAX_LIVE:
 		if (parse_number("--max-live", arg, true, MIN_MAX_LIVE, MAX_MAX_LIVE, &v))
 			return -EINVAL;
@@ -340,6 +348,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'i':
 	case OPT_TOP:
 	case OPT_STACK_STORAGE:
+	case OPT_UNWIND_MEM:
 	case OPT_SAMPLE_BYTES:
 		err = parse_numeric_opt(cfg, key, arg);
 		break;
@@ -419,6 +428,7 @@ static void config_defaults(struct fl_config *cfg)
 	cfg->metric = FL_METRIC_RESIDENT;
 	cfg->by_stack = true;
 	cfg->stack_storage = DEFAULT_STACK_STORAGE;
+	cfg->unwind_mib = DEFAULT_UNWIND_MIB;
 	cfg->max_live = DEFAULT_MAX_LIVE;
 }
 

@@ -30,6 +30,7 @@ struct fl_config {
 	enum fl_metric metric;	  /* --metric; default resident */
 	bool metric_given;	  /* --metric was on the command line */
 	uint32_t stack_storage;	  /* --stack-storage N: stack map entries; default 16384 */
+	uint32_t unwind_mib;	  /* --unwind-mem MIB: bound on the unwind tables; 0: none */
 	bool alloc;		  /* --alloc: allocator probes */
 	const char *alloc_lib;	  /* --alloc-lib PATH, or NULL: found per target */
 	const char *alloc_prefix; /* --alloc-prefix PREFIX, or NULL */

@@ -100,6 +100,8 @@ const struct argp_option cli_options[] = {
 	{ NULL, 0, NULL, 0, "Tuning:", 5 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
 	  "Stack map entries (default 16384, 256..1048576)", 5 },
+	{ "unwind-mem", OPT_UNWIND_MEM, "MIB", 0,
+	  "Kernel memory for unwind tables (default 64; 0: frame pointers only)", 5 },
 	{ NULL, 0, NULL, 0, "Miscellaneous:", 6 },
 	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 6 },
 	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },

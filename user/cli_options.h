@@ -26,6 +26,7 @@ enum {
 	OPT_SVG,
 	OPT_NO_DEBUGINFOD,
 	OPT_INLINE,
+	OPT_UNWIND_MEM,
 };
 
 extern const char cli_args_doc[];

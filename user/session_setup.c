@@ -16,8 +16,6 @@
 #define MAX_THREADS 16384
 /* counts rows per stored stack: one stack is charged from several threads and origins */
 #define ROWS_PER_STACK 4
-/* the unwind tables in the kernel: redis with its libraries needs about 3 MiB, mariadbd ~10 */
-#define UNWIND_MAX_BYTES (64ull << 20)
 
 /* SIGINT, SIGTERM, SIGHUP and SIGCHLD arrive through a signalfd, so the loop ends the normal
  * way. */
@@ -235,7 +233,8 @@ int session__setup(struct session *s)
 	s->elf = elf_cache__new();
 	s->frames = frames__new();
 	s->unwind = unwinder__new(tracer__unwind_tables_fd(s->tracer),
-				  tracer__unwind_procs_fd(s->tracer), UNWIND_MAX_BYTES);
+				  tracer__unwind_procs_fd(s->tracer),
+				  (uint64_t)cfg->unwind_mib << 20);
 	if (!s->col || !s->elf || !s->frames || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;
 	/* source lines only where an output shows them: DWARF costs memory */

@@ -213,6 +213,20 @@ Test(cli, top_and_stack_storage, .init = quiet)
 			   "99999999999999999999");
 }
 
+Test(cli, unwind_mem, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_eq(cfg.unwind_mib, 64, "the default bound");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--unwind-mem", "0"), 0);
+	cr_expect_eq(cfg.unwind_mib, 0, "0: frame pointers only");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--unwind-mem=512"), 0);
+	cr_expect_eq(cfg.unwind_mib, 512);
+	EXPECT_USAGE_ERROR("'-1'", "-p", "1", "--unwind-mem", "-1");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--unwind-mem", "65537");
+}
+
 Test(cli, flags, .init = quiet)
 {
 	char *cmd[] = { "faultline", "--children", "--", "./app", "-f", NULL };
