@@ -99,7 +99,8 @@ $(OUTPUT)/faultline: $(USER_OBJS)
 # Workloads keep frame pointers, but nofp, built as distributions build their packages: its
 # stacks are whole only through the unwind tables.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline
-$(OUTPUT)/workloads/nofp: WORKLOAD_CFLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/workloads/nofp $(OUTPUT)/workloads/faultbench_nofp: WORKLOAD_CFLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/workloads/faultbench_nofp: tests/workloads/faultbench.c
 $(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(OUTPUT)/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Werror -pthread $< -o $@

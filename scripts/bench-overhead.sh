@@ -37,6 +37,11 @@
 #      storm's last child reaped to faultline's end (target: 2), faultline's CPU over the
 #      session, the storm's time with faultline against without, whether both outputs were
 #      written, and the drops.
+#   7. unwind: the cost of whole stacks per fault, on faultbench (frame pointers kept) and on
+#      faultbench_nofp (the same, -O2 -fomit-frame-pointer), in rounds of no profiler,
+#      faultline --unwind-mem 0 (frame pointers only), faultline (unwind tables) and, when
+#      BASELINE_FL names an older faultline binary, that one; then each mode's BPF run time
+#      per fault as in 5.
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
 # a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
@@ -46,7 +51,7 @@ set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-SECTIONS=(faults redis startup session vm mapping storm)	# --only's choices, in the order they run
+SECTIONS=(faults redis startup session vm mapping storm unwind)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
 STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see stats_begin)
@@ -54,7 +59,7 @@ STATS_NAMES='[]'	# the programs they read (a JSON array of names)
 STATS_T0=""
 declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
 declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [fl-alloc]="--alloc"
-	[fl-children]="-f")
+	[fl-children]="-f" [fl-fp]="--unwind-mem 0")
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline -q -p PID"
@@ -62,6 +67,8 @@ declare -A LABEL=(
 	[fl-mapping]="faultline -q --by mapping -p PID"
 	[fl-alloc]="faultline -q --alloc -p PID"
 	[fl-children]="faultline -q -f -p PID"
+	[fl-fp]="faultline -q --unwind-mem 0 -p PID"
+	[fl-old]="BASELINE_FL -q -p PID"
 )
 
 # Sizes: the default meets issue 2's bar (>= 1 GiB touched, >= 5 pairs); --quick does not.
@@ -115,8 +122,9 @@ prof_start()
 	case $1 in
 	none) PROF_PID="" ; return 0 ;;
 	faultline | fl-*)
-		read -ra opts <<<"${FL_OPTS[$1]}"
-		"$FL" -q "${opts[@]}" -p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
+		read -ra opts <<<"${FL_OPTS[$1]:-}"
+		"$([[ $1 == fl-old ]] && echo "$BASELINE_FL" || echo "$FL")" -q "${opts[@]}" \
+			-p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
 		PROF_PID=$!
 		wait_line "$PROF_LOG" 'faultline: tracing' 10 >/dev/null ||
 			die "faultline did not start"
@@ -639,6 +647,26 @@ bench_storm()
 	storm_case exec "fork + exec" "$((STORM_N / 3))" 64 0 "$OUT/workloads/stormchild"
 }
 
+# ---------------------------------------------------------------- 7. unwind
+
+bench_unwind()
+{
+	local configs=(none fl-fp faultline) bin
+
+	[[ -n ${BASELINE_FL:-} ]] && configs+=(fl-old)
+	for bin in faultbench faultbench_nofp; do
+		[[ -x $OUT/workloads/$bin ]] || die "$OUT/workloads/$bin missing: run 'make workloads'"
+		echo "== 7. unwind: $bin touches $FB_MIB MiB in 4 KiB pages, $PAIRS rounds, the order" \
+			"rotating each round; fl-fp walks by frame pointers only (--unwind-mem 0)" \
+			"${BASELINE_FL:+, fl-old is $BASELINE_FL}"
+		WL_BIN=$OUT/workloads/$bin
+		rounds_compare "unw_$bin" mapping_run %.3f us fault "${configs[@]}"
+		STATS_NAMES='["fl_page_fault","fl_rss_stat"]'
+		stats_runs "unw_$bin" mapping_run fault fl-fp faultline
+	done
+	WL_BIN=$OUT/workloads/faultbench
+}
+
 # ---------------------------------------------------------------- summary
 
 summary()
@@ -669,6 +697,15 @@ summary()
 	row "... children that exec" storm_end_exec %.3f " s" "<=" 2
 	row "storm's time with faultline -f (6.)" storm_ratio_fork %.2f x - ""
 	row "... children that exec" storm_ratio_exec %.2f x - ""
+	row "added per fault (7.), fp code, fp only" unw_faultbench_add_fl-fp %.3f " us" - ""
+	row "... unwind tables" unw_faultbench_add_faultline %.3f " us" - ""
+	row "... the baseline build" unw_faultbench_add_fl-old %.3f " us" - ""
+	row "added per fault (7.), -fomit-frame-pointer" unw_faultbench_nofp_add_faultline %.3f \
+		" us" "<=" 1.5
+	row "... fp only (stacks cut)" unw_faultbench_nofp_add_fl-fp %.3f " us" - ""
+	row "... the baseline build" unw_faultbench_nofp_add_fl-old %.3f " us" - ""
+	row "BPF per fault (7.), fp code, tables" unw_faultbench_bpf_faultline %.0f " ns" - ""
+	row "BPF per fault (7.), nofp code, tables" unw_faultbench_nofp_bpf_faultline %.0f " ns" - ""
 }
 
 main()
