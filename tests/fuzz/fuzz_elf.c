@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "symbols/cfi.h"
 #include "symbols/elfsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,14 +66,32 @@ static void check_finds(struct elfsyms *e, const uint8_t *data, size_t size)
 	}
 }
 
+/* Unwind rows are sorted, one per address, whatever the input. */
+static void check_rows(const struct cfi_table *t)
+{
+	for (size_t i = 1; i < t->n; i++)
+		if (t->rows[i - 1].addr >= t->rows[i].addr)
+			abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct cfi_table t;
 	struct elfsyms *e;
 
 	if (memfd < 0)
 		setup();
 	if (ftruncate(memfd, 0) || pwrite(memfd, data, size, 0) != (ssize_t)size)
 		abort();
+	/* the input as an ELF file's .eh_frame and .debug_frame, and as an .eh_frame itself */
+	if (!cfi__compile_fd(memfd, &t)) {
+		check_rows(&t);
+		cfi__free(&t);
+	}
+	if (!cfi__compile(data, size, 0x1000, &t)) {
+		check_rows(&t);
+		cfi__free(&t);
+	}
 	if (elfsyms__load_fd(memfd, rootfd, "/fuzz.so", NULL, &e))
 		return 0;
 	lookups(e);

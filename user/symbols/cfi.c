@@ -92,6 +92,12 @@ static void cfa_expression(struct cfi_state *s, const uint8_t *e, uint64_t len)
 	}
 }
 
+/* @v times @factor as DWARF means it, wrapping (a malformed section must not overflow). */
+static int64_t scaled(uint64_t v, int64_t factor)
+{
+	return (int64_t)(v * (uint64_t)factor);
+}
+
 /* The rule of register @reg becomes @rule (@off for REG_OFFSET). */
 static void set_reg(struct cfi_state *s, uint64_t reg, uint64_t ra_reg, uint8_t rule, int64_t off)
 {
@@ -220,14 +226,15 @@ static int run_extended(struct ehframe_cursor *c, uint8_t op, const struct ehfra
 		break;
 	case 0x05: /* offset_extended */
 		reg = ehframe__read_leb(c, false);
-		off = (int64_t)ehframe__read_leb(c, false) * cie->data_align;
+		off = scaled(ehframe__read_leb(c, false), cie->data_align);
 		set_reg(s, reg, cie->ra_reg, REG_OFFSET, off);
 		break;
 	case 0x11: /* offset_extended_sf */
 	case 0x2f: /* GNU_negative_offset_extended */
 		reg = ehframe__read_leb(c, false);
-		off = (int64_t)ehframe__read_leb(c, op == 0x11) * cie->data_align;
-		set_reg(s, reg, cie->ra_reg, REG_OFFSET, op == 0x2f ? -off : off);
+		off = scaled(ehframe__read_leb(c, op == 0x11), cie->data_align);
+		set_reg(s, reg, cie->ra_reg, REG_OFFSET,
+			op == 0x2f ? (int64_t)(0 - (uint64_t)off) : off);
 		break;
 	case 0x06: /* restore_extended */
 		restore_reg(s, ehframe__read_leb(c, false), cie->ra_reg, init);
@@ -262,7 +269,7 @@ static int run_extended(struct ehframe_cursor *c, uint8_t op, const struct ehfra
 	case 0x12: /* def_cfa_sf */
 		s->cfa_rule = CFA_REG;
 		s->cfa_reg = (uint8_t)ehframe__read_leb(c, false);
-		s->cfa_off = (int64_t)ehframe__read_leb(c, true) * cie->data_align;
+		s->cfa_off = scaled(ehframe__read_leb(c, true), cie->data_align);
 		break;
 	case 0x0d: /* def_cfa_register */
 		s->cfa_rule = CFA_REG;
@@ -272,7 +279,7 @@ static int run_extended(struct ehframe_cursor *c, uint8_t op, const struct ehfra
 		s->cfa_off = (int64_t)ehframe__read_leb(c, false);
 		break;
 	case 0x13: /* def_cfa_offset_sf */
-		s->cfa_off = (int64_t)ehframe__read_leb(c, true) * cie->data_align;
+		s->cfa_off = scaled(ehframe__read_leb(c, true), cie->data_align);
 		break;
 	case 0x0f: /* def_cfa_expression */
 		len = ehframe__read_leb(c, false);
@@ -328,7 +335,7 @@ static int run(struct builder *b, const struct ehframe_fde *fde, const uint8_t *
 			advance = true;
 			break;
 		case 2: /* DW_CFA_offset */
-			off = (int64_t)ehframe__read_leb(&c, false) * cie->data_align;
+			off = scaled(ehframe__read_leb(&c, false), cie->data_align);
 			set_reg(s, low, cie->ra_reg, REG_OFFSET, off);
 			break;
 		case 3: /* DW_CFA_restore */
@@ -385,10 +392,38 @@ static int by_addr(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Sorts the rows of @b into @t and merges them; frees @b. 0 or -ENOMEM. */
+static int finish(struct builder *b, struct cfi_table *t)
+{
+	size_t n = 0;
+
+	if (b->n)
+		qsort(b->v, b->n, sizeof(*b->v), by_addr);
+	t->rows = malloc((b->n ? b->n : 1) * sizeof(*t->rows));
+	if (!t->rows) {
+		free(b->v);
+		return -ENOMEM;
+	}
+	/* at one address the last row sorted is the one in force; then equal rules merge */
+	for (size_t i = 0; i < b->n; i++) {
+		const struct fl_unwind_row *r = &b->v[i].row;
+
+		if (n && t->rows[n - 1].addr == r->addr)
+			n--;
+		if (n && same_rule(&t->rows[n - 1], r))
+			continue;
+		t->rows[n++] = *r;
+	}
+	free(b->v);
+	t->n = n;
+	t->fdes = b->fdes;
+	t->skipped = b->skipped;
+	return 0;
+}
+
 int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_table *t)
 {
 	struct builder b = { 0 };
-	size_t n = 0;
 	int err;
 
 	*t = (struct cfi_table){ 0 };
@@ -397,28 +432,7 @@ int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_tab
 		free(b.v);
 		return err;
 	}
-	if (b.n)
-		qsort(b.v, b.n, sizeof(*b.v), by_addr);
-	t->rows = malloc((b.n ? b.n : 1) * sizeof(*t->rows));
-	if (!t->rows) {
-		free(b.v);
-		return -ENOMEM;
-	}
-	/* at one address the last row sorted is the one in force; then equal rules merge */
-	for (size_t i = 0; i < b.n; i++) {
-		const struct fl_unwind_row *r = &b.v[i].row;
-
-		if (n && t->rows[n - 1].addr == r->addr)
-			n--;
-		if (n && same_rule(&t->rows[n - 1], r))
-			continue;
-		t->rows[n++] = *r;
-	}
-	free(b.v);
-	t->n = n;
-	t->fdes = b.fdes;
-	t->skipped = b.skipped;
-	return 0;
+	return finish(&b, t);
 }
 
 int cfi__compile_file(const char *path, struct cfi_table *t)
@@ -435,35 +449,48 @@ int cfi__compile_file(const char *path, struct cfi_table *t)
 
 int cfi__compile_fd(int fd, struct cfi_table *t)
 {
+	struct builder b = { 0 };
 	Elf_Scn *scn = NULL;
+	bool found = false;
 	size_t shstrndx;
-	int err = -ENOENT;
+	int err = 0;
 	Elf *elf;
 
 	*t = (struct cfi_table){ 0 };
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_getshdrstrndx(elf, &shstrndx)) {
-		err = -EINVAL;
-		goto out;
+		if (elf)
+			elf_end(elf);
+		return -EINVAL;
 	}
-	while ((scn = elf_nextscn(elf, scn))) {
+	/* both sections when both are there: code built without asynchronous unwind tables has
+	 * its functions in .debug_frame, and crt's _start in .eh_frame */
+	while (!err && (scn = elf_nextscn(elf, scn))) {
 		const char *name;
 		Elf_Data *d;
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
-		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)) || strcmp(name, ".eh_frame"))
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (strcmp(name, ".eh_frame") && strcmp(name, ".debug_frame"))
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf)
-			err = cfi__compile(d->d_buf, d->d_size, sh.sh_addr, t);
-		break;
+		if (!d || !d->d_buf)
+			continue;
+		found = true;
+		if (!strcmp(name, ".eh_frame"))
+			err = ehframe__each_fde(d->d_buf, d->d_size, sh.sh_addr, compile_fde, &b);
+		else
+			err = ehframe__each_debug_fde(d->d_buf, d->d_size, compile_fde, &b);
 	}
-out:
-	if (elf)
-		elf_end(elf);
-	return err;
+	elf_end(elf);
+	if (err || !found) {
+		free(b.v);
+		return err ? err : -ENOENT;
+	}
+	return finish(&b, t);
 }
 
 const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr)

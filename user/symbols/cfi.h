@@ -23,7 +23,8 @@ struct cfi_table {
 /* Compiles .eh_frame @data (@len bytes at virtual address @vaddr) into @t. 0 or -ENOMEM. */
 int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_table *t);
 
-/* The same from the .eh_frame section of the ELF file @path; -ENOENT when it has none. */
+/* The same from the .eh_frame and .debug_frame sections of the ELF file @path; -ENOENT when
+ * it has neither. */
 int cfi__compile_file(const char *path, struct cfi_table *t);
 int cfi__compile_fd(int fd, struct cfi_table *t); /* @fd stays open */
 

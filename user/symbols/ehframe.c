@@ -116,6 +116,10 @@ static bool read_cie(struct ehframe_cursor c, uint64_t vaddr, const uint8_t *bas
 	c.p += auglen + 1;
 	if (strstr(aug, "eh")) /* pre-1997 GCC: a pointer-sized field */
 		ehframe__read_n(&c, 8);
+	if (version >= 4) { /* .debug_frame: the address and segment selector sizes */
+		if (ehframe__read_n(&c, 1) != 8 || ehframe__read_n(&c, 1) != 0)
+			return false;
+	}
 	cie->code_align = ehframe__read_leb(&c, false);
 	cie->data_align = (int64_t)ehframe__read_leb(&c, true);
 	if (version == 1)
@@ -163,9 +167,15 @@ static bool read_cie(struct ehframe_cursor c, uint64_t vaddr, const uint8_t *bas
 	return true;
 }
 
-int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
-		      int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg)
+/*
+ * The records of .eh_frame, or of .debug_frame (@debug), which differs in three ways: a CIE's
+ * id is 0xffffffff, not 0; an FDE points to its CIE by its offset from the section's start,
+ * not back from itself; addresses are absolute, 8 bytes, without augmentation.
+ */
+static int each_fde(const uint8_t *data, size_t len, uint64_t vaddr, bool debug,
+		    int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg)
 {
+	const uint64_t cie_id = debug ? 0xffffffff : 0;
 	struct ehframe_cursor c = { .p = data, .end = data + len };
 	int err = 0;
 
@@ -173,6 +183,7 @@ int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
 		uint64_t length = ehframe__read_n(&c, 4), id;
 		struct ehframe_cursor body;
 		struct ehframe_fde fde;
+		const uint8_t *cie;
 
 		if (length == 0xffffffff)
 			length = ehframe__read_n(&c, 8);
@@ -181,16 +192,17 @@ int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
 		body = (struct ehframe_cursor){ .p = c.p, .end = c.p + length };
 		c.p += length;
 		id = ehframe__read_n(&body, 4);
-		if (id) { /* an FDE: its CIE is @id bytes before the id field */
-			const uint8_t *cie = body.p - 4 - id;
-			struct ehframe_cursor cc = { .p = cie, .end = c.end };
+		if (id != cie_id) { /* an FDE */
+			struct ehframe_cursor cc;
 			uint64_t clen;
 
-			if (id > (uint64_t)(body.p - 4 - data))
+			if (debug ? id >= len : id > (uint64_t)(body.p - 4 - data))
 				continue;
+			cie = debug ? data + id : body.p - 4 - id;
+			cc = (struct ehframe_cursor){ .p = cie, .end = c.end };
 			clen = ehframe__read_n(&cc, 4);
 			if (clen == 0xffffffff || clen < 4 || clen > (uint64_t)(cc.end - cc.p) ||
-			    ehframe__read_n(&cc, 4) != 0)
+			    ehframe__read_n(&cc, 4) != cie_id)
 				continue;
 			cc.end = cie + 4 + clen;
 			if (!read_cie(cc, vaddr, data, &fde.cie))
@@ -213,6 +225,18 @@ int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
 		}
 	}
 	return err;
+}
+
+int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
+		      int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg)
+{
+	return each_fde(data, len, vaddr, false, fn, arg);
+}
+
+int ehframe__each_debug_fde(const uint8_t *data, size_t len,
+			    int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg)
+{
+	return each_fde(data, len, 0, true, fn, arg);
 }
 
 struct funcs_acc {

@@ -52,6 +52,10 @@ struct ehframe_fde {
 int ehframe__each_fde(const uint8_t *data, size_t len, uint64_t vaddr,
 		      int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg);
 
+/* The same for .debug_frame (its addresses are absolute: no section address needed). */
+int ehframe__each_debug_fde(const uint8_t *data, size_t len,
+			    int (*fn)(const struct ehframe_fde *fde, void *arg), void *arg);
+
 /* A bounded reader of DWARF data: every read checks that it stays inside [p, end). */
 struct ehframe_cursor {
 	const uint8_t *p, *end;

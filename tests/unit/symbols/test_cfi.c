@@ -88,7 +88,8 @@ static int column(char cols[][16], int ncols, const char *name)
 	return -1;
 }
 
-/* Every row readelf prints for .eh_frame of @path, against ours; returns the rows checked. */
+/* Every row readelf prints for .eh_frame and .debug_frame of @path, against ours; returns the
+ * rows checked. */
 static size_t expect_readelf(const char *path)
 {
 	static struct {
@@ -114,8 +115,11 @@ static size_t expect_readelf(const char *path)
 		uint64_t loc;
 		char *pc;
 
-		if (!strncmp(line, "Contents of the ", 16))
-			in_eh = !!strstr(line, ".eh_frame section");
+		if (!strncmp(line, "Contents of the ", 16)) {
+			in_eh = strstr(line, ".eh_frame section") ||
+				strstr(line, ".debug_frame section");
+			ncies = 0; /* CIE offsets are the section's own */
+		}
 		if (!in_eh)
 			continue;
 		if (strstr(line, " CIE ") && sscanf(line, "%lx", &off) == 1) {
@@ -270,4 +274,43 @@ Test(cfi, truncated_or_garbage_sections_do_not_crash)
 		cr_assert_eq(cfi__compile(junk, len, 0x1000, &t), 0);
 		cfi__free(&t);
 	}
+}
+
+/* Code built without asynchronous unwind tables (-fno-asynchronous-unwind-tables -g) has its
+ * rules in .debug_frame, with _start's still in .eh_frame: both are read, row by row as readelf
+ * reads them. */
+Test(cfi, debug_frame_too)
+{
+	static const char src[] =
+		"#include <stdlib.h>\n"
+		"__attribute__((noinline)) long leaf(long x)\n"
+		"{\n"
+		"\tchar *volatile p = malloc(x);\n"
+		"\tfree(p);\n"
+		"\treturn x * 3;\n"
+		"}\n"
+		"int main(int argc, char **argv) { (void)argv; return (int)leaf(argc); }\n";
+	char c[128], bin[128], cmd[512];
+	struct cfi_table t;
+	uint64_t leaf = 0;
+	FILE *f;
+
+	snprintf(c, sizeof(c), "%s/dbg.c", scratch_dir);
+	snprintf(bin, sizeof(bin), "%s/dbg", scratch_dir);
+	scratch_write(c, src);
+	scratch_run("cc -O2 -fomit-frame-pointer -fno-asynchronous-unwind-tables -g -o %s %s", bin,
+		    c);
+	snprintf(
+		cmd, sizeof(cmd),
+		"readelf -SW %s | grep -c '\\.debug_frame' && nm %s | awk '$3 == \"leaf\" { print $1 }'",
+		bin, bin);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%*d %" SCNx64, &leaf), 1, "no .debug_frame, or no leaf");
+	pclose(f);
+	cr_expect_gt(expect_readelf(bin), 2);
+	cr_assert_eq(cfi__compile_file(bin, &t), 0);
+	cr_expect_eq(cfi__find(&t, leaf)->cfa, FL_CFA_RSP, "leaf()'s first row, from .debug_frame");
+	cr_expect_eq(cfi__find(&t, leaf)->cfa_off, 8);
+	cfi__free(&t);
 }
