@@ -17,7 +17,9 @@
 #      microseconds per pair = THREADS x (1/rate_with - 1/rate_without) x 1e6 (rates are the
 #      whole process's pairs/s; each thread has a CPU of its own, so THREADS / rate is the
 #      thread time one pair takes); the profiler's CPU (utime + stime from /proc/PID/stat over
-#      the timed window) and peak RSS (VmHWM just before SIGINT).
+#      the timed window) and peak RSS (VmHWM just before SIGINT). faultline --alloc
+#      --unwind-mem 0 walks by frame pointers only; with BASELINE_FL (an older faultline
+#      binary), that one too: the cost of whole stacks, side by side.
 #   2. bare: nanoseconds one uprobe adds to a call (allocbench probe mode, bpftrace -p PID with
 #      an empty action): on probe_target_push (first instruction push %rbp, emulated), the same
 #      with a uretprobe, and on probe_target_mov (a mov: single-stepped out of line).
@@ -41,11 +43,14 @@ BCC_PYTHON=""
 declare -A SKIP=()	# configuration -> why it is skipped
 
 # Throughput configurations, in the order of the first round.
-CONFIGS=(none faultline fl-sampled memleak memleak-libbpf bpftrace)
+CONFIGS=(none faultline fl-fp fl-sampled memleak memleak-libbpf bpftrace)
+[[ -n ${BASELINE_FL:-} ]] && CONFIGS+=(fl-old)
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline --alloc"
 	[fl-sampled]="faultline --alloc --sample-bytes 524288"
+	[fl-fp]="faultline --alloc --unwind-mem 0"
+	[fl-old]="BASELINE_FL --alloc"
 	[memleak]="memleak-bpfcc (bcc)"
 	[memleak-libbpf]="memleak (libbpf-tools)"
 	[bpftrace]="bpftrace malloc+ustack/ret/free"
@@ -56,6 +61,8 @@ declare -A LABEL=(
 declare -A SHORT=(	# the same, for the summary's column
 	[faultline]="faultline --alloc"
 	[fl-sampled]="faultline --alloc, sampled"
+	[fl-fp]="faultline --alloc, fp only"
+	[fl-old]="the baseline build"
 	[memleak]="memleak-bpfcc"
 	[memleak-libbpf]="libbpf-tools memleak"
 	[bpftrace]="bpftrace"
@@ -219,7 +226,7 @@ wait_live()
 	local re end t sc
 
 	case $1 in
-	faultline | fl-sampled) re='faultline: tracing' ;;
+	faultline | fl-*) re='faultline: tracing' ;;
 	memleak) re='Attaching to pid' ;;
 	memleak-libbpf) re='Tracing outstanding' ;;
 	*) re='Attaching [0-9]+ probe' ;;
@@ -265,6 +272,8 @@ prof_try()
 	case $1 in
 	faultline) cmd=("$FL" --alloc -q -p "$WL_PID") ;;
 	fl-sampled) cmd=("$FL" --alloc --sample-bytes 524288 -q -p "$WL_PID") ;;
+	fl-fp) cmd=("$FL" --alloc --unwind-mem 0 -q -p "$WL_PID") ;;
+	fl-old) cmd=("$BASELINE_FL" --alloc -q -p "$WL_PID") ;;
 	memleak)
 		# Unbuffered, or its banner waits for the first report; the headers' stand-in.
 		cmd=(env PYTHONUNBUFFERED=1 ${BCC_KSRC:+BCC_KERNEL_SOURCE="$BCC_KSRC"}
@@ -515,7 +524,7 @@ summary()
 	row "allocbench pairs/s, no profiler ($THREADS threads)" base_rate %.0f "" - ""
 	row "added per malloc+free, ${SHORT[faultline]}" add_faultline %.3f " us" "<=" 2.5
 	row "added per malloc+free, ${SHORT[fl-sampled]}" add_fl-sampled %.3f " us" "<=" 2.5
-	for c in memleak memleak-libbpf bpftrace; do
+	for c in fl-fp fl-old memleak memleak-libbpf bpftrace; do
 		row "added per malloc+free, ${SHORT[$c]}" "add_$c" %.3f " us" - ""
 	done
 	for c in faultline fl-sampled memleak memleak-libbpf bpftrace; do
