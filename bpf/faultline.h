@@ -433,7 +433,7 @@ _Static_assert(sizeof(struct fl_unwind_map) == 32, "fl_unwind_map layout");
 /* Value of unwind_procs (key: tgid): its executable mappings, sorted by start. */
 struct fl_unwind_proc {
 	__u32 n;
-	__u32 _pad;
+	__u32 gen; /* changes whenever the list does: rows cached for the process are stale */
 	struct fl_unwind_map maps[FL_UNWIND_MAPS];
 };
 

@@ -93,10 +93,9 @@ static long fl_clear_step(__u32 i, struct fl_walk_state *w)
 }
 
 /* Walks the user stack into @w->s->st, leaf first; sets @w->s->w.n and returns the stack's hash. */
-static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w, __u64 ip)
+static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 {
-	w->s->st.ips[0] = ip;
-	w->s->w.hash = (FL_HASH_INIT ^ ip) * 0x100000001b3ull;
+	w->s->w.hash = (FL_HASH_INIT ^ w->s->w.pc) * 0x100000001b3ull;
 	w->s->w.n = 1;
 	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
 	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
@@ -128,10 +127,9 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 	}
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	w->s = s;
-	ip = fl_xol_fixup(bpf_get_current_task_btf(), ip);
 	fl_unwind_begin(w, ip, sp, bp, exact);
 	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
-	h = fl_stack_walk(w, ip);
+	h = fl_stack_walk(w);
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
 		long err = 0;

@@ -27,6 +27,32 @@ struct {
 	__uint(value_size, sizeof(__u32));
 } unwind_tables SEC(".maps") __weak;
 
+/*
+ * The rows found lately on this CPU, by the address looked up: a hot stack's frames skip both
+ * binary searches. An entry holds for its process while the process's mapping list keeps its
+ * generation (fl_unwind_proc.gen).
+ */
+#define FL_ROW_CACHE 1024 /* 32 KiB a CPU: the most a per-CPU value may be */
+
+struct fl_row_cache_entry {
+	__u64 addr; /* the address looked up (pc, or pc - 1 for a return address) */
+	__u32 tgid;
+	__u32 gen;
+	struct fl_unwind_row row;
+	__u32 _pad;
+};
+
+struct fl_row_cache {
+	struct fl_row_cache_entry e[FL_ROW_CACHE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct fl_row_cache);
+} row_cache SEC(".maps") __weak;
+
 /* The last user stack words a walk reads in one copy (see stack.bpf.h) */
 #define FL_WINDOW 1024
 
@@ -37,9 +63,10 @@ struct fl_walk {
 	__u64 hash;
 	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
 	__u64 ri_stack; /* where its return address was on the user stack */
-	__u32 n;	/* frames written */
-	__u32 end;	/* enum fl_stack_end */
-	__u32 tables;	/* frames found through a row */
+	__u32 tgid;
+	__u32 n;      /* frames written */
+	__u32 end;    /* enum fl_stack_end */
+	__u32 tables; /* frames found through a row */
 	__u8 have_win;
 	__u8 exact;	  /* pc is where the thread is, not a return address */
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
@@ -77,6 +104,7 @@ static __always_inline __u32 fl_opaque(struct fl_scratch *s, int slot, __u32 v)
 struct fl_walk_state {
 	struct fl_scratch *s;
 	struct fl_unwind_proc *proc; /* NULL: no table for this process */
+	struct fl_row_cache *cache;  /* this CPU's */
 };
 
 /* A user word at @addr, from the window when it holds it; false when it cannot be read. */
@@ -95,14 +123,24 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 static __always_inline bool fl_find_row(struct fl_walk_state *w)
 {
 	struct fl_unwind_proc *p = w->proc;
+	/* a return address is just past its call: the call itself is the caller's state */
+	__u64 key = w->s->w.pc - (w->s->w.exact ? 0 : 1), addr;
+	struct fl_row_cache_entry *e = NULL;
+	__u32 lo = 0, hi, mid = 0, idx;
 	struct fl_unwind_map *m;
 	struct fl_unwind_row *r;
-	__u32 lo = 0, hi, mid = 0, idx;
-	__u64 addr;
 	void *rows;
 
 	if (!p)
 		return false;
+	if (w->cache) {
+		idx = ((__u32)(key ^ (key >> 20)) ^ w->s->w.tgid) * 2654435761u;
+		e = &w->cache->e[(idx >> 22) & (FL_ROW_CACHE - 1)];
+		if (e->addr == key && e->tgid == w->s->w.tgid && e->gen == p->gen) {
+			w->s->row = e->row;
+			return true;
+		}
+	}
 	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
 	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before pc */
 		lo = fl_opaque(w->s, 0, lo);
@@ -121,8 +159,7 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
 	if (!rows)
 		return false;
-	/* a return address is just past its call: the call itself is the caller's state */
-	addr = w->s->w.pc - m->bias - (w->s->w.exact ? 0 : 1);
+	addr = key - m->bias;
 	if (addr > 0xffffffffull)
 		return false;
 	lo = 0;
@@ -146,6 +183,12 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	if (!r)
 		return false;
 	w->s->row = *r;
+	if (e) {
+		e->addr = key;
+		e->tgid = w->s->w.tgid;
+		e->gen = p->gen;
+		e->row = *r;
+	}
 	return true;
 }
 
@@ -293,9 +336,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
  * so a fault in malloc's first instruction has its pc in that page. utask->vaddr is the
  * instruction's own address.
  */
-static __always_inline __u64 fl_xol_fixup(struct task_struct *task, __u64 ip)
+static __always_inline __u64 fl_xol_fixup(struct uprobe_task *ut, __u64 ip)
 {
-	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
 	__u64 xol;
 
 	if (!ut || !BPF_CORE_READ(ut, active_uprobe))
@@ -306,14 +348,17 @@ static __always_inline __u64 fl_xol_fixup(struct task_struct *task, __u64 ip)
 	return BPF_CORE_READ(ut, vaddr) + (ip - xol);
 }
 
-/* Sets up @w for a walk of the current task from (@ip, @sp, @bp). */
+/* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
+ * from. */
 static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
 					    bool exact)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct return_instance *ri;
+	struct uprobe_task *ut = bpf_get_current_task_btf()->utask; /* NULL: never probed */
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	struct return_instance *ri = NULL;
 
+	ip = fl_xol_fixup(ut, ip);
+	w->s->st.ips[0] = ip;
 	w->s->w.pc = ip;
 	w->s->w.sp = sp;
 	w->s->w.bp = bp;
@@ -322,8 +367,11 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.end = FL_END_FP;
 	w->s->w.tables = 0;
 	w->s->w.leaf_by_row = false;
+	w->s->w.tgid = tgid;
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	ri = BPF_CORE_READ(task, utask, return_instances);
+	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
+	if (ut)
+		ri = BPF_CORE_READ(ut, return_instances);
 	w->s->w.ri = (__u64)ri;
 	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
 }

@@ -24,6 +24,7 @@ struct unwinder {
 	struct object *objs;
 	size_t nobjs, cap;
 	uint32_t next_id;
+	uint32_t gen; /* the last fl_unwind_proc.gen given */
 	struct fl_unwind_figures stats;
 	struct fl_unwind_proc proc; /* 8 KiB: built here, not on the stack */
 	struct symbolizer_code code[FL_UNWIND_MAPS];
@@ -162,6 +163,7 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 		}
 	}
 	u->proc.n = (uint32_t)n;
+	u->proc.gen = ++u->gen; /* the rows the BPF side cached for this pid are stale */
 	return bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY) ? -errno : 0;
 }
 
