@@ -12,6 +12,10 @@
  *   signal_path -> raise -> on_signal -> signal_leaf
  *                                 a SIGURG handler: malloc(SIGNAL_BYTES) + memset
  *   alloc_path                    ALLOC_N x malloc(ALLOC_SIZE), kept (--alloc)
+ *   dlopen_path -> dlopen_leaf    dlopen()s zlib, waits DLOPEN_WAIT_MS (the profiler's tables
+ *                                 for code mapped after attach come at its next refresh), then
+ *                                 compress2() writes DLOPEN_BYTES into fresh pages: its stacks
+ *                                 go through zlib's code, which has no frame pointers
  *
  *   nofp [--now] [--exit] [stop]
  *
@@ -20,6 +24,7 @@
  */
 #include "workload.h" /* first: it defines _GNU_SOURCE */
 
+#include <dlfcn.h>
 #include <pthread.h>
 
 #define HEAP_BYTES (8 * WL_MIB)
@@ -28,6 +33,8 @@
 #define SIGNAL_BYTES (1 * WL_MIB)
 #define ALLOC_N 64
 #define ALLOC_SIZE 1000
+#define DLOPEN_BYTES (1 * WL_MIB)
+#define DLOPEN_WAIT_MS 1500
 
 static void *volatile sink;
 static bool stop_in_signal;
@@ -127,6 +134,37 @@ __attribute__((noinline)) void alloc_path(void)
 	NO_TAIL_CALL();
 }
 
+typedef int (*compress2_fn)(unsigned char *dst, unsigned long *dst_len, const unsigned char *src,
+			    unsigned long src_len, int level);
+
+__attribute__((noinline)) void dlopen_leaf(compress2_fn compress2)
+{
+	unsigned char *src = (unsigned char *)wl_map_anon(DLOPEN_BYTES);
+	unsigned char *dst = (unsigned char *)wl_map_anon(2 * DLOPEN_BYTES);
+	unsigned long len = 2 * DLOPEN_BYTES;
+
+	/* incompressible: the output is as large as the input, and all written by zlib */
+	for (size_t i = 0; i < DLOPEN_BYTES; i++)
+		src[i] = (unsigned char)((i * 2654435761u) >> 13);
+	if (compress2(dst, &len, src, DLOPEN_BYTES, 0) != 0)
+		wl_die("compress2");
+	USED(dst);
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void dlopen_path(void)
+{
+	struct timespec wait = { DLOPEN_WAIT_MS / 1000, (DLOPEN_WAIT_MS % 1000) * 1000000L };
+	void *z = dlopen("libz.so.1", RTLD_NOW);
+	compress2_fn compress2 = z ? (compress2_fn)dlsym(z, "compress2") : NULL;
+
+	if (!compress2)
+		wl_die("dlopen libz.so.1");
+	nanosleep(&wait, NULL);
+	dlopen_leaf(compress2);
+	NO_TAIL_CALL();
+}
+
 int main(int argc, char **argv)
 {
 	static const char usage[] = "nofp [--now] [--exit] [stop]";
@@ -147,6 +185,7 @@ int main(int argc, char **argv)
 		wl_die("pthread");
 	signal_path();
 	alloc_path();
+	dlopen_path();
 	wl_finish(&a);
 	return 0;
 }
