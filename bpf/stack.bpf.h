@@ -128,7 +128,7 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	w->s = s;
 	fl_unwind_begin(w, ip, sp, bp, exact);
-	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)sp);
+	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
 	h = fl_stack_walk(w);
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {

@@ -348,16 +348,44 @@ static __always_inline __u64 fl_xol_fixup(struct uprobe_task *ut, __u64 ip)
 	return BPF_CORE_READ(ut, vaddr) + (ip - xol);
 }
 
+/* True when @ip is in the [uprobes] page (the return trampoline) while no probed instruction is
+ * being single-stepped: a page fault as the trampoline pushes onto a fresh stack page. */
+static __always_inline bool fl_in_trampoline(struct task_struct *task, struct uprobe_task *ut,
+					     __u64 ip)
+{
+	struct xol_area *xa;
+	__u64 base;
+
+	if (BPF_CORE_READ(ut, active_uprobe))
+		return false;
+	xa = BPF_CORE_READ(task, mm, uprobes_state.xol_area);
+	if (!xa)
+		return false;
+	base = BPF_CORE_READ(xa, vaddr);
+	return ip >= base && ip - base < 4096;
+}
+
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
  * from. */
 static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
 					    bool exact)
 {
-	struct uprobe_task *ut = bpf_get_current_task_btf()->utask; /* NULL: never probed */
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct uprobe_task *ut = task->utask; /* NULL: never probed */
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
 	struct return_instance *ri = NULL;
 
 	ip = fl_xol_fixup(ut, ip);
+	if (ut)
+		ri = BPF_CORE_READ(ut, return_instances);
+	if (ri && fl_in_trampoline(task, ut, ip)) {
+		/* returning through a uretprobe: the thread is back in the caller, whose state
+		 * is right after the return (the trampoline's own pushes aside) */
+		ip = BPF_CORE_READ(ri, orig_ret_vaddr);
+		sp = BPF_CORE_READ(ri, stack) + 8;
+		exact = false;
+		ri = BPF_CORE_READ(ri, next);
+	}
 	w->s->st.ips[0] = ip;
 	w->s->w.pc = ip;
 	w->s->w.sp = sp;
@@ -370,8 +398,6 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.tgid = tgid;
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
-	if (ut)
-		ri = BPF_CORE_READ(ut, return_instances);
 	w->s->w.ri = (__u64)ri;
 	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
 }

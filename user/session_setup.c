@@ -246,6 +246,11 @@ int session__setup(struct session *s)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
 				     tracer__hists_fd(s->tracer));
 	err = add_targets(s);
+	/* a given target is named, and its unwind tables loaded, before the programs attach: its
+	 * stacks are whole from its first event (a launched one runs its image first) */
+	launched = s->launched;
+	for (size_t i = 0; i < s->targets.n && !err && !launched; i++)
+		follow__start_naming(s, &s->targets.v[i]);
 	if (!err) {
 		exits_setup(s);
 		err = tracer__attach(s->tracer);
@@ -255,11 +260,6 @@ int session__setup(struct session *s)
 					 s->launched ? cfg->command[0] : NULL);
 	if (err)
 		return err;
-	/* a given target is named, and its unwind tables loaded, before "tracing" is said: its
-	 * stacks are whole from the first event after it (a launched one runs its image first) */
-	launched = s->launched;
-	for (size_t i = 0; i < s->targets.n && !launched; i++)
-		follow__start_naming(s, &s->targets.v[i]);
 	s->start = session_now();
 	announce(s);
 	if (s->launched) {
