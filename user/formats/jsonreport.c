@@ -124,6 +124,7 @@ static void stack_shares(struct json *j, const struct fl_report *r)
 	json__u64(j, "bytes", u->bytes);
 	json__u64(j, "without_unwind_info", u->no_table);
 	json__u64(j, "over_memory_bound", u->over_budget);
+	json__u64(j, "refused_by_kernel", u->load_failed);
 	json__u64(j, "mappings_past_limit", u->maps_cut);
 	json__fixed(j, "build_ms", u->compile_ms, 1);
 	json__object_end(j);

@@ -209,14 +209,15 @@ static void render_stacks(FILE *out, unsigned width, const struct fl_report *r)
 		units__emit(out, width, "stacks of growth: %s", growth);
 	if (r->alloc && *alloc)
 		units__emit(out, width, "stacks of allocations: %s", alloc);
-	if (!u->objects && !u->no_table && !u->over_budget)
+	if (!u->objects && !u->no_table && !u->over_budget && !u->load_failed)
 		return;
 	units__bytes(bytes, sizeof(bytes), u->bytes);
 	snprintf(growth, sizeof(growth), "; %zu without unwind info", u->no_table);
 	snprintf(alloc, sizeof(alloc), "; %zu left out by the memory bound", u->over_budget);
-	units__emit(out, width, "unwind tables: %zu objects, %zu rows, %s, built in %.0f ms%s%s",
+	units__emit(out, width, "unwind tables: %zu objects, %zu rows, %s, built in %.0f ms%s%s%s",
 		    u->objects, u->rows, bytes, u->compile_ms, u->no_table ? growth : "",
-		    u->over_budget ? alloc : "");
+		    u->over_budget ? alloc : "",
+		    u->load_failed ? "; some refused by the kernel" : "");
 }
 
 static void render_proc_detail(FILE *out, unsigned width, const struct fl_report *r,
