@@ -106,8 +106,8 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 
 /*
  * Walks the user stack from (@ip, @bp, @sp) and fills key->stack and key->origin (stored in the
- * stacks map when new). Returns the scratch holding the walk and its window (@w->s->w.have_win), or
- * NULL when no stack was taken.
+ * stacks map when new), and @w's sp_word, have_word and leaf_by_row. Returns the scratch (no
+ * longer held: read nothing from it) or NULL when no stack was taken.
  */
 static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact,
 							struct fl_key *key, struct fl_walk_state *w)
@@ -125,11 +125,19 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 		fl_drop(FL_DROP_STACK_FAILED);
 		return NULL;
 	}
+	if (s->busy) { /* this CPU's walk was preempted: its scratch is not ours to take */
+		fl_drop(FL_DROP_STACK_FAILED);
+		return NULL;
+	}
+	s->busy = 1;
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	w->s = s;
 	fl_unwind_begin(w, ip, sp, bp, exact);
 	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
 	h = fl_stack_walk(w);
+	w->leaf_by_row = s->w.leaf_by_row;
+	w->have_word = s->w.have_win;
+	w->sp_word = s->win[0];
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
 		long err = 0;
@@ -137,12 +145,14 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 		if (!bpf_map_lookup_elem(&stacks, &h))
 			err = bpf_map_update_elem(&stacks, &h, &s->st, BPF_NOEXIST);
 		if (err && err != -FL_EEXIST) {
+			s->busy = 0;
 			fl_drop(FL_DROP_STACKS_FULL);
 			return NULL;
 		}
 		if (seen)
 			(*seen)[h & (FL_SEEN_SLOTS - 1)] = h;
 	}
+	s->busy = 0;
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
 	return s;
@@ -159,10 +169,10 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	struct fl_scratch *s = fl_stack_take(ip, bp, sp, exact, key, &w);
 	__u64 word;
 
-	if (!s || s->w.leaf_by_row) /* a row found the leaf's caller: nothing to repair */
+	if (!s || w.leaf_by_row) /* a row found the leaf's caller: nothing to repair */
 		return;
-	if (s->w.have_win)
-		word = s->win[0];
+	if (w.have_word)
+		word = w.sp_word;
 	else if (bpf_probe_read_user(&word, sizeof(word), (void *)sp))
 		return;
 	if (c && c->sp_word == word) {

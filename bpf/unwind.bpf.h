@@ -81,6 +81,10 @@ struct fl_scratch {
 				   * bpf_loop() callbacks here ("verifier bug: stack slot 1") */
 	__u64 word;
 	__u32 opaque[2]; /* see fl_opaque() */
+	/* a walk is in progress: a program that preempts another on this CPU (a uprobe's runs
+	 * preemptible) must not overwrite its state */
+	__u32 busy;
+	__u32 _pad;
 	__u64 win[FL_WINDOW / 8 + 2];
 };
 
@@ -105,6 +109,10 @@ struct fl_walk_state {
 	struct fl_scratch *s;
 	struct fl_unwind_proc *proc; /* NULL: no table for this process */
 	struct fl_row_cache *cache;  /* this CPU's */
+	/* what the caller reads once the walk is done and the scratch released */
+	__u64 sp_word;	  /* the word at the stack pointer */
+	bool have_word;	  /* ... read */
+	bool leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 };
 
 /* A user word at @addr, from the window when it holds it; false when it cannot be read. */
