@@ -43,8 +43,9 @@ enum fl_origin {
 
 /* Every loss the BPF side can suffer; userspace shows each one. */
 enum fl_drop {
-	FL_DROP_STACKS_FULL = 0,  /* stacks map full: a new stack could not be stored */
-	FL_DROP_STACK_FAILED = 1, /* no user stack could be taken (no pc, or the CPU's walk was busy) */
+	FL_DROP_STACKS_FULL = 0, /* stacks map full: a new stack could not be stored */
+	FL_DROP_STACK_FAILED =
+		1, /* no user stack could be taken (no pc, or the CPU's walk was busy) */
 	FL_DROP_COUNTS_FULL = 2,  /* counts map full: bytes went to the overflow key */
 	FL_DROP_MM_FULL = 3,	  /* mm_state map full: that mm's changes are not seen */
 	FL_DROP_THREADS_FULL = 4, /* threads map full: thread name unknown */
