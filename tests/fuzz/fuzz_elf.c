@@ -51,7 +51,8 @@ static void lookups(struct elfsyms *e)
 }
 
 /* find() at addresses taken from the input, where symbol values are: what it returns holds the
- * address (a function within its size, a sizeless label within ELFSYMS_LABEL_REACH). */
+ * address (a function within its size, a sizeless label within ELFSYMS_LABEL_REACH), and has a
+ * name unless it is a function known by its .eh_frame entry alone (sized, nameless). */
 static void check_finds(struct elfsyms *e, const uint8_t *data, size_t size)
 {
 	for (size_t i = 0; i + 8 <= size && i < 64 * 8; i += 8) {
@@ -60,8 +61,8 @@ static void check_finds(struct elfsyms *e, const uint8_t *data, size_t size)
 
 		memcpy(&a, data + i, sizeof(a));
 		s = elfsyms__find(e, a);
-		if (s &&
-		    (s->addr > a || a - s->addr >= (s->size ?: ELFSYMS_LABEL_REACH) || !s->name))
+		if (s && (s->addr > a || a - s->addr >= (s->size ?: ELFSYMS_LABEL_REACH) ||
+			  (!s->name && !s->size)))
 			abort();
 	}
 }

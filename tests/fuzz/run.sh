@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 # Runs each libFuzzer target built in OUT (make fuzz) for SECONDS: first on its committed seeds
-# and regressions (tests/fuzz/corpus/NAME), then mutating them; what it finds new goes to
+# and regressions (tests/fuzz/corpus/NAME) and the seeds built here (OUT/seeds/NAME: ELF objects
+# from elf_seed.c, rather than binaries kept in git), then mutating them; what it finds new goes to
 # OUT/corpus/NAME, a crash to OUT/crashes/NAME-*. Prints the inputs each target ran and fails
 # when one crashed, leaked, hit undefined behaviour, timed out or ran out of memory.
 # Usage: tests/fuzz/run.sh OUT [SECONDS]   (default 20)
@@ -15,12 +16,32 @@ secs=${2:-20}
 here=$(cd "$(dirname "$0")" && pwd)
 passed=0 failed=0
 
+# fuzz_elf's built seeds: both ELF classes, a library with a build-id, the same stripped with a
+# debuglink, a truncated copy and a static executable
+elf_seeds() {
+	local dir=$1 src=$here/elf_seed.c
+	mkdir -p "$dir"
+	cc -O1 -c "$src" -o "$dir/rel64.o" &&
+		clang -target i386-linux-gnu -O1 -c "$src" -o "$dir/rel32.o" &&
+		cc -O1 -shared -fPIC -nostdlib -Wl,--build-id "$src" -o "$dir/shared.so" &&
+		cc -O1 -static -nostdlib -Wl,-e,helper -Wl,--build-id "$src" -o "$dir/static-exec" &&
+		objcopy --only-keep-debug "$dir/shared.so" "$dir/shared.debug" &&
+		strip --strip-all "$dir/shared.so" -o "$dir/stripped-debuglink.so" &&
+		objcopy --add-gnu-debuglink="$dir/shared.debug" "$dir/stripped-debuglink.so" &&
+		rm "$dir/shared.debug" &&
+		head -c 300 "$dir/shared.so" >"$dir/truncated.so"
+}
+if ! elf_seeds "$out/seeds/elf"; then
+	echo "fuzz: building fuzz_elf's seeds from $here/elf_seed.c failed"
+	exit 1
+fi
+
 for src in "$here"/fuzz_*.c; do
 	name=$(basename "$src" .c)
 	name=${name#fuzz_}
 	bin=$out/fuzz_$name
 	log=$out/$name.log
-	mkdir -p "$out/corpus/$name" "$out/crashes"
+	mkdir -p "$out/corpus/$name" "$out/seeds/$name" "$out/crashes"
 	dict=()
 	if [ -f "$here/$name.dict" ]; then
 		dict=(-dict="$here/$name.dict")
@@ -28,11 +49,11 @@ for src in "$here"/fuzz_*.c; do
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		"$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/crashes/$name-" "${dict[@]}" \
-		"$out/corpus/$name" "$here/corpus/$name" >"$log" 2>&1
+		"$out/corpus/$name" "$here/corpus/$name" "$out/seeds/$name" >"$log" 2>&1
 	status=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
-	corpus=$(find "$out/corpus/$name" "$here/corpus/$name" -type f | wc -l)
+	corpus=$(find "$out/corpus/$name" "$here/corpus/$name" "$out/seeds/$name" -type f | wc -l)
 	printf '  fuzz_%-9s %10s inputs in %ss, %s, corpus %s\n' "$name" "${runs:-?}" "$secs" \
 		"${cov:-cov: ?}" "$corpus"
 	if [ "$status" -ne 0 ]; then
