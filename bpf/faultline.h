@@ -268,8 +268,8 @@ _Static_assert(sizeof(struct fl_mm) == 64, "fl_mm layout");
  */
 struct fl_stack {
 	__u64 ips[FL_MAX_STACK_DEPTH];
-	__u32 end;    /* enum fl_stack_end: how the walk ended */
-	__u32 tables; /* frames found through an unwind table (the rest: frame pointers) */
+	__u32 end; /* enum fl_stack_end: how the walk ended */
+	__u32 _pad;
 };
 _Static_assert(sizeof(struct fl_stack) == 1024, "fl_stack layout");
 

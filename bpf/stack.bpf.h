@@ -100,7 +100,6 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
 	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
 	w->s->st.end = w->s->w.end;
-	w->s->st.tables = w->s->w.tables;
 	return fl_hash_end(w->s->w.hash);
 }
 

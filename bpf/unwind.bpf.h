@@ -339,34 +339,27 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 }
 
 /*
- * @ip, or where it really is when the thread is single-stepping a probed instruction out of
- * line: a uprobe copies the instruction it replaced to the [uprobes] page and runs it there,
- * so a fault in malloc's first instruction has its pc in that page. utask->vaddr is the
- * instruction's own address.
+ * @ip, or where it really is while the thread single-steps a probed instruction out of line: a
+ * uprobe copies the instruction it replaced to the [uprobes] page and runs it there, so a fault
+ * in malloc's first instruction has its pc in that page. utask->vaddr is the instruction's own
+ * address.
  */
 static __always_inline __u64 fl_xol_fixup(struct uprobe_task *ut, __u64 ip)
 {
-	__u64 xol;
+	__u64 xol = BPF_CORE_READ(ut, xol_vaddr);
 
-	if (!ut || !BPF_CORE_READ(ut, active_uprobe))
-		return ip;
-	xol = BPF_CORE_READ(ut, xol_vaddr);
 	if (ip < xol || ip - xol >= 16) /* within the copied instruction */
 		return ip;
 	return BPF_CORE_READ(ut, vaddr) + (ip - xol);
 }
 
-/* True when @ip is in the [uprobes] page (the return trampoline) while no probed instruction is
- * being single-stepped: a page fault as the trampoline pushes onto a fresh stack page. */
-static __always_inline bool fl_in_trampoline(struct task_struct *task, struct uprobe_task *ut,
-					     __u64 ip)
+/* True when @ip is in the [uprobes] page: with no instruction being single-stepped, the return
+ * trampoline (a page fault as it pushes onto a fresh stack page). */
+static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
 {
-	struct xol_area *xa;
+	struct xol_area *xa = BPF_CORE_READ(task, mm, uprobes_state.xol_area);
 	__u64 base;
 
-	if (BPF_CORE_READ(ut, active_uprobe))
-		return false;
-	xa = BPF_CORE_READ(task, mm, uprobes_state.xol_area);
 	if (!xa)
 		return false;
 	base = BPF_CORE_READ(xa, vaddr);
@@ -383,16 +376,18 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
 	struct return_instance *ri = NULL;
 
-	ip = fl_xol_fixup(ut, ip);
-	if (ut)
+	if (ut) {
 		ri = BPF_CORE_READ(ut, return_instances);
-	if (ri && fl_in_trampoline(task, ut, ip)) {
-		/* returning through a uretprobe: the thread is back in the caller, whose state
-		 * is right after the return (the trampoline's own pushes aside) */
-		ip = BPF_CORE_READ(ri, orig_ret_vaddr);
-		sp = BPF_CORE_READ(ri, stack) + 8;
-		exact = false;
-		ri = BPF_CORE_READ(ri, next);
+		if (BPF_CORE_READ(ut, active_uprobe)) {
+			ip = fl_xol_fixup(ut, ip);
+		} else if (ri && fl_in_trampoline(task, ip)) {
+			/* returning through a uretprobe: the thread is back in the caller, whose
+			 * state is right after the return (the trampoline's own pushes aside) */
+			ip = BPF_CORE_READ(ri, orig_ret_vaddr);
+			sp = BPF_CORE_READ(ri, stack) + 8;
+			exact = false;
+			ri = BPF_CORE_READ(ri, next);
+		}
 	}
 	w->s->st.ips[0] = ip;
 	w->s->w.pc = ip;

@@ -67,34 +67,6 @@ static void counts(struct json *j, const char *key, const struct fl_counts *c,
 	json__object_end(j);
 }
 
-static void stack_shares(struct json *j, const struct fl_report *r);
-
-static void header(struct json *j, const struct fl_report *r, const struct jsonreport_opts *o)
-{
-	json__str(j, "schema", JSONREPORT_SCHEMA);
-	json__str(j, "version", o->version);
-	json__bool(j, "final", r->final);
-	json__fixed(j, "elapsed_s", r->elapsed_s, 3);
-	json__str(j, "metric", metric__name(o->metric));
-	json__object_begin(j, "options");
-	json__str(j, "by",
-		  o->by_stack && r->map_classes ? "stack,mapping" :
-		  r->map_classes		? "mapping" :
-						  "stack");
-	json__bool(j, "threads", o->threads);
-	json__bool(j, "children", o->children);
-	json__bool(j, "alloc", r->alloc);
-	json__u64(j, "sample_bytes", r->sample_bytes);
-	json__bool(j, "vm", r->vm);
-	json__object_end(j);
-	json__str(j, "note", r->note);
-	json__object_begin(j, "drops");
-	for (int i = 0; i < FL_DROP__COUNT; i++)
-		json__u64(j, drop_keys[i], r->drops[i]);
-	json__object_end(j);
-	stack_shares(j, r);
-}
-
 /* Bytes by how their stack's walk ended; keys that programs can rely on. */
 static void share(struct json *j, const char *key, const uint64_t v[FL_SHARE__COUNT])
 {
@@ -129,6 +101,32 @@ static void stack_shares(struct json *j, const struct fl_report *r)
 	json__fixed(j, "build_ms", u->compile_ms, 1);
 	json__object_end(j);
 	json__object_end(j);
+}
+
+static void header(struct json *j, const struct fl_report *r, const struct jsonreport_opts *o)
+{
+	json__str(j, "schema", JSONREPORT_SCHEMA);
+	json__str(j, "version", o->version);
+	json__bool(j, "final", r->final);
+	json__fixed(j, "elapsed_s", r->elapsed_s, 3);
+	json__str(j, "metric", metric__name(o->metric));
+	json__object_begin(j, "options");
+	json__str(j, "by",
+		  o->by_stack && r->map_classes ? "stack,mapping" :
+		  r->map_classes		? "mapping" :
+						  "stack");
+	json__bool(j, "threads", o->threads);
+	json__bool(j, "children", o->children);
+	json__bool(j, "alloc", r->alloc);
+	json__u64(j, "sample_bytes", r->sample_bytes);
+	json__bool(j, "vm", r->vm);
+	json__object_end(j);
+	json__str(j, "note", r->note);
+	json__object_begin(j, "drops");
+	for (int i = 0; i < FL_DROP__COUNT; i++)
+		json__u64(j, drop_keys[i], r->drops[i]);
+	json__object_end(j);
+	stack_shares(j, r);
 }
 
 static void status(struct json *j, const char *key, const struct proc_status *s, bool known)

@@ -10,11 +10,6 @@ static const char *const cut_names[FL_SHARE__COUNT] = {
 	[FL_SHARE_LOST] = "stack lost",
 };
 
-const char *stack_share__cut_name(unsigned end)
-{
-	return end < FL_SHARE__COUNT ? cut_names[end] : "?";
-}
-
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;

@@ -38,7 +38,4 @@ void stack_share__add(struct fl_stack_share *s, unsigned end, const struct fl_co
  * cut (no unwind info 0.9%, depth 0.4%)", or "" when @v is all zero. Returns @buf. */
 const char *stack_share__describe(const uint64_t v[FL_SHARE__COUNT], char *buf, size_t len);
 
-/* A short name of each way a stack can be cut ("no unwind info"), for the JSON keys too. */
-const char *stack_share__cut_name(unsigned end);
-
 #endif /* FAULTLINE_STACKSHARE_H */

@@ -55,13 +55,12 @@ struct builder {
 	struct build_row *v;
 	size_t n, cap;
 	size_t fde_first; /* the current FDE's first row */
-	size_t skipped, fdes;
+	size_t fdes;
 };
 
 /* DW_OP_* of the expressions recognized */
 #define OP_DEREF 0x06
 #define OP_BREG0 0x70
-#define OP_BREG16 0x80 /* rip */
 
 /*
  * The CFA expressions the walk follows: GCC's PLT rule, rsp + 8 + ((rip & 15) >= N) << 3, and
@@ -110,16 +109,14 @@ static void set_reg(struct cfi_state *s, uint64_t reg, uint64_t ra_reg, uint8_t 
 	}
 }
 
+/* The rule of register @reg becomes the CIE's (@init) again. */
 static void restore_reg(struct cfi_state *s, uint64_t reg, uint64_t ra_reg,
 			const struct cfi_state *init)
 {
-	if (reg == REG_RBP) {
-		s->rbp_rule = init->rbp_rule;
-		s->rbp_off = init->rbp_off;
-	} else if (reg == ra_reg) {
-		s->ra_rule = init->ra_rule;
-		s->ra_off = init->ra_off;
-	}
+	if (reg == REG_RBP)
+		set_reg(s, reg, ra_reg, init->rbp_rule, init->rbp_off);
+	else if (reg == ra_reg)
+		set_reg(s, reg, ra_reg, init->ra_rule, init->ra_off);
 }
 
 static struct fl_unwind_row to_row(const struct cfi_state *s, bool signal)
@@ -183,10 +180,8 @@ static int emit(struct builder *b, uint64_t addr, struct fl_unwind_row row, bool
 			return 0;
 		}
 	}
-	if (addr > UINT32_MAX) {
-		b->skipped++;
+	if (addr > UINT32_MAX) /* rows hold 32-bit addresses: such code stays without rules */
 		return 0;
-	}
 	g = grow__reserve(b->v, &b->cap, b->n, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -417,7 +412,6 @@ static int finish(struct builder *b, struct cfi_table *t)
 	free(b->v);
 	t->n = n;
 	t->fdes = b->fdes;
-	t->skipped = b->skipped;
 	return 0;
 }
 

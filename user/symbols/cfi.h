@@ -16,8 +16,7 @@
 struct cfi_table {
 	struct fl_unwind_row *rows; /* malloc'ed */
 	size_t n;
-	size_t fdes;	/* FDEs read */
-	size_t skipped; /* rows past 4 GiB of virtual addresses, not kept */
+	size_t fdes; /* FDEs read */
 };
 
 /* Compiles .eh_frame @data (@len bytes at virtual address @vaddr) into @t. 0 or -ENOMEM. */
