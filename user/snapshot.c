@@ -247,19 +247,15 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 }
 
 /* The bytes of row @r by how the walk of its stack ended. */
-static void add_stack_share(struct fl_stack_share *s, const struct collector *col,
-			    const struct fl_row *r)
+static void add_stack_share(struct fl_stack_share *s, struct collector *col, const struct fl_row *r)
 {
-	uint64_t ips[FL_MAX_STACK_DEPTH];
-	uint32_t end = FL_SHARE_LOST;
+	int end = r->key.origin == FL_ORIGIN_USER ? collector__stack_end(col, r->key.stack) : -1;
 
-	if (r->key.origin == FL_ORIGIN_USER && !collector__stack(col, r->key.stack, ips, &end))
-		end = FL_SHARE_LOST;
-	stack_share__add(s, end, &r->counts);
+	stack_share__add(s, end < 0 ? FL_SHARE_LOST : (unsigned)end, &r->counts);
 }
 
-int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
-		    const struct collector *col, struct frames *frames, struct target_set *set)
+int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
+		    struct frames *frames, struct target_set *set)
 {
 	size_t nrows, ntargets = set->n;
 	const struct fl_row *rows = collector__rows(col, &nrows);

@@ -37,8 +37,8 @@ struct snapshot {
 };
 
 /* Builds @snap from the rows @col last read. Returns 0 or -ENOMEM. */
-int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o,
-		    const struct collector *col, struct frames *frames, struct target_set *targets);
+int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
+		    struct frames *frames, struct target_set *targets);
 
 /*
  * The writers of the final outputs, each into an output opened when the session started

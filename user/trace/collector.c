@@ -440,6 +440,20 @@ size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[
 	return n;
 }
 
+int collector__stack_end(struct collector *c, uint64_t stack)
+{
+	struct collector_end *e = &c->ends[stack & (COLLECTOR_END_SLOTS - 1)];
+	uint64_t ips[FL_MAX_STACK_DEPTH];
+	uint32_t end;
+
+	if (stack && e->stack == stack)
+		return (int)e->end;
+	if (!collector__stack(c, stack, ips, &end))
+		return -ENOENT;
+	*e = (struct collector_end){ stack, end };
+	return (int)end;
+}
+
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out)
 {
 	return bpf_map_lookup_elem(c->threads_fd, &tid, out) ? -ENOENT : 0;

@@ -111,6 +111,10 @@ const struct collector_hist *collector__hist(const struct collector *c, const st
 size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH],
 			uint32_t *end);
 
+/* How the walk of stack @stack ended (enum fl_stack_end); -ENOENT when the stack is unknown.
+ * Remembered, so asking for every row at every refresh costs no map read after the first. */
+int collector__stack_end(struct collector *c, uint64_t stack);
+
 /* The name the BPF side captured for thread @tid; 0, or -ENOENT. */
 int collector__thread(const struct collector *c, uint32_t tid, struct fl_thread *out);
 

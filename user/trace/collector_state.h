@@ -9,6 +9,14 @@
 #include <stdint.h>
 #include "trace/collector.h"
 
+/* How the walk of a stack ended, remembered: a stack never changes under its hash. */
+#define COLLECTOR_END_SLOTS 4096
+
+struct collector_end {
+	uint64_t stack; /* 0: empty */
+	uint32_t end;	/* enum fl_stack_end */
+};
+
 struct collector {
 	int counts_fd;
 	int stacks_fd;
@@ -30,7 +38,8 @@ struct collector {
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
-	struct collector_hist *hists; /* sorted by key */
+	struct collector_end ends[COLLECTOR_END_SLOTS]; /* by the stack's low bits */
+	struct collector_hist *hists;			/* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
 	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
