@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include "base/grow.h"
 
@@ -59,20 +60,58 @@ void follow__refresh(struct session *s, struct target *t)
 	sync_unwind(s, t);
 }
 
+/*
+ * An exited child that never exec'd shares rows with the first such child of its name and
+ * code layout (named alike, by design): a server's forks over hours, or a storm of forks,
+ * then cost memory by their different stacks, not by their number. Each keeps what it was
+ * charged; its symbolizer goes, as the first one's names its rows.
+ */
+static void fold(struct session *s, struct target *t, const struct fl_proc *p, bool gen0)
+{
+	struct fold_class *c = NULL, *v;
+	uint64_t layout;
+
+	if (!t->sum.followed || !t->sym || !p || p->execs || p->exec_id)
+		return;
+	layout = symbolizer__layout(t->sym);
+	for (size_t i = 0; i < s->nfolds && !c; i++)
+		if (s->folds[i].layout == layout && !strcmp(s->folds[i].comm, t->sum.comm))
+			c = &s->folds[i];
+	if (!c) {
+		v = grow__reserve(s->folds, &s->folds_cap, s->nfolds, sizeof(*v));
+		if (!v)
+			return;
+		s->folds = v;
+		c = &s->folds[s->nfolds++];
+		*c = (struct fold_class){ .layout = layout, .pid = t->sum.pid, .gen = t->gen };
+		snprintf(c->comm, sizeof(c->comm), "%s", t->sum.comm);
+	}
+	if (collector__fold(s->col, (uint32_t)t->sum.pid, t->gen, gen0, (uint32_t)c->pid, c->gen))
+		return;
+	t->sum.folded_into = c->pid;
+	if (c->pid != t->sum.pid || c->gen != t->gen) {
+		symbolizer__free(t->sym);
+		t->sym = NULL;
+	}
+}
+
 void follow__retire(struct session *s, struct target *t)
 {
 	struct target *parent = t->sum.followed ? target_set__find(&s->targets, t->parent) : NULL;
 	bool held = t->sum.followed && t->sym;
+	bool gen0 = target_set__find(&s->targets, t->sum.pid) == t;
 	struct fl_proc p;
+	bool have;
 	struct fl_mm gone[2];
 	size_t n;
 	int err;
 
 	if (t->retired)
 		return;
+	have = !tracer__target_proc(s->tracer, t->sum.pid, &p) && p.gen == t->gen;
 	/* its last figures belong to an image it left: the ones at its exit are unknown (a
 	 * launched command's are zeros from before its exec) */
-	if (!tracer__target_proc(s->tracer, t->sum.pid, &p) && p.gen == t->gen) {
+	if (have) {
 		if (p.execs != t->now_execs)
 			t->sum.no_status = true;
 		/* the blocks its execs left behind stay told apart */
@@ -86,8 +125,7 @@ void follow__retire(struct session *s, struct target *t)
 	unwinder__forget(s->unwind, t->sum.pid);
 	collector__keep_mms(s->col, gone, n);
 	/* its rows leave the counts map: a storm of children fills it no more than its living */
-	if (collector__retire(s->col, (uint32_t)t->sum.pid, t->gen,
-			      target_set__find(&s->targets, t->sum.pid) == t))
+	if (collector__retire(s->col, (uint32_t)t->sum.pid, t->gen, gen0))
 		fprintf(stderr, "faultline: out of memory: rows of process %d stay in the map\n",
 			t->sum.pid);
 	/* named from what it mapped as it exited; a child seen never, and no record of it: from
@@ -102,6 +140,7 @@ void follow__retire(struct session *s, struct target *t)
 		if (!e || !e->p.execs)
 			target__name_from_parent(t, s->elf, t->parent);
 	}
+	fold(s, t, have ? &p : NULL, gen0);
 	s->child_syms -= held && s->child_syms;
 	t->retired = true;
 	t->sum.alive = false;

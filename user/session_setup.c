@@ -284,6 +284,7 @@ void session__teardown(struct session *s)
 	tracer__destroy(s->tracer);
 	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
+	free(s->folds);
 	debuginfo__end(s);
 	frames__free(s->frames);
 	unwinder__free(s->unwind);

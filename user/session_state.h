@@ -22,6 +22,15 @@
 #include "trace/targets.h"
 #include "trace/unwind.h"
 
+/* Exited children that never exec'd, by name and code layout: the first one's rows hold the
+ * rows of the others (follow.c) */
+struct fold_class {
+	uint64_t layout; /* symbolizer__layout() */
+	char comm[FL_COMM_LEN];
+	pid_t pid; /* the first one's identity */
+	uint16_t gen;
+};
+
 struct session {
 	const struct fl_config *cfg;
 	struct tracer *tracer;
@@ -32,8 +41,10 @@ struct session {
 	struct unwinder *unwind;   /* the targets' unwind tables in the BPF maps */
 	struct target_set targets; /* the given ones, then the children -f found */
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */
-	size_t child_syms;	   /* live children holding a symbolizer (an fd or two each) */
-	size_t fd_budget;	   /* ... at most so many */
+	struct fold_class *folds;  /* -f */
+	size_t nfolds, folds_cap;
+	size_t child_syms; /* live children holding a symbolizer (an fd or two each) */
+	size_t fd_budget;  /* ... at most so many */
 	struct launch launch;
 	bool launched;	    /* a launched child we have not reaped */
 	bool child_waiting; /* ... still blocked before its exec */

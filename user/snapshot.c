@@ -12,6 +12,7 @@
 #include "sites.h"
 #include "stackpath.h"
 #include "symbols/mapclass.h"
+#include "trace/retired.h"
 
 static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
 {
@@ -271,8 +272,15 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 		const struct fl_mm *mm =
 			collector__mm(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
 
+		const struct retired_sum *folded =
+			collector__folded(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
+
 		snap->procs[i] = targets[i].sum;
 		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
+		if (folded) {
+			snap->procs[i].attributed = folded->attributed;
+			snap->procs[i].hugetlb_faults = folded->hugetlb_faults;
+		}
 		snap->procs[i].peak = mm ? mm->peak : 0;
 		collector__exec_dropped(col, (uint32_t)targets[i].sum.pid,
 					&snap->procs[i].exec_dropped,
@@ -290,14 +298,14 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 
 		if (!t)
 			continue; /* a process dropped from the targets */
-		/* the kernel's figures stop at exit, so reconcile them with what came before */
-		if (rows[i].key.origin != FL_ORIGIN_EXIT)
-			counts__add(&snap->procs[t - targets].attributed, &rows[i].counts);
+		/* a folded process's rows hold others' too: its share was summed as they moved */
+		if (!collector__folded(col, rows[i].key.tgid, rows[i].key.gen))
+			report__charge(&snap->procs[t - targets].attributed,
+				       &snap->procs[t - targets].hugetlb_faults, &rows[i].key,
+				       &rows[i].counts);
 		if (rows[i].key.origin == FL_ORIGIN_USER ||
 		    rows[i].key.origin == FL_ORIGIN_STACK_LOST)
 			add_stack_share(&snap->report.stacks, col, &rows[i]);
-		if (rows[i].key.map_class == FL_MAP_HUGETLB)
-			snap->procs[t - targets].hugetlb_faults += rows[i].counts.faults;
 		err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
 	if (!err)

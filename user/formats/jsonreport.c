@@ -230,6 +230,8 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 	json__strn(j, "name", s->comm, sizeof(s->comm));
 	json__bool(j, "alive", s->alive);
 	json__bool(j, "followed", s->followed);
+	if (s->folded_into)
+		json__i64(j, "stacks_in", s->folded_into);
 	exit_fields(j, s);
 	status(j, "status_at_attach", &s->at_attach, !s->no_status);
 	status(j, "status_now", &s->now, !s->no_status);

@@ -2,6 +2,7 @@
 #include "model/report.h"
 #include <stdio.h>
 #include <string.h>
+#include "model/profile.h"
 
 int64_t report__sdiff(uint64_t a, uint64_t b)
 {
@@ -41,4 +42,13 @@ void proc_summary__ending(const struct fl_proc_summary *s, char *buf, size_t len
 		snprintf(buf, len, "killed by signal %d", s->exit_signal);
 	else
 		snprintf(buf, len, "exited with status %d", s->exit_code);
+}
+
+void report__charge(struct fl_counts *attributed, uint64_t *hugetlb_faults,
+		    const struct fl_key *key, const struct fl_counts *c)
+{
+	if (key->origin != FL_ORIGIN_EXIT)
+		counts__add(attributed, c);
+	if (key->map_class == FL_MAP_HUGETLB)
+		*hugetlb_faults += c->faults;
 }

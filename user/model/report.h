@@ -26,10 +26,21 @@ struct fl_proc_summary {
 	bool have_exit;
 	int exit_code;
 	int exit_signal;
+	/* -f: an exited child whose stacks and threads are shown in those of this process (the
+	 * first exited child of its name and code layout; maybe itself); 0: its own */
+	pid_t folded_into;
 	/* --alloc: blocks its execs dropped from the live table (weights, in attributed's frees) */
 	uint64_t exec_dropped;
 	uint64_t exec_dropped_bytes;
 };
+
+/*
+ * Charges counts row (@key, @c) to its process: to @attributed, but for the [exit] rows (the
+ * kernel's figures stop at exit, so they are reconciled with what came before), and its faults
+ * in hugetlb mappings to *@hugetlb_faults.
+ */
+void report__charge(struct fl_counts *attributed, uint64_t *hugetlb_faults,
+		    const struct fl_key *key, const struct fl_counts *c);
 
 /* @a - @b as a signed number of bytes, saturated. */
 int64_t report__sdiff(uint64_t a, uint64_t b);

@@ -255,6 +255,17 @@ int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen
 	return retired_rows__mark(c->retired, tgid, gen, gen0);
 }
 
+int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
+		    uint16_t into_gen)
+{
+	return retired_rows__fold(c->retired, tgid, gen, gen0, into_tgid, into_gen);
+}
+
+const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen)
+{
+	return retired_rows__folded(c->retired, tgid, gen);
+}
+
 /*
  * Keeps the frames of stack @stack and deletes it from the stacks map. Safe for a stack that
  * other rows name, or that a CPU remembers as stored (stack.bpf.h stack_seen): its frames are
@@ -279,6 +290,22 @@ static int move_stack(struct collector *c, uint64_t stack)
 	return err;
 }
 
+/* Moves one row of a retired process, and its histograms (--alloc), out of the maps. */
+static int move_row(struct collector *c, const struct fl_row *row)
+{
+	struct fl_alloc_hist hist;
+	bool have = c->hists_fd >= 0 && fl_call_is_alloc(row->key.call) &&
+		    !bpf_map_lookup_elem(c->hists_fd, &row->key, &hist);
+	int err = retired_rows__add(c->retired, row, have ? &hist : NULL);
+
+	if (err)
+		return err;
+	bpf_map_delete_elem(c->counts_fd, &row->key);
+	if (have)
+		bpf_map_delete_elem(c->hists_fd, &row->key);
+	return 0;
+}
+
 /*
  * Moves the rows of retired processes out of the counts map (and their stacks out of the
  * stacks map) into the retired rows. A change made to such a row between its read and its
@@ -294,9 +321,7 @@ static int move_retired(struct collector *c)
 			c->rows[live++] = c->rows[i];
 			continue;
 		}
-		err = retired_rows__add(c->retired, &c->rows[i]);
-		if (!err)
-			bpf_map_delete_elem(c->counts_fd, &c->rows[i].key);
+		err = move_row(c, &c->rows[i]);
 		if (!err)
 			err = move_stack(c, c->rows[i].key.stack);
 	}

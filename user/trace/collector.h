@@ -35,6 +35,7 @@ struct collector_drop {
 };
 
 struct collector;
+struct retired_sum;
 
 /* @max_rows: the counts map's max_entries. Returns NULL on -ENOMEM. */
 struct collector *collector__new(int counts_fd, int stacks_fd, int threads_fd, uint32_t max_rows);
@@ -94,6 +95,16 @@ int collector__read(struct collector *c);
  * 0 of @tgid (allocator and memory calls; the newest process of a pid has them). Returns 0 or
  * -ENOMEM. */
 int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0);
+
+/* Retired process @tgid of generation @gen (and its generation 0 with @gen0) is folded into
+ * retired process @into_tgid of generation @into_gen, as retired_rows__fold() says: call it
+ * before the next read moves its rows. Returns 0 or -errno. */
+int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
+		    uint16_t into_gen);
+
+/* What folded process @tgid of generation @gen was charged (its rows are not its own), or
+ * NULL when it is not folded. */
+const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen);
 
 /* Reads the rows again when processes were retired since the last read, to move theirs out
  * of the maps: -f calls it at every wake-up, so a storm of children fills the maps no more

@@ -8,6 +8,7 @@
 #include "base/grow.h"
 #include "trace/collector.h"
 #include "trace/collector_state.h"
+#include "trace/retired.h"
 
 static int add_hist(const void *key, const void *value, void *ctx)
 {
@@ -182,8 +183,11 @@ void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
 
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key)
 {
-	return c->nhists ? bsearch(key, c->hists, c->nhists, sizeof(*c->hists), collector_cmp_key) :
-			   NULL;
+	const struct collector_hist *h = c->nhists ? bsearch(key, c->hists, c->nhists,
+							     sizeof(*c->hists), collector_cmp_key) :
+						     NULL;
+
+	return h ? h : retired_rows__hist(c->retired, key);
 }
 
 void collector_alloc__free(struct collector *c)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "base/grow.h"
 #include "model/profile.h"
+#include "model/report.h"
 #include "trace/collector.h"
 
 /* Open addressing, linear probing, grown at half full; a slot holds index + 1 (0: free). */
@@ -22,16 +23,28 @@ struct kept_stack {
 	uint32_t end; /* enum fl_stack_end */
 };
 
+/* A process marked: its rows are to move; folded, under the identity of another. */
+struct proc_mark {
+	uint64_t id;   /* (tgid << 16 | gen) + 1 */
+	uint64_t into; /* folded: the id its rows take; 0: its own */
+	size_t sum;    /* folded: index + 1 of what it was charged, in sums */
+};
+
 struct retired_rows {
 	struct kept_stack *stacks;
 	size_t nstacks, stacks_cap;
 	struct index stack_ix;
-	uint64_t *procs; /* (tgid << 16 | gen) + 1 of the processes marked, by struct index */
+	struct proc_mark *procs; /* by proc_ix */
 	size_t nprocs, procs_cap;
 	struct index proc_ix;
+	struct retired_sum *sums;
+	size_t nsums, sums_cap;
 	struct fl_row *rows;
 	size_t nrows, rows_cap;
 	struct index row_ix;
+	struct collector_hist *hists; /* of the allocation rows, by hist_ix */
+	size_t nhists, hists_cap;
+	struct index hist_ix;
 };
 
 struct retired_rows *retired_rows__new(void)
@@ -45,8 +58,11 @@ void retired_rows__free(struct retired_rows *r)
 		return;
 	free(r->procs);
 	free(r->proc_ix.slots);
+	free(r->sums);
 	free(r->rows);
 	free(r->row_ix.slots);
+	free(r->hists);
+	free(r->hist_ix.slots);
 	for (size_t i = 0; i < r->nstacks; i++)
 		free(r->stacks[i].ips);
 	free(r->stacks);
@@ -82,12 +98,17 @@ static size_t *find_slot(const struct index *ix, uint64_t h,
 
 static bool same_proc(const void *set, size_t i, const void *want)
 {
-	return ((const uint64_t *)set)[i] == *(const uint64_t *)want;
+	return ((const struct proc_mark *)set)[i].id == *(const uint64_t *)want;
 }
 
 static bool same_row(const void *set, size_t i, const void *want)
 {
 	return !memcmp(&((const struct fl_row *)set)[i].key, want, sizeof(struct fl_key));
+}
+
+static bool same_hist(const void *set, size_t i, const void *want)
+{
+	return !memcmp(&((const struct collector_hist *)set)[i].key, want, sizeof(struct fl_key));
 }
 
 /* Makes room for one more element in @ix, whose @n elements are hashed by @hash_of. */
@@ -116,7 +137,7 @@ static int index_reserve(struct index *ix, const void *set, size_t n,
 
 static uint64_t proc_hash_of(const void *set, size_t i)
 {
-	return mix(((const uint64_t *)set)[i]);
+	return mix(((const struct proc_mark *)set)[i].id);
 }
 
 static uint64_t row_hash_of(const void *set, size_t i)
@@ -124,12 +145,29 @@ static uint64_t row_hash_of(const void *set, size_t i)
 	return key_hash(&((const struct fl_row *)set)[i].key);
 }
 
+static uint64_t hist_hash_of(const void *set, size_t i)
+{
+	return key_hash(&((const struct collector_hist *)set)[i].key);
+}
+
+static uint64_t proc_id(uint32_t tgid, uint16_t gen)
+{
+	return ((uint64_t)tgid << 16 | gen) + 1;
+}
+
+static struct proc_mark *find_mark(const struct retired_rows *r, uint64_t id)
+{
+	size_t i = r->proc_ix.cap ? *find_slot(&r->proc_ix, mix(id), same_proc, r->procs, &id) : 0;
+
+	return i ? &r->procs[i - 1] : NULL;
+}
+
 static int mark_one(struct retired_rows *r, uint64_t id)
 {
-	uint64_t *v;
+	struct proc_mark *v;
 	size_t *slot;
 
-	if (r->proc_ix.cap && *find_slot(&r->proc_ix, mix(id), same_proc, r->procs, &id))
+	if (find_mark(r, id))
 		return 0;
 	if (index_reserve(&r->proc_ix, r->procs, r->nprocs, proc_hash_of))
 		return -ENOMEM;
@@ -138,47 +176,126 @@ static int mark_one(struct retired_rows *r, uint64_t id)
 		return -ENOMEM;
 	r->procs = v;
 	slot = find_slot(&r->proc_ix, mix(id), same_proc, r->procs, &id);
-	r->procs[r->nprocs++] = id;
+	r->procs[r->nprocs++] = (struct proc_mark){ .id = id };
 	*slot = r->nprocs;
 	return 0;
 }
 
 int retired_rows__mark(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0)
 {
-	int err = mark_one(r, ((uint64_t)tgid << 16 | gen) + 1);
+	int err = mark_one(r, proc_id(tgid, gen));
 
-	return err || !gen0 || !gen ? err : mark_one(r, ((uint64_t)tgid << 16) + 1);
+	return err || !gen0 || !gen ? err : mark_one(r, proc_id(tgid, 0));
+}
+
+int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0,
+		       uint32_t into_tgid, uint16_t into_gen)
+{
+	struct proc_mark *m = find_mark(r, proc_id(tgid, gen));
+	struct proc_mark *m0 = gen0 && gen ? find_mark(r, proc_id(tgid, 0)) : NULL;
+	struct retired_sum *v;
+
+	if (!m || (gen0 && gen && !m0))
+		return -ENOENT;
+	if (m->into)
+		return 0;
+	v = grow__reserve(r->sums, &r->sums_cap, r->nsums, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->sums = v;
+	memset(&r->sums[r->nsums++], 0, sizeof(*v));
+	m->into = proc_id(into_tgid, into_gen);
+	m->sum = r->nsums;
+	if (m0)
+		*m0 = (struct proc_mark){ m0->id, m->into, m->sum };
+	return 0;
+}
+
+const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uint32_t tgid,
+					       uint16_t gen)
+{
+	const struct proc_mark *m = find_mark(r, proc_id(tgid, gen));
+
+	return m && m->into ? &r->sums[m->sum - 1] : NULL;
 }
 
 bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key)
 {
-	uint64_t id = ((uint64_t)key->tgid << 16 | key->gen) + 1;
-
-	return r->proc_ix.cap && *find_slot(&r->proc_ix, mix(id), same_proc, r->procs, &id);
+	return find_mark(r, proc_id(key->tgid, key->gen)) != NULL;
 }
 
-int retired_rows__add(struct retired_rows *r, const struct fl_row *row)
+static int add_hist(struct retired_rows *r, const struct fl_key *key,
+		    const struct fl_alloc_hist *hist)
 {
+	struct collector_hist *v;
+	size_t *slot;
+
+	if (index_reserve(&r->hist_ix, r->hists, r->nhists, hist_hash_of))
+		return -ENOMEM;
+	slot = find_slot(&r->hist_ix, key_hash(key), same_hist, r->hists, key);
+	if (*slot) {
+		struct fl_alloc_hist *old = &r->hists[*slot - 1].hist;
+
+		for (size_t i = 0; i < FL_HIST_BUCKETS; i++) {
+			old->size[i] += hist->size[i];
+			old->latency[i] += hist->latency[i];
+		}
+		return 0;
+	}
+	v = grow__reserve(r->hists, &r->hists_cap, r->nhists, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	r->hists = v;
+	r->hists[r->nhists++] = (struct collector_hist){ .key = *key, .hist = *hist };
+	*slot = r->nhists;
+	return 0;
+}
+
+int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
+		      const struct fl_alloc_hist *hist)
+{
+	const struct proc_mark *m = find_mark(r, proc_id(row->key.tgid, row->key.gen));
+	struct fl_row moved = *row;
 	struct fl_row *v;
 	size_t *slot;
 
+	if (m && m->into) {
+		struct retired_sum *sum = &r->sums[m->sum - 1];
+
+		report__charge(&sum->attributed, &sum->hugetlb_faults, &row->key, &row->counts);
+		moved.key.tgid = moved.key.tid = (uint32_t)((m->into - 1) >> 16);
+		moved.key.gen = (uint16_t)(m->into - 1);
+	}
+	if (hist && add_hist(r, &moved.key, hist))
+		return -ENOMEM;
 	if (index_reserve(&r->row_ix, r->rows, r->nrows, row_hash_of))
 		return -ENOMEM;
-	slot = find_slot(&r->row_ix, key_hash(&row->key), same_row, r->rows, &row->key);
+	slot = find_slot(&r->row_ix, key_hash(&moved.key), same_row, r->rows, &moved.key);
 	if (*slot) {
 		struct fl_row *old = &r->rows[*slot - 1];
 
-		/* a late change (a teardown) made the row again after it moved */
-		counts__add(&old->counts, &row->counts);
+		/* a late change (a teardown) made the row again after it moved, or a process
+		 * folded into this one had the same */
+		counts__add(&old->counts, &moved.counts);
 		return 0;
 	}
 	v = grow__reserve(r->rows, &r->rows_cap, r->nrows, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	r->rows = v;
-	r->rows[r->nrows++] = *row;
+	r->rows[r->nrows++] = moved;
 	*slot = r->nrows;
 	return 0;
+}
+
+const struct collector_hist *retired_rows__hist(const struct retired_rows *r,
+						const struct fl_key *key)
+{
+	size_t i = r->hist_ix.cap ?
+			   *find_slot(&r->hist_ix, key_hash(key), same_hist, r->hists, key) :
+			   0;
+
+	return i ? &r->hists[i - 1] : NULL;
 }
 
 const struct fl_row *retired_rows__rows(const struct retired_rows *r, size_t *n)

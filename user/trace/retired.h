@@ -13,7 +13,14 @@
 #include "faultline.h"
 
 struct fl_row;
+struct collector_hist;
 struct retired_rows;
+
+/* What a folded process was charged (report__charge()), summed as its rows moved. */
+struct retired_sum {
+	struct fl_counts attributed;
+	uint64_t hugetlb_faults;
+};
 
 struct retired_rows *retired_rows__new(void);	 /* NULL on -ENOMEM */
 void retired_rows__free(struct retired_rows *r); /* accepts NULL */
@@ -23,11 +30,35 @@ void retired_rows__free(struct retired_rows *r); /* accepts NULL */
  * newest process of the pid). Returns 0 or -ENOMEM. */
 int retired_rows__mark(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0);
 
+/*
+ * Process @tgid of generation @gen, marked (and @gen0 as there), is folded into process
+ * @into_tgid of generation @into_gen: its rows, as they move, take that one's key (its threads
+ * too, as the process's), so exited processes that name every code address alike (the same
+ * layout: forks that did not exec) share rows; what each was charged is summed apart, for
+ * retired_rows__folded(). Folding a process into itself freezes its sum the same way.
+ * Returns 0, -ENOENT when not marked, or -ENOMEM.
+ */
+int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0,
+		       uint32_t into_tgid, uint16_t into_gen);
+
+/* What folded process @tgid of generation @gen was charged, or NULL when it is not folded: its
+ * rows, and those of the processes folded into it, are then not its own. */
+const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uint32_t tgid,
+					       uint16_t gen);
+
 /* True when the row of @key belongs to a process marked. */
 bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key);
 
-/* Adds the counts of @row to the row of its key (created). Returns 0 or -ENOMEM. */
-int retired_rows__add(struct retired_rows *r, const struct fl_row *row);
+/* Adds the counts of @row to the row of its key (created; folded: the key of the process it
+ * is folded into), and its histograms @hist (NULL: none) to that row's. Returns 0 or
+ * -ENOMEM. */
+int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
+		      const struct fl_alloc_hist *hist);
+
+/* The histograms of retired row @key (oldest_ts 0: nothing of an exited process is live), or
+ * NULL. */
+const struct collector_hist *retired_rows__hist(const struct retired_rows *r,
+						const struct fl_key *key);
 
 /* The rows kept, in no order. */
 const struct fl_row *retired_rows__rows(const struct retired_rows *r, size_t *n);

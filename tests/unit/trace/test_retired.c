@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include "trace/collector.h"
 #include "trace/retired.h"
 
@@ -42,9 +43,9 @@ Test(retired, rows_add_up)
 	const struct fl_row *rows;
 	size_t n;
 
-	cr_assert_eq(retired_rows__add(r, &a), 0);
-	cr_assert_eq(retired_rows__add(r, &b), 0);
-	cr_assert_eq(retired_rows__add(r, &a), 0);
+	cr_assert_eq(retired_rows__add(r, &a, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &b, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &a, NULL), 0);
 	rows = retired_rows__rows(r, &n);
 	cr_assert_eq(n, 2);
 	for (size_t i = 0; i < n; i++)
@@ -52,7 +53,7 @@ Test(retired, rows_add_up)
 	for (uint64_t s = 10; s < 5000; s++) {
 		struct fl_row x = row(300, 1, s, 1);
 
-		cr_assert_eq(retired_rows__add(r, &x), 0);
+		cr_assert_eq(retired_rows__add(r, &x, NULL), 0);
 	}
 	rows = retired_rows__rows(r, &n);
 	cr_expect_eq(n, 2 + 4990);
@@ -76,5 +77,59 @@ Test(retired, stacks_kept)
 	cr_expect_eq(end, FL_END_WHOLE, "how its walk ended, kept with it");
 	cr_expect_eq(retired_rows__stack(r, 1999, out, NULL), 2);
 	cr_expect_eq(retired_rows__stack(r, 7, out, NULL), 0);
+	retired_rows__free(r);
+}
+
+/* Folded processes share rows under the first one's key; each keeps what it was charged. */
+Test(retired, folded_share_rows_keep_sums)
+{
+	struct retired_rows *r = retired_rows__new();
+	struct fl_row a = row(100, 7, 1, 4096), b = row(200, 8, 1, 8192), c = row(200, 8, 2, 4096);
+	struct fl_row b0 = row(200, 0, 1, 4096), exit_row = row(200, 8, 0, 65536);
+	struct fl_row mine = row(300, 9, 1, 4096);
+	struct fl_alloc_hist h = { .size = { 1, 2 } };
+	const struct retired_sum *sum;
+	const struct collector_hist *got;
+	const struct fl_row *rows;
+	size_t n;
+
+	exit_row.key.origin = FL_ORIGIN_EXIT;
+	b.key.tid = 201; /* a thread: shown as the process's once folded */
+	b.key.call = c.key.call = FL_FN_MALLOC;
+	a.key.call = FL_FN_MALLOC;
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7), -ENOENT, "not marked");
+	cr_assert_eq(retired_rows__mark(r, 100, 7, false), 0);
+	cr_assert_eq(retired_rows__mark(r, 200, 8, true), 0);
+	cr_assert_eq(retired_rows__mark(r, 300, 9, false), 0);
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7), 0);
+	cr_assert_eq(retired_rows__fold(r, 200, 8, true, 100, 7), 0);
+	cr_expect_null(retired_rows__folded(r, 300, 9), "marked, not folded");
+	cr_assert_eq(retired_rows__add(r, &a, &h), 0);
+	cr_assert_eq(retired_rows__add(r, &b, &h), 0);
+	cr_assert_eq(retired_rows__add(r, &c, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &b0, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &exit_row, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &mine, NULL), 0);
+	rows = retired_rows__rows(r, &n);
+	cr_assert_eq(n, 5, "a and b share a row; c, b0 (no call), [exit] and 300's apart");
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].key.tgid == 300) {
+			cr_expect_eq(rows[i].counts.grow[FL_ANON], 4096, "unfolded: its own");
+			continue;
+		}
+		cr_expect_eq(rows[i].key.tgid, 100);
+		cr_expect_eq(rows[i].key.tid, 100);
+		cr_expect_eq(rows[i].key.gen, 7);
+		if (rows[i].key.stack == 1 && rows[i].key.call)
+			cr_expect_eq(rows[i].counts.grow[FL_ANON], 4096 + 8192);
+	}
+	got = retired_rows__hist(r, &a.key);
+	cr_assert_not_null(got);
+	cr_expect_eq(got->hist.size[1], 4, "both histograms in the shared row");
+	sum = retired_rows__folded(r, 200, 8);
+	cr_assert_not_null(sum);
+	cr_expect_eq(sum->attributed.grow[FL_ANON], 8192 + 4096 + 4096, "[exit] is not charged");
+	cr_expect_eq(retired_rows__folded(r, 200, 0), sum, "its generation 0 rows go with it");
+	cr_expect_eq(retired_rows__folded(r, 100, 7)->attributed.grow[FL_ANON], 4096);
 	retired_rows__free(r);
 }
