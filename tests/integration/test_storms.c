@@ -82,6 +82,8 @@ struct storm_seen {
 	int64_t children_net; /* their growth less their releases, exit teardown aside */
 	uint64_t total;	      /* resident growth of every stack */
 	uint64_t lost;	      /* ... of the stacks with an unnamed frame */
+	size_t folded;	      /* followed processes whose rows went to another's (stacks_in) */
+	size_t nstacks, nthreads;
 };
 
 static void storm_seen_ok(const char *json_path, struct storm_seen *s,
@@ -102,8 +104,11 @@ static void storm_seen_ok(const char *json_path, struct storm_seen *s,
 		if (followed && followed->type == JV_BOOL && followed->b) {
 			s->followed++;
 			s->children_net += resident(jv_get(p, "attributed"), true);
+			s->folded += jv_get(p, "stacks_in") != NULL;
 		}
 	}
+	s->nstacks = stacks->n;
+	s->nthreads = jv_get(&doc, "threads")->n;
 	for (size_t i = 0; i < stacks->n; i++) {
 		const struct jv *st = &stacks->items[i], *f = jv_get(st, "frames");
 		uint64_t v = (uint64_t)resident(jv_get(st, "counts"), false);
@@ -188,6 +193,12 @@ Test(storms, fork_storm)
 	cr_expect(within((double)sum.anon, 2000.0 * 256 * 1024, 0.001),
 		  "children's RssAnon %" PRId64, sum.anon);
 	check_storm(&sum, &seen, 2000);
+	/* forks that never exec'd share rows: memory by stacks, not by children */
+	cr_log_info("%zu folded, %zu stacks, %zu threads", seen.folded, seen.nstacks,
+		    seen.nthreads);
+	cr_expect_geq(seen.folded, 1990, "%zu of 2000 children folded", seen.folded);
+	cr_expect_lt(seen.nstacks, 200, "%zu stacks for 2000 children alike", seen.nstacks);
+	cr_expect_lt(seen.nthreads, 100, "%zu threads for 2000 children alike", seen.nthreads);
 }
 
 struct exec_frames {
