@@ -227,7 +227,7 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 	int err, i;
 
 	if (o->lib) {
-		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", plan);
+		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", 0, plan);
 		if (!err && procfd >= 0 && !maps_file(procfd, rootfd, o->lib))
 			err = -ESRCH;
 		return err ? explain_lib(o, pid, err) : 0;
@@ -243,7 +243,7 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 	i = err ? err :
 		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
 	if (i >= 0)
-		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", plan);
+		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", 0, plan);
 	else if (!err)
 		fprintf(stderr,
 			"faultline: --alloc: pid %d maps no object that defines %smalloc "
