@@ -4,6 +4,7 @@
  * returned to, and every free, charged back to the row of the block it frees. The loader
  * attaches these programs per target pid, each probe with a cookie naming the function
  * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction.
+ * --alloc=churn loads fl_alloc_churn alone instead: the entries only, one trap per call.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -40,6 +41,13 @@ struct {
 	__type(value, struct fl_alloc_task);
 } alloc_task SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct fl_churn_task);
+} churn_task SEC(".maps");
+
 static const struct fl_alloc_hist zero_hist;
 
 /*
@@ -70,6 +78,25 @@ static __always_inline __u64 fl_mul(__u64 a, __u64 b)
 	/* keeps clang from turning the check into a 128-bit multiply, which BPF lacks */
 	asm volatile("" : "+r"(limit));
 	return a > limit ? ~0ull : a * b;
+}
+
+/* The bytes a call of allocator function @fn asks for, from its arguments. */
+static __always_inline __u64 fl_call_size(__u32 fn, const struct pt_regs *ctx)
+{
+	switch (fn) {
+	case FL_FN_CALLOC:
+		return fl_mul(ctx->di, ctx->si);
+	case FL_FN_REALLOC:
+		return ctx->si;
+	case FL_FN_REALLOCARRAY:
+		return fl_mul(ctx->si, ctx->dx);
+	case FL_FN_POSIX_MEMALIGN:
+		return ctx->dx;
+	case FL_FN_ALIGNED_ALLOC:
+		return ctx->si;
+	default:
+		return ctx->di;
+	}
 }
 
 /* fl_live_key.gen of the current task's blocks: one load, no lookup. */
@@ -124,22 +151,23 @@ static __always_inline void fl_hist_add(struct fl_key *key, __u64 size, __u64 ns
 	__sync_fetch_and_add(&h->latency[fl_hist_bucket(ns) & (FL_HIST_BUCKETS - 1)], 1);
 }
 
-/* The weights of an allocation of @size: bytes and count, both 0 when it is not sampled. */
-static __always_inline __u64 fl_weigh(struct fl_alloc_task *st, __u64 size, __u64 *count)
+/* The weights of an allocation of @size: bytes and count, both 0 when it is not sampled.
+ * @left: the thread's bytes until its next sample point. */
+static __always_inline __u64 fl_weigh(__s64 *left, __u64 size, __u64 *count)
 {
 	__u64 bytes;
 
 	*count = 1;
 	if (!sample_mean)
 		return size;
-	if (!st->sample_left)
-		st->sample_left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
-	bytes = fl_sample_weight(&st->sample_left, size, sample_mean);
+	if (!*left)
+		*left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
+	bytes = fl_sample_weight(left, size, sample_mean);
 	if (!bytes) {
 		*count = 0;
 		return 0;
 	}
-	st->sample_left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
+	*left = fl_sample_interval(sample_mean, bpf_get_prandom_u32());
 	*count = fl_sample_count(bytes, size, bpf_get_prandom_u32());
 	return bytes;
 }
@@ -155,7 +183,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	struct fl_counts *c;
 	__u64 size = st->size;
 
-	l.bytes = fl_weigh(st, size, &l.count);
+	l.bytes = fl_weigh(&st->sample_left, size, &l.count);
 	if (!l.bytes && !l.count)
 		return;
 	/* the caller's frame is whole here: ip is the return address into it */
@@ -199,30 +227,12 @@ int fl_alloc_enter(struct pt_regs *ctx)
 	st->sp = ctx->sp;
 	st->ts = now;
 	st->fn = fn;
-	st->arg = 0;
 	st->have_old = 0;
-	switch (fn) {
-	case FL_FN_CALLOC:
-		st->size = fl_mul(ctx->di, ctx->si);
-		break;
-	case FL_FN_REALLOC:
+	st->size = fl_call_size(fn, ctx);
+	/* realloc's old block; posix_memalign's pointer to the new one */
+	st->arg = 0;
+	if (fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY || fn == FL_FN_POSIX_MEMALIGN)
 		st->arg = ctx->di;
-		st->size = ctx->si;
-		break;
-	case FL_FN_REALLOCARRAY:
-		st->arg = ctx->di;
-		st->size = fl_mul(ctx->si, ctx->dx);
-		break;
-	case FL_FN_POSIX_MEMALIGN:
-		st->arg = ctx->di;
-		st->size = ctx->dx;
-		break;
-	case FL_FN_ALIGNED_ALLOC:
-		st->size = ctx->si;
-		break;
-	default:
-		st->size = ctx->di;
-	}
 	/* realloc's old block leaves the live table now: once realloc has freed it, another
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
@@ -296,5 +306,100 @@ int fl_free_enter(struct pt_regs *ctx)
 	c = fl_counts_get(&key);
 	if (c)
 		__sync_fetch_and_add(&c->unmatched_frees, 1);
+	return 0;
+}
+
+/* No request above the x86-64 user address space (128 TiB) can succeed: such a call (and a
+ * calloc whose n * size overflows) is counted as asking for 0 bytes, or one bad call would
+ * outweigh every other. */
+#define FL_SIZE_IMPOSSIBLE (1ull << 47)
+
+/*
+ * @word, read at @sp: the return address, or the trampoline of a uretprobe that replaced it
+ * after an outer call's entry (another tool's, or exact mode's of another faultline: the
+ * kernel hijacks a probed function's return in every process that hits the probe), whose
+ * saved address is then the real one. The stack walk resolves the trampoline by itself.
+ */
+static __always_inline __u64 fl_real_ret(__u64 sp, __u64 word)
+{
+	struct uprobe_task *ut = bpf_get_current_task_btf()->utask;
+	struct return_instance *ri = ut ? BPF_CORE_READ(ut, return_instances) : NULL;
+
+	if (ri && BPF_CORE_READ(ri, stack) == sp)
+		return BPF_CORE_READ(ri, orig_ret_vaddr);
+	return word;
+}
+
+/*
+ * True when a call entering an allocator function with @sp, its return address @ret, is part
+ * of the call @st counted last: made from that function's code (operator new calling malloc,
+ * realloc calling malloc), or from the code of one entered inside it since, or jumped to from
+ * it (realloc(NULL, n) and memalign tail-jumping to malloc, reallocarray to realloc: the same
+ * frame, another function). Without return probes there is no "still inside" to test; a
+ * return address inside the function is the proof that it is still running.
+ */
+static __always_inline bool fl_churn_nested(const struct fl_churn_task *st, __u64 sp, __u64 ret,
+					    __u32 fn)
+{
+	if ((ret >= st->lo && ret < st->hi) || (ret >= st->in_lo && ret < st->in_hi))
+		return true;
+	return sp == st->sp && ret == st->ret && fn != st->fn;
+}
+
+/*
+ * --alloc=churn: one allocator call, at its entry. Charges the call and the bytes it asks for
+ * to the stack of its caller, walked from the return address on top of the stack as the
+ * return probe of exact mode walks it, so both modes give the same stacks. No return probe,
+ * no free, no live table: nothing is known of the block it returns.
+ */
+SEC("uprobe")
+int fl_alloc_churn(struct pt_regs *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 fn = cookie & 0xff;
+	/* the probe may sit past the entry, before anything moved rsp (placement.h) */
+	__u64 entry = ctx->ip - ((cookie >> 8) & 0xffffff), fsize = cookie >> 32;
+	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = fn };
+	struct fl_walk_state w = {};
+	struct fl_churn_task *st;
+	__u64 word = 0, ret, size, bytes, count;
+	struct fl_counts *c;
+
+	st = bpf_task_storage_get(&churn_task, bpf_get_current_task_btf(), NULL,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		fl_drop(FL_DROP_ALLOC_STATE);
+		return 0;
+	}
+	/* unreadable: 0, which no function holds; the call is counted on [stack lost] */
+	if (bpf_probe_read_user(&word, sizeof(word), (void *)ctx->sp))
+		word = 0;
+	ret = word ? fl_real_ret(ctx->sp, word) : 0;
+	if (fl_churn_nested(st, ctx->sp, ret, fn)) {
+		st->in_lo = entry;
+		st->in_hi = fsize ? entry + fsize : 0;
+		return 0;
+	}
+	st->sp = ctx->sp;
+	st->ret = ret;
+	st->fn = fn;
+	st->lo = entry;
+	st->hi = fsize ? entry + fsize : 0;
+	st->in_lo = 0;
+	st->in_hi = 0;
+	size = fl_call_size(fn, ctx);
+	if (size >= FL_SIZE_IMPOSSIBLE)
+		size = 0;
+	bytes = fl_weigh(&st->sample_left, size, &count);
+	if (!bytes && !count)
+		return 0;
+	/* the caller's state after the return: pc the return address, the address popped */
+	fl_stack_take(word, ctx->bp, ctx->sp + 8, false, &key, &w);
+	c = fl_counts_get(&key);
+	if (!c)
+		return 0;
+	__sync_fetch_and_add(&c->allocs, count);
+	__sync_fetch_and_add(&c->alloc_bytes, bytes);
 	return 0;
 }

@@ -100,7 +100,7 @@ enum fl_vm_call {
 	FL_VM__END,
 };
 
-/* fl_key.call names an allocator function (its stack was taken where it returned). */
+/* fl_key.call names an allocator function (its stack starts where it returns to). */
 static inline int fl_call_is_alloc(__u32 call)
 {
 	return call > FL_FN_NONE && call < FL_FN__COUNT;
@@ -136,8 +136,9 @@ struct fl_key {
 	__u16 origin;	 /* enum fl_origin */
 	__u16 map_class; /* enum fl_map_class: 0 unless classifying (--by mapping) */
 	/*
-	 * 0, or the call the row counts: an allocator function (enum fl_alloc_fn; the stack was
-	 * taken where it returned, so all frames are return addresses), or a memory syscall
+	 * 0, or the call the row counts: an allocator function (enum fl_alloc_fn; the stack
+	 * starts in its caller, where it returns to, so all frames are return addresses, whether
+	 * taken at the return or, --alloc=churn, at the entry), or a memory syscall
 	 * (enum fl_vm_call, --vm) and the RSS changes made inside it.
 	 */
 	__u16 call;
@@ -397,6 +398,32 @@ struct fl_alloc_task {
 	struct fl_live old;
 };
 _Static_assert(sizeof(struct fl_alloc_task) == 88, "fl_alloc_task layout");
+
+/*
+ * --alloc=churn: the allocator's entry probes alone, one trap per call. A probe's cookie holds
+ * its function (bits 0-7), its site's offset from the function's entry (bits 8-31) and the
+ * function's size (bits 32-63; 0: unknown), so that the program knows where the function it
+ * stopped in begins and ends: a call made from inside another allocator call is part of it.
+ */
+static inline __u64 fl_churn_cookie(__u32 fn, __u32 site, __u64 size)
+{
+	if (size > 0xffffffffull)
+		size = 0;
+	return (fn & 0xff) | (__u64)(site & 0xffffff) << 8 | size << 32;
+}
+
+/* Per-thread state of the churn probe (task storage): the allocator call it counted last. */
+struct fl_churn_task {
+	__u64 sp;	   /* the stack pointer at its entry */
+	__u64 ret;	   /* its return address */
+	__u64 lo, hi;	   /* the function it entered, [lo, hi); hi 0: its size is unknown */
+	__u64 in_lo;	   /* the innermost allocator function entered inside it since */
+	__u64 in_hi;	   /* ... its end */
+	__s64 sample_left; /* --sample-bytes: bytes until the next sample point (0: unseeded) */
+	__u32 fn;	   /* its enum fl_alloc_fn */
+	__u32 _pad;
+};
+_Static_assert(sizeof(struct fl_churn_task) == 64, "fl_churn_task layout");
 
 /*
  * Unwind tables: user/symbols/cfi.c compiles an object's .eh_frame into rows sorted by

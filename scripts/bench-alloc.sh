@@ -10,7 +10,9 @@
 #
 #   1. throughput: build/workloads/allocbench, 2 threads of malloc+free pairs for a fixed time,
 #      once per configuration in each round, the order rotating every round. Configurations: no
-#      profiler; faultline --alloc -q -p PID; the same with --sample-bytes 524288; bcc's
+#      profiler; faultline --alloc -q -p PID; the same with --sample-bytes 524288;
+#      faultline --alloc=churn -q -p PID (the allocating calls' entries alone: one trap per
+#      malloc, none per free, no live table); bcc's
 #      memleak-bpfcc -p PID; libbpf-tools' memleak -p PID; bpftrace -p PID with a uprobe on
 #      malloc storing ustack, a uretprobe on malloc and a uprobe on free (libc's). Figures,
 #      median over rounds: throughput over the same round's run without a profiler; added
@@ -31,7 +33,8 @@
 # running kernel has none (linux-headers-amd64 as a stand-in when no package matches it).
 # Without it a configuration whose tool is missing is skipped, and the output says so; so is
 # one whose tool fails to start (a faultline without --alloc, say). Run as root, after
-# `make all workloads`. Default run: about 3 minutes on a 2-CPU machine; --quick: about 1.
+# `make all workloads`. Default run: about 3.5 minutes on a 2-CPU machine (an estimate since
+# fl-churn came); --quick: about 1.
 set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
@@ -43,13 +46,14 @@ BCC_PYTHON=""
 declare -A SKIP=()	# configuration -> why it is skipped
 
 # Throughput configurations, in the order of the first round.
-CONFIGS=(none faultline fl-fp fl-sampled memleak memleak-libbpf bpftrace)
+CONFIGS=(none faultline fl-fp fl-sampled fl-churn memleak memleak-libbpf bpftrace)
 [[ -n ${BASELINE_FL:-} ]] && CONFIGS+=(fl-old)
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline --alloc"
 	[fl-sampled]="faultline --alloc --sample-bytes 524288"
 	[fl-fp]="faultline --alloc --unwind-mem 0"
+	[fl-churn]="faultline --alloc=churn"
 	[fl-old]="BASELINE_FL --alloc"
 	[memleak]="memleak-bpfcc (bcc)"
 	[memleak-libbpf]="memleak (libbpf-tools)"
@@ -62,13 +66,15 @@ declare -A SHORT=(	# the same, for the summary's column
 	[faultline]="faultline --alloc"
 	[fl-sampled]="faultline --alloc, sampled"
 	[fl-fp]="faultline --alloc, fp only"
+	[fl-churn]="faultline --alloc=churn"
 	[fl-old]="the baseline build"
 	[memleak]="memleak-bpfcc"
 	[memleak-libbpf]="libbpf-tools memleak"
 	[bpftrace]="bpftrace"
 )
 
-# Sizes: a round of the throughput part takes about 5 x RUN_SECS plus memleak's start and exit.
+# Sizes: a round of the throughput part takes about RUN_SECS per configuration run, plus
+# memleak's start and exit.
 set_sizes()
 {
 	if ((QUICK)); then
@@ -165,6 +171,9 @@ find_tools()
 	if ! why=$("$FL" --alloc --sample-bytes 524288 --help 2>&1 >/dev/null); then
 		SKIP[fl-sampled]="this faultline has no --sample-bytes ($(head -1 <<<"$why"))"
 	fi
+	if ! why=$("$FL" --alloc=churn --help 2>&1 >/dev/null); then
+		SKIP[fl-churn]="this faultline has no --alloc=churn ($(head -1 <<<"$why"))"
+	fi
 	if have memleak-bpfcc; then
 		# Its own interpreter, from its #! line: the python3 first on PATH may have no bcc.
 		read -r BCC_PYTHON _ <<<"$(sed -n '1s/^#! *//p' "$(command -v memleak-bpfcc)")"
@@ -235,7 +244,7 @@ wait_live()
 	end=$((t + $2 * 1000000))
 	while alive "$PROF_PID"; do
 		if wait_line "$PROF_LOG" "$re" 0 >/dev/null; then
-			if [[ $1 == faultline || $1 == fl-sampled ]]; then
+			if [[ $1 == faultline || $1 == fl-sampled || $1 == fl-churn ]]; then
 				LIVE_AT=$(stamp_of "$PROF_LOG" "$re")
 				return 0
 			fi
@@ -273,6 +282,7 @@ prof_try()
 	faultline) cmd=("$FL" --alloc -q -p "$WL_PID") ;;
 	fl-sampled) cmd=("$FL" --alloc --sample-bytes 524288 -q -p "$WL_PID") ;;
 	fl-fp) cmd=("$FL" --alloc --unwind-mem 0 -q -p "$WL_PID") ;;
+	fl-churn) cmd=("$FL" --alloc=churn -q -p "$WL_PID") ;;
 	fl-old) cmd=("$BASELINE_FL" --alloc -q -p "$WL_PID") ;;
 	memleak)
 		# Unbuffered, or its banner waits for the first report; the headers' stand-in.
@@ -524,13 +534,13 @@ summary()
 	row "allocbench pairs/s, no profiler ($THREADS threads)" base_rate %.0f "" - ""
 	row "added per malloc+free, ${SHORT[faultline]}" add_faultline %.3f " us" "<=" 2.5
 	row "added per malloc+free, ${SHORT[fl-sampled]}" add_fl-sampled %.3f " us" "<=" 2.5
-	for c in fl-fp fl-old memleak memleak-libbpf bpftrace; do
+	for c in fl-fp fl-churn fl-old memleak memleak-libbpf bpftrace; do
 		row "added per malloc+free, ${SHORT[$c]}" "add_$c" %.3f " us" - ""
 	done
-	for c in faultline fl-sampled memleak memleak-libbpf bpftrace; do
+	for c in faultline fl-sampled fl-churn memleak memleak-libbpf bpftrace; do
 		row "throughput kept, ${SHORT[$c]}" "ratio_$c" %.4f x - ""
 	done
-	for c in faultline fl-sampled memleak memleak-libbpf bpftrace; do
+	for c in faultline fl-sampled fl-churn memleak memleak-libbpf bpftrace; do
 		row "CPU during the run, ${SHORT[$c]}" "cpu_$c" %.1f "%" - ""
 		row "VmHWM, ${SHORT[$c]}" "hwm_$c" %.1f " MiB" - ""
 	done

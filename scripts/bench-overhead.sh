@@ -14,6 +14,9 @@
 #      Figure: added microseconds per fault, median over pairs.
 #   2. redis: a private redis-server on 127.0.0.1 under redis-benchmark, requests/s with and
 #      without faultline attached, in pairs; figure: median throughput ratio and its spread.
+#      REDIS_MODES (default "faultline") lists the modes to pair with no profiler, one after
+#      the other: faultline, fl-alloc (--alloc), fl-churn (--alloc=churn), fl-vm, fl-mapping,
+#      fl-children, fl-fp; e.g. REDIS_MODES="faultline fl-alloc fl-churn" --only redis.
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
 #      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
 #      per second of session at the default 1 s refresh while
@@ -59,13 +62,14 @@ STATS_NAMES='[]'	# the programs they read (a JSON array of names)
 STATS_T0=""
 declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
 declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [fl-alloc]="--alloc"
-	[fl-children]="-f" [fl-fp]="--unwind-mem 0")
+	[fl-children]="-f" [fl-fp]="--unwind-mem 0" [fl-churn]="--alloc=churn")
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline -q -p PID"
 	[fl-vm]="faultline -q --vm -p PID"
 	[fl-mapping]="faultline -q --by mapping -p PID"
 	[fl-alloc]="faultline -q --alloc -p PID"
+	[fl-churn]="faultline -q --alloc=churn -p PID"
 	[fl-children]="faultline -q -f -p PID"
 	[fl-fp]="faultline -q --unwind-mem 0 -p PID"
 	[fl-old]="BASELINE_FL -q -p PID"
@@ -245,12 +249,43 @@ redis_run()
 	[[ $RB_RPS != nan ]] || die "redis-benchmark gave no figures: $(head -c 300 "$out")"
 }
 
+# Pairs of (no profiler, mode @1) on the running redis-server; the median ratio into
+# FIG[redis] for faultline, FIG[redis_@1] for another mode.
+redis_pairs()
+{
+	local mode=$1 i t order off on ratios=() bases=() key=redis
+
+	[[ $mode == faultline ]] || key=redis_$mode
+	for ((i = 0; i < PAIRS * 2; i++)); do	# twice as many: the noise here is 6-12%
+		if ((i % 2)); then order="$mode none"; else order="none $mode"; fi
+		for t in $order; do
+			redis_run "$t"
+			if [[ $t == none ]]; then off=$RB_RPS; else on=$RB_RPS; fi
+			printf '  pair %2d %-11s %9s req/s  (%s)\n' $((i + 1)) "$t" "$RB_RPS" \
+				"$RB_LINE"
+		done
+		ratios+=("$(calc %.4f "$on / $off")")
+		bases+=("$off")
+	done
+	FIG[$key]=$(median "${ratios[@]}")
+	printf '  throughput with %s: median %.3fx; pair ratios: middle half %s, all %s\n' \
+		"${LABEL[$mode]}" "${FIG[$key]}" "$(quartiles %.3f "${ratios[@]}")" \
+		"$(minmax "${ratios[@]}")"
+	printf '  runs without it: %s req/s (drift over the run is what the pairs cancel)\n' \
+		"$(minmax "${bases[@]}")"
+}
+
 bench_redis()
 {
-	local i t order off on ratios=() bases=()
+	local modes=() mode
 
+	read -ra modes <<<"${REDIS_MODES:-faultline}"
+	for mode in "${modes[@]}"; do
+		[[ -n ${FL_OPTS[$mode]+set} && $mode != fl-old ]] ||
+			die "REDIS_MODES: unknown mode '$mode' (faultline or fl-alloc, fl-churn, ...)"
+	done
 	echo "== 2. redis-server under redis-benchmark -t set,get,lpush -n $RB_N -P 16 -r 100000," \
-		"$((PAIRS * 2)) pairs"
+		"$((PAIRS * 2)) pairs per mode (${modes[*]})"
 	if ! have redis-server || ! have redis-benchmark || ! have redis-cli; then
 		echo "  redis-server/redis-tools not installed: skipped (--install)"
 		return 0
@@ -259,22 +294,10 @@ bench_redis()
 	echo "  redis-server $(redis-server --version | awk '{ print $3 }') pid $REDIS_PID" \
 		"port $REDIS_PORT"
 	redis_run none	# warm-up: the first run pays for the allocator's first growth
-	for ((i = 0; i < PAIRS * 2; i++)); do	# twice as many: the noise here is 6-12%
-		if ((i % 2)); then order="faultline none"; else order="none faultline"; fi
-		for t in $order; do
-			redis_run "$t"
-			if [[ $t == none ]]; then off=$RB_RPS; else on=$RB_RPS; fi
-			printf '  pair %2d %-9s %9s req/s  (%s)\n' $((i + 1)) "$t" "$RB_RPS" "$RB_LINE"
-		done
-		ratios+=("$(calc %.4f "$on / $off")")
-		bases+=("$off")
+	for mode in "${modes[@]}"; do
+		redis_pairs "$mode"
 	done
 	stop_redis
-	FIG[redis]=$(median "${ratios[@]}")
-	printf '  throughput with faultline: median %.3fx; pair ratios: middle half %s, all %s\n' \
-		"${FIG[redis]}" "$(quartiles %.3f "${ratios[@]}")" "$(minmax "${ratios[@]}")"
-	printf '  runs without it: %s req/s (drift over the run is what the pairs cancel)\n' \
-		"$(minmax "${bases[@]}")"
 }
 
 # ---------------------------------------------------------------- 3. faultline itself
@@ -677,6 +700,8 @@ summary()
 	row "added per fault, bpftrace rss_stat" add_bpftrace %.3f " us" - ""
 	row "faultbench time with faultline" ratio_faultline %.2f x - ""
 	row "redis-benchmark throughput kept" redis %.3f x ">=" 0.97
+	row "... with --alloc (REDIS_MODES)" redis_fl-alloc %.3f x - ""
+	row "... with --alloc=churn (REDIS_MODES)" redis_fl-churn %.3f x - ""
 	row "start-up to probes live (median)" start_faultline %.3f " s" "<=" 0.1
 	row "faultline CPU at 1 s refresh" cpu %.3f "%" "<=" 2
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32

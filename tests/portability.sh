@@ -7,7 +7,9 @@
 # touch 4/8/12 MiB, that is 1024/2048/3072 faults of 4 KiB pages. Each option with programs of
 # its own must load and work there too:
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
-#    leak_path and direct_caller allocate 100000 and 777 bytes;
+#    leak_path and direct_caller allocate 100000 and 777 bytes, nested_path 12000 in four
+#    calls glibc passes on to another allocator function; --alloc=churn (its entry program,
+#    its cookies on perf uprobes) the same;
 #  --vm (syscall tracepoints, task storage): the vmcalls workload reserves 16 MiB in vm_reserve
 #    and 35 MiB in all;
 #  --by mapping, without the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every
@@ -48,6 +50,7 @@ trap 'rm -f "$log"' EXIT
 	echo \"@@OUTPUTS\"; head -c 200 /tmp/j; echo; grep -c touch_a /tmp/s;
 	od -An -tx1 -N2 /tmp/p; echo @@END
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
+	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
@@ -75,10 +78,14 @@ outputs=$(sed -n '/^@@OUTPUTS$/,/^@@END$/p' "$log")
 grep -q '"schema":"faultline/1"' <<<"$outputs"; check "--json writes a faultline/1 document" $?
 grep -qx '[1-9][0-9]*' <<<"$outputs"; check "--svg draws touch_a" $?
 grep -q '1f 8b' <<<"$outputs"; check "--pprof writes a gzip file" $?
-ran ALLOC --alloc
-for e in "leak_path;malloc:100000" "direct_caller;malloc:777"; do
-	got=$(sum ALLOC "${e%:*} ")
-	[ "$got" = "${e#*:}" ]; check "--alloc ${e%:*}: $got bytes, expected ${e#*:}" $?
+for mode in ALLOC:--alloc CHURN:--alloc=churn; do
+	ran "${mode%:*}" "${mode#*:}"
+	for e in "leak_path;malloc:100000" "direct_caller;malloc:777"; do
+		got=$(sum "${mode%:*}" "${e%:*} ")
+		[ "$got" = "${e#*:}" ]; check "${mode#*:} ${e%:*}: $got bytes, expected ${e#*:}" $?
+	done
+	got=$(sum "${mode%:*}" ";nested_path;")
+	[ "$got" = 12000 ]; check "${mode#*:} nested_path: $got bytes, expected 12000 (each once)" $?
 done
 ran VM --vm
 got=$(sum VM ";vm_reserve;")

@@ -174,7 +174,8 @@ int config__stdout_outputs(const struct fl_config *cfg)
 
 bool config__has_metric(const struct fl_config *cfg, enum fl_metric m)
 {
-	return (cfg->alloc || !metric__needs_alloc(m)) && (cfg->vm || !metric__needs_vm(m));
+	return (cfg->alloc || !metric__needs_alloc(m)) &&
+	       (!cfg->alloc_churn || !metric__needs_frees(m)) && (cfg->vm || !metric__needs_vm(m));
 }
 
 static int check_outputs(const struct fl_config *cfg)
@@ -247,11 +248,33 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 	return -EINVAL;
 }
 
+/* --alloc[=MODE]: exact (the default) or churn. */
+static int parse_alloc(struct fl_config *cfg, const char *arg)
+{
+	cfg->alloc = true;
+	cfg->alloc_churn = arg && !strcmp(arg, "churn");
+	if (!arg || cfg->alloc_churn || !strcmp(arg, "exact"))
+		return 0;
+	usage_error("--alloc=%s: expected --alloc=exact (the default: every block, its free and "
+		    "what stays live) or --alloc=churn (calls and bytes asked by stack, one trap "
+		    "per call)",
+		    arg);
+	return -EINVAL;
+}
+
 /* A non-option argument: the command when it follows "--", else a mistake. */
 static int parse_command(struct argp_state *state, struct cli_state *cs, char *arg)
 {
+	const char *prev = state->next >= 2 ? state->argv[state->next - 2] : "";
+
 	if (!state->quoted || state->next - 1 < state->quoted) {
-		usage_error("unexpected argument '%s': put a command after --", arg);
+		/* an optional argument must be joined to its option: "--alloc churn" is two */
+		if (!strcmp(prev, "--alloc") && (!strcmp(arg, "churn") || !strcmp(arg, "exact")))
+			usage_error("unexpected argument '%s': the mode is joined to the option, "
+				    "--alloc=%s",
+				    arg, arg);
+		else
+			usage_error("unexpected argument '%s': put a command after --", arg);
 		return -EINVAL;
 	}
 	cs->cfg->command = &state->argv[state->next - 1];
@@ -269,9 +292,29 @@ static int parse_string(const char *opt, const char *arg, const char **out)
 	return 0;
 }
 
+/* --alloc=churn sees no free: nothing is known to be live, and there is no live table. */
+static int check_churn(const struct fl_config *cfg)
+{
+	if (metric__needs_frees(cfg->metric)) {
+		usage_error("--metric %s needs the frees, which --alloc=churn does not trace (one "
+			    "trap per allocation call, nothing known to be live): use --alloc for "
+			    "exact live tracking, or --metric alloc-bytes or alloc-count",
+			    metric__name(cfg->metric));
+		return -EINVAL;
+	}
+	if (cfg->max_live_given) {
+		usage_error("--max-live sizes the live table, which --alloc=churn does not keep "
+			    "(use --alloc for exact live tracking)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The allocator options only mean something with --alloc, and so do its metrics. */
 static int check_alloc(const struct fl_config *cfg)
 {
+	if (cfg->alloc_churn)
+		return check_churn(cfg);
 	if (cfg->alloc)
 		return 0;
 	if (cfg->alloc_lib || cfg->alloc_prefix || cfg->max_live_given || cfg->sample_bytes) {
@@ -357,8 +400,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		err = parse_numeric_opt(cfg, key, arg);
 		break;
 	case OPT_ALLOC:
-		cfg->alloc = true;
-		return 0;
+		err = parse_alloc(cfg, arg);
+		break;
 	case OPT_VM:
 		cfg->vm = true;
 		return 0;

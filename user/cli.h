@@ -32,6 +32,7 @@ struct fl_config {
 	uint32_t stack_storage;	  /* --stack-storage N: stack map entries; default 16384 */
 	uint32_t unwind_mib;	  /* --unwind-mem MIB: bound on the unwind tables; 0: none */
 	bool alloc;		  /* --alloc: allocator probes */
+	bool alloc_churn;	  /* --alloc=churn: their entries only (no frees, nothing live) */
 	const char *alloc_lib;	  /* --alloc-lib PATH, or NULL: found per target */
 	const char *alloc_prefix; /* --alloc-prefix PREFIX, or NULL */
 	uint32_t max_live;	  /* --max-live N: live-allocation map entries */
@@ -62,7 +63,8 @@ int parse_args(int argc, char **argv, struct fl_config *cfg);
  * parse_args() allows one at most; with one, every table goes to stderr. */
 int config__stdout_outputs(const struct fl_config *cfg);
 
-/* True when the session @cfg describes fills metric @m (--alloc and --vm add some). */
+/* True when the session @cfg describes fills metric @m (--alloc and --vm add some;
+ * --alloc=churn not the live ones). */
 bool config__has_metric(const struct fl_config *cfg, enum fl_metric m);
 
 #endif /* FAULTLINE_CLI_H */

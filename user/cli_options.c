@@ -22,6 +22,7 @@ const char cli_doc[] =
 	"    faultline -q --svg out.svg -p 1234  # an interactive flame graph\n"
 	"    faultline diff before.txt after.txt  # what changed between two --folded files\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
+	"    faultline --alloc=churn --metric alloc-count -p 1234  # malloc storms\n"
 	"    faultline --vm --metric released -p 1234  # who gives memory back, and how\n"
 	"    faultline --by mapping -p 1234  # which mappings grew: heap, stacks, files...\n"
 	"\v"
@@ -29,7 +30,8 @@ const char cli_doc[] =
 	"shmem, swap, faults (a count), released (anon + file + shmem released),\n"
 	"peak (net bytes each stack held when the process's RSS was highest);\n"
 	"with --alloc: alloc-bytes, alloc-count (allocations since attach), live-bytes,\n"
-	"live-count (allocated since attach and not freed); with --vm: reserved\n"
+	"live-count (allocated since attach and not freed; not with --alloc=churn);\n"
+	"with --vm: reserved\n"
 	"(virtual bytes mapped by mmap, mremap and brk growth), unmapped (given back by\n"
 	"munmap, mremap and brk shrink).\n"
 	"\n"
@@ -38,6 +40,11 @@ const char cli_doc[] =
 	"processes only. Each probed call traps into the kernel (about 0.6 us, more for\n"
 	"the few probes that must be single-stepped), sampled or not: --sample-bytes\n"
 	"makes recording cheaper and bounds the live table, not the trap.\n"
+	"--alloc=churn takes the entry of each allocating call alone (no return probe,\n"
+	"no free, no live table): one trap per call instead of three per malloc+free,\n"
+	"for hot servers where exact live tracking costs too much. It counts calls and\n"
+	"bytes asked by stack (alloc-count, alloc-bytes); frees and live bytes are not\n"
+	"traced, so live-bytes and live-count are refused.\n"
 	"\n"
 	"-f follows every new process a target forks (not threads; not processes\n"
 	"forked before faultline started), up to 4096 processes in all: their growth\n"
@@ -64,7 +71,11 @@ const struct argp_option cli_options[] = {
 	  "them go to the call)",
 	  2 },
 	{ NULL, 0, NULL, 0, "Allocator (--alloc):", 3 },
-	{ "alloc", OPT_ALLOC, NULL, 0, "Also trace malloc, free and operator new/delete", 3 },
+	{ "alloc", OPT_ALLOC, "MODE", OPTION_ARG_OPTIONAL,
+	  "Also trace malloc, free and operator new/delete (MODE exact, the default); MODE "
+	  "churn: the allocating calls' entries only, one trap per call (calls and bytes asked "
+	  "by stack; no frees)",
+	  3 },
 	{ "alloc-lib", OPT_ALLOC_LIB, "PATH", 0,
 	  "The allocator is PATH (default: found per target)", 3 },
 	{ "alloc-prefix", OPT_ALLOC_PREFIX, "PREFIX", 0,

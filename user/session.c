@@ -99,6 +99,7 @@ static int show(struct session *s, bool final)
 	struct snapshot_opts so = { .threads = s->threads,
 				    .metric = s->metric,
 				    .alloc = cfg->alloc,
+				    .alloc_churn = cfg->alloc_churn,
 				    .vm = cfg->vm,
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
@@ -308,7 +309,8 @@ int session__run(const struct fl_config *cfg)
 {
 	struct session s = { .cfg = cfg,
 			     .sigfd = -1,
-			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose } };
+			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose,
+					cfg->alloc_churn } };
 	int err, status;
 
 	err = session__setup(&s);

@@ -177,6 +177,7 @@ int session__setup(struct session *s)
 		.max_counts = cfg->stack_storage * ROWS_PER_STACK,
 		.max_threads = MAX_THREADS,
 		.alloc = cfg->alloc,
+		.alloc_churn = cfg->alloc_churn,
 		.max_live = cfg->max_live,
 		.sample_bytes = cfg->sample_bytes,
 		.vm = cfg->vm,
@@ -242,7 +243,8 @@ int session__setup(struct session *s)
 			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);
 	collector__set_mm_state(s->col, tracer__mm_state_fd(s->tracer));
 	collector__set_procs(s->col, tracer__procs_fd(s->tracer));
-	if (cfg->alloc)
+	/* churn mode fills neither the live table nor the histograms */
+	if (cfg->alloc && !cfg->alloc_churn)
 		collector__set_alloc(s->col, tracer__live_fd(s->tracer),
 				     tracer__hists_fd(s->tracer));
 	err = add_targets(s);

@@ -55,7 +55,7 @@ struct session {
 	const char *note;
 	enum fl_metric metric;	 /* --metric, or faults when the kernel batches RSS updates */
 	bool threads;		 /* -T, or as the interactive view switched it */
-	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v */
+	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v, churn mode */
 	struct tui *tui;	 /* the interactive view, on a terminal; NULL for plain output */
 	struct snapshot shown;	 /* what the interactive view reads for its redraws */
 	/* opened before anything is attached, so that a path that cannot be written ends the

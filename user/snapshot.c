@@ -47,6 +47,8 @@ static int pprof_setup(struct snapshot *snap, const struct snapshot_opts *o)
 	static const enum fl_metric alloc[] = { FL_METRIC_ALLOC_COUNT, FL_METRIC_ALLOC_BYTES,
 						FL_METRIC_LIVE_COUNT, FL_METRIC_LIVE_BYTES };
 	static const enum fl_metric vm[] = { FL_METRIC_RESERVED, FL_METRIC_UNMAPPED };
+	/* churn mode sees no free: its live metrics would be the allocations again */
+	size_t nalloc = o->alloc_churn ? 2 : sizeof(alloc) / sizeof(alloc[0]);
 	enum fl_metric *t = snap->pprof_types;
 	size_t n = 0, dflt = FL_METRIC__COUNT;
 
@@ -55,7 +57,7 @@ static int pprof_setup(struct snapshot *snap, const struct snapshot_opts *o)
 		return -ENOMEM;
 	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
 		t[n++] = always[i];
-	for (size_t i = 0; o->alloc && i < sizeof(alloc) / sizeof(alloc[0]); i++)
+	for (size_t i = 0; o->alloc && i < nalloc; i++)
 		t[n++] = alloc[i];
 	for (size_t i = 0; o->vm && i < sizeof(vm) / sizeof(vm[0]); i++)
 		t[n++] = vm[i];
@@ -289,6 +291,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
 	snap->report.alloc = o->alloc;
+	snap->report.alloc_churn = o->alloc && o->alloc_churn;
 	snap->report.vm = o->vm;
 	snap->report.map_classes = o->by_mapping;
 	err = build_threads(snap, col, rows, nrows);
@@ -310,9 +313,12 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	}
 	if (!err)
 		sort_threads(snap, o->metric);
+	/* allocation sites by the metric, else live bytes, or in churn mode bytes asked */
 	if (!err && o->alloc)
-		err = sites__build(o->metric, false, col, frames, set, &snap->sites,
-				   &snap->report.nsites);
+		err = sites__build(o->alloc_churn && !metric__needs_alloc(o->metric) ?
+					   FL_METRIC_ALLOC_BYTES :
+					   o->metric,
+				   false, col, frames, set, &snap->sites, &snap->report.nsites);
 	if (!err && o->vm)
 		err = sites__build(o->metric, true, col, frames, set, &snap->vm_sites,
 				   &snap->report.nvm_sites);

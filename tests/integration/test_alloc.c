@@ -24,6 +24,7 @@
 #define CHURN_SIZE 64
 #define DIRECT_SIZE 777
 #define NEW_BYTES (3 * 256)
+#define NESTED_BYTES (4 * 3000)
 #define THREAD_BYTES (2 * 50 * 2000)
 
 static void setup(void)
@@ -73,6 +74,10 @@ static void check_alloc_bytes(const char *lib)
 	/* "operator new" matches libstdc++'s "operator new(unsigned long)" too */
 	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_BYTES,
 		     "operator new counted once");
+	/* realloc(NULL) jumping to malloc and the like: one allocation each */
+	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), NESTED_BYTES,
+		     "nested calls counted once: %" PRIu64,
+		     h_folded_frame(&r.folded, "nested_path"));
 	h_folded_free(&r.folded);
 }
 

@@ -343,6 +343,56 @@ Test(cli, alloc_options, .init = quiet)
 	EXPECT_USAGE_ERROR("empty value", "--alloc", "--alloc-prefix", "", "-p", "1");
 }
 
+/* --alloc[=MODE]: plain --alloc is exact, --alloc=churn takes the entries alone. */
+Test(cli, alloc_modes, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "--alloc", "-p", "1"), 0);
+	cr_expect(cfg.alloc);
+	cr_expect_not(cfg.alloc_churn);
+	cr_assert_eq(PARSE(&cfg, "--alloc=exact", "-p", "1"), 0);
+	cr_expect(cfg.alloc);
+	cr_expect_not(cfg.alloc_churn);
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "-p", "1"), 0);
+	cr_expect(cfg.alloc);
+	cr_expect(cfg.alloc_churn);
+	cr_expect_eq(cfg.metric, FL_METRIC_RESIDENT, "the tree's default, as with --alloc");
+	/* the last one given wins, as for any option */
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "--alloc", "-p", "1"), 0);
+	cr_expect_not(cfg.alloc_churn);
+	/* what composes with it: the allocator options, sampling, its two metrics */
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "--alloc-lib", "/x/libjemalloc.so.2",
+			   "--alloc-prefix", "je_", "--sample-bytes", "4096", "--metric",
+			   "alloc-count", "-p", "1"),
+		     0);
+	cr_expect(cfg.alloc_churn);
+	cr_expect_eq(cfg.sample_bytes, 4096);
+	cr_expect_eq(cfg.metric, FL_METRIC_ALLOC_COUNT);
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "--metric", "alloc-bytes", "-p", "1"), 0);
+	cr_expect(config__has_metric(&cfg, FL_METRIC_ALLOC_BYTES));
+	cr_expect(config__has_metric(&cfg, FL_METRIC_ALLOC_COUNT));
+	cr_expect_not(config__has_metric(&cfg, FL_METRIC_LIVE_BYTES), "nothing is known live");
+	cr_expect_not(config__has_metric(&cfg, FL_METRIC_LIVE_COUNT));
+	cr_expect(config__has_metric(&cfg, FL_METRIC_RESIDENT));
+	cr_assert_eq(PARSE(&cfg, "--alloc", "-p", "1"), 0);
+	cr_expect(config__has_metric(&cfg, FL_METRIC_LIVE_BYTES));
+	/* what it cannot do is refused with why and what to use instead */
+	EXPECT_USAGE_ERROR("--metric live-bytes needs the frees, which --alloc=churn does not "
+			   "trace",
+			   "--alloc=churn", "--metric", "live-bytes", "-p", "1");
+	EXPECT_USAGE_ERROR("use --alloc for exact live tracking", "--alloc=churn", "--metric",
+			   "live-count", "-p", "1");
+	EXPECT_USAGE_ERROR("--max-live sizes the live table, which --alloc=churn does not keep",
+			   "--alloc=churn", "--max-live", "4096", "-p", "1");
+	EXPECT_USAGE_ERROR("--alloc=bogus: expected --alloc=exact", "--alloc=bogus", "-p", "1");
+	EXPECT_USAGE_ERROR("--alloc=: expected", "--alloc=", "-p", "1");
+	EXPECT_USAGE_ERROR("the mode is joined to the option, --alloc=churn", "--alloc", "churn",
+			   "-p", "1");
+	EXPECT_USAGE_ERROR("--metric live-bytes needs --alloc", "--metric", "live-bytes", "-p",
+			   "1");
+}
+
 Test(cli, unknown_options, .init = quiet)
 {
 	EXPECT_USAGE_ERROR("--bogus", "-p", "1", "--bogus");

@@ -11,6 +11,9 @@
  *   memalign_path   posix_memalign(64, MEMALIGN_SIZE), kept
  *   new_path        NEW_N x operator new(NEW_SIZE), kept (libstdc++'s, or the allocator's;
  *                   skipped where neither exists)
+ *   nested_path     realloc(NULL, ...), memalign(8, ...), reallocarray(NULL, 1, ...) and
+ *                   posix_memalign(8, ...), NESTED_SIZE each, kept: calls that glibc passes on
+ *                   to another allocator function (malloc, realloc), each one allocation
  *   thread_leak     in each of THREADS threads named "leaker-N": THREAD_N x THREAD_SIZE, kept
  *   early blocks    EARLY_N blocks allocated before "ready" and freed after the start signal
  *
@@ -22,6 +25,7 @@
  */
 #include "workload.h"
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 
 #define LEAK_N 100
@@ -34,6 +38,7 @@
 #define MEMALIGN_SIZE 4096
 #define NEW_N 3
 #define NEW_SIZE 256
+#define NESTED_SIZE 3000
 #define THREADS 2
 #define THREAD_N 50
 #define THREAD_SIZE 2000
@@ -41,6 +46,7 @@
 #define EARLY_SIZE 512
 
 static void *volatile sink; /* keeps the compiler from dropping unused blocks */
+static void *volatile none; /* NULL the compiler cannot see: realloc(NULL, n) stays realloc */
 static unsigned long scale = 1;
 
 void leak_path(void)
@@ -92,6 +98,20 @@ void new_path(void *(*op_new)(size_t))
 {
 	for (int i = 0; i < NEW_N; i++)
 		sink = op_new(NEW_SIZE);
+}
+
+/* glibc: realloc(NULL, n) and memalign jump to malloc, reallocarray to realloc, and
+ * posix_memalign below malloc's own alignment calls malloc. */
+void nested_path(void)
+{
+	void *p = NULL;
+
+	sink = realloc(none, NESTED_SIZE);
+	sink = memalign(8, NESTED_SIZE);
+	sink = reallocarray(none, 1, NESTED_SIZE);
+	if (posix_memalign(&p, 8, NESTED_SIZE))
+		wl_die("posix_memalign");
+	sink = p;
 }
 
 void thread_leak(void)
@@ -180,6 +200,7 @@ int main(int argc, char **argv)
 	memalign_path();
 	if (op_new)
 		new_path(op_new);
+	nested_path();
 	run_threads();
 	wl_finish(&a);
 	return 0;

@@ -51,6 +51,9 @@ static void counts(struct json *j, const char *key, const struct fl_counts *c,
 	if (r->alloc) {
 		json__u64(j, "allocs", c->allocs);
 		json__u64(j, "alloc_bytes", c->alloc_bytes);
+	}
+	/* --alloc=churn traces no free: these were never measured, so they are absent */
+	if (r->alloc && !r->alloc_churn) {
 		json__u64(j, "frees", c->frees);
 		json__u64(j, "free_bytes", c->free_bytes);
 		json__u64(j, "live_count", metric__value(c, FL_METRIC_LIVE_COUNT));
@@ -118,6 +121,8 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	json__bool(j, "threads", o->threads);
 	json__bool(j, "children", o->children);
 	json__bool(j, "alloc", r->alloc);
+	if (r->alloc)
+		json__str(j, "alloc_mode", r->alloc_churn ? "churn" : "exact");
 	json__u64(j, "sample_bytes", r->sample_bytes);
 	json__bool(j, "vm", r->vm);
 	json__object_end(j);
@@ -246,7 +251,7 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 		json__null(j, "peak_rss");
 	if (r->map_classes)
 		json__u64(j, "hugetlb_faults", s->hugetlb_faults);
-	if (r->alloc) {
+	if (r->alloc && !r->alloc_churn) {
 		json__object_begin(j, "exec_dropped");
 		json__u64(j, "count", s->exec_dropped);
 		json__u64(j, "bytes", s->exec_dropped_bytes);
@@ -281,7 +286,7 @@ static void site(struct json *j, const struct fl_report *r, const struct fl_call
 	json__strn(j, "caller", s->caller, sizeof(s->caller));
 	json__str(j, "function", s->fn);
 	counts(j, "counts", &s->counts, r);
-	if (alloc) {
+	if (alloc && !r->alloc_churn) {
 		hist(j, "size_hist", s->hist.size);
 		hist(j, "latency_hist_ns", s->hist.latency);
 		if (s->oldest_ts && r->now_ns >= s->oldest_ts)

@@ -39,6 +39,8 @@ const char *metric__name(enum fl_metric m);
 bool metric__is_bytes(enum fl_metric m);
 /* True for the metrics only --alloc fills. */
 bool metric__needs_alloc(enum fl_metric m);
+/* True for the metrics that need the frees traced: --alloc's exact mode, not --alloc=churn. */
+bool metric__needs_frees(enum fl_metric m);
 /* True for the metrics only --vm fills. */
 bool metric__needs_vm(enum fl_metric m);
 /* The value of @m in @c (a sum of kinds held at UINT64_MAX). */

@@ -86,9 +86,12 @@ struct fl_report {
 	uint64_t drops[FL_DROP__COUNT];
 	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
 	bool alloc;	  /* --alloc: the allocator figures below mean something */
+	bool alloc_churn; /* --alloc=churn: calls and bytes asked only (no frees, no live
+			   * blocks, no histograms) */
 	uint64_t sample_bytes; /* --sample-bytes (0: every allocation recorded) */
 	uint64_t now_ns;       /* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
-	const struct fl_call_site *sites; /* sorted by the metric (live bytes by default) */
+	/* sorted by the metric (by default live bytes, alloc bytes with alloc_churn) */
+	const struct fl_call_site *sites;
 	size_t nsites;
 	bool vm;	  /* --vm: the memory call figures below mean something */
 	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */

@@ -254,7 +254,7 @@ static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 }
 
 static int plan_one(struct elf_file *f, struct alloc_plan *plan, const struct alloc_fn_desc *d,
-		    const char *prefix)
+		    const char *prefix, unsigned keep)
 {
 	static uint8_t code[CODE_MAX];
 	struct alloc_probe *p = &plan->probes[plan->nprobes++];
@@ -280,7 +280,7 @@ static int plan_one(struct elf_file *f, struct alloc_plan *plan, const struct al
 		p->state = ALLOC_PROBE_TAIL_JUMP;
 		return 0;
 	}
-	err = len ? placement__choose(code, len, p->vaddr, d->regs, &p->site) : -EIO;
+	err = len ? placement__choose(code, len, p->vaddr, d->regs | keep, &p->site) : -EIO;
 	if (err == -EINVAL || err == -EIO)
 		p->site = (struct probe_site){ .reason = "entry: code unreadable" };
 	else if (err)
@@ -288,7 +288,8 @@ static int plan_one(struct elf_file *f, struct alloc_plan *plan, const struct al
 	return 0;
 }
 
-int allocator__plan(int rootfd, const char *path, const char *prefix, struct alloc_plan *plan)
+int allocator__plan(int rootfd, const char *path, const char *prefix, unsigned keep,
+		    struct alloc_plan *plan)
 {
 	struct elf_file f;
 	int err;
@@ -299,7 +300,7 @@ int allocator__plan(int rootfd, const char *path, const char *prefix, struct all
 	if (err)
 		return err;
 	for (size_t i = 0; i < NFUNCS && !err; i++)
-		err = plan_one(&f, plan, &FUNCS[i], prefix);
+		err = plan_one(&f, plan, &FUNCS[i], prefix, keep);
 	if (!err && plan->probes[0].state != ALLOC_PROBE_ATTACH)
 		err = -ENODATA; /* no malloc: not an allocator */
 	if (!err)

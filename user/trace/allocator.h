@@ -49,10 +49,13 @@ int allocator__choose(int rootfd, const char *const *paths, size_t n, const char
 
 /*
  * Resolves every malloc-family function in @path (under @rootfd) and chooses where each is
- * probed (placement.h), refusing sites that another probed function branches into. Returns
- * 0, -ENODATA when @path does not define @prefix"malloc", -ENOENT when there is no @path,
- * -EISDIR when it is a directory, -ENOEXEC when it is not ELF, or another -errno.
+ * probed (placement.h), refusing sites that another probed function branches into. @keep:
+ * PLACE_* registers every probe must see as at the entry besides the arguments it reads
+ * (PLACE_RBP for a probe that walks the stack, --alloc=churn). Returns 0, -ENODATA when
+ * @path does not define @prefix"malloc", -ENOENT when there is no @path, -EISDIR when it is a
+ * directory, -ENOEXEC when it is not ELF, or another -errno.
  */
-int allocator__plan(int rootfd, const char *path, const char *prefix, struct alloc_plan *plan);
+int allocator__plan(int rootfd, const char *path, const char *prefix, unsigned keep,
+		    struct alloc_plan *plan);
 
 #endif /* FAULTLINE_ALLOCATOR_H */

@@ -114,9 +114,10 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 	for (size_t i = 0; i < plan->nprobes; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 
-		/* glibc defines no operator new: only missing C functions are news */
+		/* glibc defines no operator new: only missing C functions are news (and in churn
+		 * mode, only those it would probe) */
 		if (p->state == ALLOC_PROBE_MISSING && strncmp(p->symbol, "_Z", 2) &&
-		    len < sizeof(missing))
+		    !(o->churn && alloc_fn__is_free(p->fn)) && len < sizeof(missing))
 			len += snprintf(missing + len, sizeof(missing) - len, "%s%s",
 					len ? ", " : "", p->symbol);
 	}
@@ -129,11 +130,18 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 	for (size_t i = 0; i < plan->nprobes; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 
+		if (o->churn && alloc_fn__is_free(p->fn)) {
+			if (p->state == ALLOC_PROBE_ATTACH || o->verbose > 1)
+				fprintf(stderr, "faultline:   %-36s not probed (--alloc=churn)\n",
+					p->symbol);
+			continue;
+		}
 		switch (p->state) {
 		case ALLOC_PROBE_ATTACH:
 			fprintf(stderr, "faultline:   %-36s +%-3u %s%s\n", p->symbol,
 				p->site.offset, p->site.reason,
-				alloc_fn__is_free(p->fn) ? "" : "; return probe there too");
+				alloc_fn__is_free(p->fn) || o->churn ? "" :
+								       "; return probe there too");
 			break;
 		case ALLOC_PROBE_ALIAS:
 			fprintf(stderr, "faultline:   %-36s same address as a function above\n",
@@ -222,12 +230,14 @@ static int explain_lib(const struct alloc_opts *o, pid_t pid, int err)
 static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *launched, int procfd,
 			  const char *dir, int rootfd, struct alloc_plan *plan)
 {
+	/* the churn probe walks the stack from its site: the caller's rbp must be intact */
+	unsigned keep = o->churn ? PLACE_RBP : 0;
 	struct candidates c = { 0 };
 	char exe[PATH_MAX];
 	int err, i;
 
 	if (o->lib) {
-		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", plan);
+		err = allocator__plan(rootfd, o->lib, o->prefix ?: "", keep, plan);
 		if (!err && procfd >= 0 && !maps_file(procfd, rootfd, o->lib))
 			err = -ESRCH;
 		return err ? explain_lib(o, pid, err) : 0;
@@ -243,7 +253,7 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 	i = err ? err :
 		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
 	if (i >= 0)
-		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", plan);
+		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", keep, plan);
 	else if (!err)
 		fprintf(stderr,
 			"faultline: --alloc: pid %d maps no object that defines %smalloc "

@@ -3,6 +3,7 @@
 #ifndef FAULTLINE_ALLOCSETUP_H
 #define FAULTLINE_ALLOCSETUP_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include "trace/attach.h"
 
@@ -10,6 +11,7 @@ struct alloc_opts {
 	const char *lib;    /* --alloc-lib PATH, or NULL: found per target */
 	const char *prefix; /* --alloc-prefix PREFIX, or NULL */
 	int verbose;	    /* -v: the probe plan; -vv: each probe's placement */
+	bool churn;	    /* --alloc=churn: the allocating functions' entries alone */
 };
 
 /*

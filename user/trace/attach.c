@@ -24,6 +24,7 @@ struct tracer {
 	struct faultline *skel;
 	bool rss_batched;
 	bool uprobe_multi;	  /* the allocator probes go through uprobe_multi links */
+	bool alloc_churn;	  /* --alloc=churn: entry probes alone, cookies with their sites */
 	struct probe_link *links; /* the allocator probes, attached per target */
 	size_t nlinks;
 	size_t cap;
@@ -104,15 +105,23 @@ struct alloc_prog {
 	struct bpf_program *prog;
 	bool ret;	/* a return probe */
 	bool free_side; /* probes free and operator delete, not the allocating functions */
+	bool churn;	/* --alloc=churn's program, the others exact mode's */
 };
 
-#define ALLOC_PROGS 3
+#define ALLOC_PROGS 4
 
 static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS])
 {
-	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, true, false };
-	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, false, false };
-	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true };
+	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, true, false, false };
+	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, false, false, false };
+	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true, false };
+	out[3] = (struct alloc_prog){ skel->progs.fl_alloc_churn, false, false, true };
+}
+
+/* The cookie of probe @p: its function, and in churn mode where the function lies. */
+static __u64 probe_cookie(const struct tracer *t, const struct alloc_probe *p)
+{
+	return t->alloc_churn ? fl_churn_cookie(p->fn, p->site.offset, p->size) : p->fn;
 }
 
 /* The memory syscall programs (--vm) load only when asked for: every syscall of the machine
@@ -200,6 +209,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	struct btf *btf = NULL;
 	struct tracer *t;
 	int err, tmpl_fd;
+	bool exact;
 
 	if (!privileged()) {
 		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF, "
@@ -237,13 +247,17 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
 	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
 	bpf_map__set_max_entries(t->skel->maps.threads, o->max_threads);
-	/* the allocator maps allocate per entry (BPF_F_NO_PREALLOC): sizes are only bounds */
-	bpf_map__set_max_entries(t->skel->maps.live, o->alloc ? o->max_live : 1);
-	bpf_map__set_max_entries(t->skel->maps.alloc_hists, o->alloc ? o->max_counts : 1);
+	/* the allocator maps allocate per entry (BPF_F_NO_PREALLOC): sizes are only bounds;
+	 * churn mode uses neither */
+	exact = o->alloc && !o->alloc_churn;
+	bpf_map__set_max_entries(t->skel->maps.live, exact ? o->max_live : 1);
+	bpf_map__set_max_entries(t->skel->maps.alloc_hists, exact ? o->max_counts : 1);
 	t->skel->rodata->sample_mean = o->sample_bytes;
+	t->alloc_churn = o->alloc && o->alloc_churn;
 	alloc_progs(t->skel, progs);
 	for (size_t i = 0; i < ALLOC_PROGS; i++)
-		bpf_program__set_autoload(progs[i].prog, o->alloc);
+		bpf_program__set_autoload(progs[i].prog,
+					  o->alloc && progs[i].churn == o->alloc_churn);
 	set_vm_autoload(t->skel, o->vm);
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
@@ -372,11 +386,11 @@ static int keep_link(struct tracer *t, struct probe_link l)
 	return 0;
 }
 
-/* One uprobe of @pid on @path at file offset @off, named by @fn in its cookie. */
+/* One uprobe of @pid on @path at file offset @off, with @cookie (probe_cookie()). */
 static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, pid_t pid,
-			 const char *path, uint64_t off, enum fl_alloc_fn fn)
+			 const char *path, uint64_t off, __u64 cookie)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = fn, .retprobe = ret);
+	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
 	struct bpf_link *link = bpf_program__attach_uprobe_opts(prog, pid, path, off, &o);
 
 	if (!link)
@@ -385,7 +399,7 @@ static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, p
 }
 
 /* One uprobe_multi link of @prog on @path for @pid: the probes of @plan whose side (free or
- * not) is @free, at their sites, each with its function as the cookie. */
+ * not) is @free, at their sites, each with its function as the cookie (probe_cookie()). */
 static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bool free_side,
 			pid_t pid, const char *path, const struct alloc_plan *plan)
 {
@@ -408,7 +422,7 @@ static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bo
 		if (p->state != ALLOC_PROBE_ATTACH || alloc_fn__is_free(p->fn) != free_side)
 			continue;
 		offs[a.cnt] = p->entry_off + p->site.offset;
-		cookies[a.cnt++] = p->fn;
+		cookies[a.cnt++] = probe_cookie(t, p);
 	}
 	if (!a.cnt)
 		return 0;
@@ -434,8 +448,9 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 		snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
 	alloc_progs(t->skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
-		err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid, path,
-				   plan);
+		if (progs[j].churn == t->alloc_churn)
+			err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid,
+					   path, plan);
 	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 		uint64_t off = p->entry_off + p->site.offset;
@@ -445,9 +460,10 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 		/* a function's return and entry probes share its site (the stack pointer is
 		 * unchanged there): one breakpoint serves both */
 		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
-			if (progs[j].free_side == alloc_fn__is_free(p->fn))
+			if (progs[j].churn == t->alloc_churn &&
+			    progs[j].free_side == alloc_fn__is_free(p->fn))
 				err = attach_uprobe(t, progs[j].prog, progs[j].ret, pid, path, off,
-						    p->fn);
+						    probe_cookie(t, p));
 	}
 	if (err)
 		fprintf(stderr,

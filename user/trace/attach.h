@@ -20,6 +20,8 @@ struct tracer_opts {
 	uint32_t max_counts;	/* entries of the counts map */
 	uint32_t max_threads;	/* entries of the threads map */
 	bool alloc;		/* load the allocator programs (--alloc) */
+	bool alloc_churn;	/* ... the entry program alone (--alloc=churn): no return
+				 * probes, no free, no live table */
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 	bool vm;		/* load the memory syscall programs (--vm) */

@@ -4,8 +4,9 @@
 #include <errno.h>
 
 /* rsp beside the PLACE_* bits: once it moves, the probe no longer sees the caller's frame. */
-#define PLACE_RSP (1u << 6)
+#define PLACE_RSP (1u << 7)
 #define PLACE_ARGS (PLACE_RDI | PLACE_RSI | PLACE_RDX | PLACE_RCX | PLACE_R8 | PLACE_R9)
+#define PLACE_READS (PLACE_ARGS | PLACE_RBP)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 enum site_kind {
@@ -102,6 +103,7 @@ static const uint16_t reg_family[][5] = {
 	{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
 	{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B },
 	{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B },
+	{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL },
 	{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL },
 };
 _Static_assert(1u << (ARRAY_SIZE(reg_family) - 1) == PLACE_RSP,
@@ -287,7 +289,7 @@ int placement__choose(const uint8_t *code, size_t len, uint64_t addr, unsigned r
 		out->reason = WHY_NO_DISASM;
 		return err;
 	}
-	walk(cs, insn, code, len, addr, (regs & PLACE_ARGS) | PLACE_RSP, out);
+	walk(cs, insn, code, len, addr, (regs & PLACE_READS) | PLACE_RSP, out);
 	disasm_close(&cs, insn);
 	return 0;
 }

@@ -20,6 +20,9 @@
 #define PLACE_RCX (1u << 3)
 #define PLACE_R8 (1u << 4)
 #define PLACE_R9 (1u << 5)
+/* Not an argument: a probe that walks the stack from there (--alloc=churn) needs the caller's
+ * frame pointer as it was at the entry. */
+#define PLACE_RBP (1u << 6)
 
 /* The farthest placement__choose() walks from the entry: past it we are guessing. */
 #define PLACE_MAX_INSNS 16
@@ -37,7 +40,8 @@ struct probe_site {
 
 /*
  * Chooses where to probe a function whose first @len bytes (its st_size, capped by the caller)
- * are @code, loaded at virtual address @addr; @regs: PLACE_* bits the probe reads.
+ * are @code, loaded at virtual address @addr; @regs: PLACE_* bits the probe reads (the
+ * arguments, and PLACE_RBP for a walk of the stack).
  *
  * The probe goes at the first instruction on the straight path from the entry that the kernel
  * emulates, when no instruction before it writes a register in @regs or rsp, stores to memory,

@@ -2,7 +2,8 @@
 /*
  * The --alloc part of the table: per process the heap since attach and what the allocator
  * retains beyond it; the allocation sites with live blocks, their ages and latencies; in the
- * final report the size and latency histograms of the heaviest sites.
+ * final report the size and latency histograms of the heaviest sites. --alloc=churn has the
+ * calls and the bytes asked alone, and says so.
  */
 #include "views/alloctable.h"
 #include <inttypes.h>
@@ -19,6 +20,28 @@ static uint64_t live_of(const struct fl_counts *c, bool bytes)
 	return metric__value(c, bytes ? FL_METRIC_LIVE_BYTES : FL_METRIC_LIVE_COUNT);
 }
 
+/* Calls per second over the session so far. */
+static double rate(uint64_t calls, const struct fl_report *r)
+{
+	return r->elapsed_s > 0 ? (double)calls / r->elapsed_s : 0;
+}
+
+/* --alloc=churn: the calls and what they asked, no frees and so no live heap. */
+static void render_churn(FILE *out, unsigned width, const struct fl_proc_summary *s,
+			 const struct fl_report *r)
+{
+	const struct fl_counts *c = &s->attributed;
+	char b[UNITS_BUF];
+
+	units__bytes(b, UNITS_BUF, c->alloc_bytes);
+	units__emit(out, width,
+		    "  allocator churn since attach%s: allocs %" PRIu64
+		    " (%s asked), %.0f calls/s; "
+		    "frees not traced",
+		    r->sample_bytes ? " (estimated)" : "", (uint64_t)c->allocs, b,
+		    rate(c->allocs, r));
+}
+
 void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_summary *s,
 			     const struct fl_report *r)
 {
@@ -31,6 +54,10 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 								     c->free_bytes;
 	char b[4][UNITS_BUF], unmatched[48];
 
+	if (r->alloc_churn) {
+		render_churn(out, width, s, r);
+		return;
+	}
 	if (r->sample_bytes)
 		snprintf(unmatched, sizeof(unmatched), "n/a when sampling");
 	else
@@ -105,10 +132,40 @@ static void nanos(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.1fms", ns / 1e6);
 }
 
+/* The churn sites: calls, their rate and mean size; nothing live, no latency. */
+static void render_churn_sites(FILE *out, unsigned width, const struct fl_report *r)
+{
+	char b[2][UNITS_BUF];
+
+	units__emit(out, width,
+		    "allocator churn by site%s (frees and live bytes not traced; "
+		    "--alloc for exact live tracking):",
+		    r->sample_bytes ? ", estimated from samples" : "");
+	units__emit(out, width, "%9s %9s %9s %9s  %s", "ALLOC-B", "ALLOCS", "CALLS/S", "MEAN",
+		    "CALLERS > ALLOCATOR");
+	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
+		const struct fl_call_site *s = &r->sites[i];
+		const struct fl_counts *c = &s->counts;
+
+		units__bytes(b[0], UNITS_BUF, c->alloc_bytes);
+		units__bytes(b[1], UNITS_BUF, c->allocs ? c->alloc_bytes / c->allocs : 0);
+		units__emit(out, width, "%9s %9" PRIu64 " %9.0f %9s  %s > %s", b[0],
+			    (uint64_t)c->allocs, rate(c->allocs, r), b[1], s->caller, s->fn);
+	}
+	if (r->nsites > MAX_SITE_ROWS)
+		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);
+	if (!r->nsites)
+		units__emit(out, width, "(no allocations seen yet)");
+}
+
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
 	char b[3][UNITS_BUF], old[16], p50[16], p99[16];
 
+	if (r->alloc_churn) {
+		render_churn_sites(out, width, r);
+		return;
+	}
 	units__emit(out, width, "allocation sites%s (latency: >= bucket floor):",
 		    r->sample_bytes ? " (estimated from samples)" : "");
 	/* frees are ALLOCS - LIVE: the column goes to the site's name */
@@ -157,7 +214,8 @@ static void render_hist(FILE *out, unsigned width, const char *title,
 
 void alloctable__render_hists(FILE *out, unsigned width, const struct fl_report *r)
 {
-	for (size_t i = 0; i < r->nsites && i < HIST_SITES; i++) {
+	/* churn mode keeps no histograms: a call's size is in its row, its latency unseen */
+	for (size_t i = 0; !r->alloc_churn && i < r->nsites && i < HIST_SITES; i++) {
 		const struct fl_call_site *s = &r->sites[i];
 
 		units__emit(out, width, "  %s > %s (pid %d), log2 buckets:", s->caller, s->fn,

@@ -288,12 +288,14 @@ static void fit_field(char *dst, size_t len, const char *src, unsigned cols)
 enum thread_cols {
 	COLS_RSS,
 	COLS_ALLOC,
+	COLS_CHURN, /* --alloc=churn: nothing is live */
 	COLS_VM
 };
 
-static const char *const thread_titles[3][3] = {
+static const char *const thread_titles[4][3] = {
 	[COLS_RSS] = { "SHMEM", "RELEASED", "FAULTS" },
 	[COLS_ALLOC] = { "ALLOC-B", "LIVE-B", "ALLOCS" },
+	[COLS_CHURN] = { "RELEASED", "ALLOC-B", "ALLOCS" },
 	[COLS_VM] = { "RESERVED", "UNMAPPED", "CALLS" },
 };
 
@@ -303,6 +305,11 @@ static void thread_extra(enum thread_cols k, const struct fl_counts *c, uint64_t
 	case COLS_ALLOC:
 		v[0] = c->alloc_bytes;
 		v[1] = metric__value(c, FL_METRIC_LIVE_BYTES);
+		v[2] = c->allocs;
+		break;
+	case COLS_CHURN:
+		v[0] = metric__value(c, FL_METRIC_RELEASED);
+		v[1] = c->alloc_bytes;
 		v[2] = c->allocs;
 		break;
 	case COLS_VM:
@@ -324,7 +331,10 @@ static void render_threads(FILE *out, const struct fl_report *r, const struct ta
 	/* tid, a space, the name, then six columns of " %9s": the name gets what is left. */
 	int ncols = (int)width - 8 - 60;
 	unsigned nw = ncols < 4 ? 4 : ncols > FL_COMM_LEN - 1 ? FL_COMM_LEN - 1 : (unsigned)ncols;
-	enum thread_cols k = r->alloc ? COLS_ALLOC : r->vm ? COLS_VM : COLS_RSS;
+	enum thread_cols k = r->alloc_churn ? COLS_CHURN :
+			     r->alloc	    ? COLS_ALLOC :
+			     r->vm	    ? COLS_VM :
+					      COLS_RSS;
 	const char *const *titles = thread_titles[k];
 	char name[FL_COMM_LEN + 4], b[5][UNITS_BUF];
 	uint64_t v[3];

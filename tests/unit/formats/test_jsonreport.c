@@ -203,6 +203,7 @@ Test(jsonreport, header)
 	EXPECT_STR(&d, "options.by", "stack,mapping");
 	cr_expect(is_true(&d, "options.threads") && is_true(&d, "options.children"));
 	cr_expect(is_true(&d, "options.alloc") && is_true(&d, "options.vm"));
+	EXPECT_STR(&d, "options.alloc_mode", "exact");
 	EXPECT_U64(&d, "options.sample_bytes", 4096);
 	EXPECT_STR(&d, "note", "a note");
 	EXPECT_U64(&d, "drops.stacks_map_full", 7);
@@ -418,6 +419,51 @@ Test(jsonreport, sites)
 	EXPECT_STR(v, "function", "[munmap]");
 	EXPECT_STR(v, "caller", "main > f > __munmap");
 	cr_expect_null(jv_get(v, "size_hist"), "no histograms for memory calls");
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+}
+
+/*
+ * --alloc=churn: the mode in options; calls and bytes asked everywhere, and what it does not
+ * measure (frees, live blocks, histograms, ages, blocks an exec dropped) absent, not 0.
+ */
+Test(jsonreport, churn_mode)
+{
+	static const char *const absent[] = { "frees", "free_bytes", "live_count", "live_bytes",
+					      "unmatched_frees" };
+	const struct jv *counts[4], *a;
+	struct model m;
+	struct jv d;
+	char *s;
+
+	build(&m, true, false);
+	m.r.alloc_churn = true;
+	s = write_doc(&m, &d);
+	EXPECT_STR(&d, "options.alloc_mode", "churn");
+	a = &jv_get(&d, "allocation_sites")->items[0];
+	counts[0] = jv_get(a, "counts");
+	counts[1] = jv_path(&jv_get(&d, "stacks")->items[1], "counts");
+	counts[2] = jv_path(&jv_get(&d, "threads")->items[0], "counts");
+	counts[3] = jv_path(&jv_get(&d, "processes")->items[0], "attributed");
+	for (size_t i = 0; i < 4; i++) {
+		cr_assert_not_null(counts[i]);
+		EXPECT_U64(counts[i], "allocs", 10);
+		EXPECT_U64(counts[i], "alloc_bytes", 1000);
+		for (size_t k = 0; k < sizeof(absent) / sizeof(absent[0]); k++)
+			cr_expect_null(jv_get(counts[i], absent[k]), "%s in counts %zu", absent[k],
+				       i);
+	}
+	cr_expect_null(jv_get(a, "size_hist"));
+	cr_expect_null(jv_get(a, "latency_hist_ns"));
+	cr_expect_null(jv_get(a, "oldest_live_age_ns"));
+	cr_expect_null(jv_path(&jv_get(&d, "processes")->items[0], "exec_dropped"));
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+	build(&m, false, false);
+	s = write_doc(&m, &d);
+	cr_expect_null(jv_path(&d, "options.alloc_mode"), "no mode without --alloc");
 	jv_free(&d);
 	free(s);
 	profile__free(m.p);

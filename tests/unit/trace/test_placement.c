@@ -229,6 +229,25 @@ Test(placement, branch_target_inside_the_function)
 	expect_site(to_entry, sizeof(to_entry), 0x1000, PLACE_RDI, 3, true);
 }
 
+/* --alloc=churn walks the stack from the site: the caller's rbp must reach it untouched. */
+Test(placement, frame_pointer_kept_for_a_stack_walk)
+{
+	/* mov %rdi,%rbp; push %rbx */
+	static const uint8_t mov_rbp[] = { 0x48, 0x89, 0xfd, 0x53 };
+	/* xor %ebp,%ebp; jne: the 32-bit write clears rbp too */
+	static const uint8_t xor_ebp[] = { 0x31, 0xed, 0x75, 0x00 };
+
+	expect_site(mov_rbp, sizeof(mov_rbp), 0x1000, PLACE_RDI, 3, true);
+	expect_site(mov_rbp, sizeof(mov_rbp), 0x1000, PLACE_RDI | PLACE_RBP, 0, false);
+	expect_site(xor_ebp, sizeof(xor_ebp), 0x1000, PLACE_RDI, 2, true);
+	expect_site(xor_ebp, sizeof(xor_ebp), 0x1000, PLACE_RDI | PLACE_RBP, 0, false);
+	/* what Debian 12's allocators do first leaves rbp alone: the same sites either way */
+	expect_site(glibc_posix_memalign, sizeof(glibc_posix_memalign), 0x9a280,
+		    PLACE_RDI | PLACE_RDX | PLACE_RBP, 7, true);
+	expect_site(je_malloc, sizeof(je_malloc), 0x23910, PLACE_RDI | PLACE_RBP, 7, true);
+	expect_site(tc_malloc, sizeof(tc_malloc), 0x1ed40, PLACE_RDI | PLACE_RBP, 10, true);
+}
+
 Test(placement, rsp_and_control_flow)
 {
 	/* sub $8,%rsp; je */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* The --alloc heap lines of a process: blocks an exec dropped are told apart from frees. */
+/* The --alloc heap lines of a process: blocks an exec dropped are told apart from frees;
+ * --alloc=churn says what it does not trace. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,5 +70,63 @@ Test(alloctable, live_table_full_is_not_blamed_on_the_allocator)
 	free(out);
 	out = heap(&s);
 	cr_expect(strstr(out, "allocator holds"), "%s", out);
+	free(out);
+}
+
+static char *render(void (*fn)(FILE *, unsigned, const struct fl_report *),
+		    const struct fl_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	fn(f, 200, r);
+	fclose(f);
+	return buf;
+}
+
+/* --alloc=churn: calls and bytes asked, and what is not traced, said on the heap line and in
+ * the sites' title; no free, live, age, latency or histogram figure anywhere. */
+Test(alloctable, churn_says_what_it_does_not_trace)
+{
+	struct fl_call_site site = { .pid = 1, .caller = "main > churn_path", .fn = "malloc" };
+	struct fl_report r = { .alloc = true, .alloc_churn = true, .elapsed_s = 2.0 };
+	struct fl_proc_summary s = { .pid = 1 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_not_null(f);
+	s.attributed.allocs = 10000;
+	s.attributed.alloc_bytes = 640000;
+	alloctable__render_heap(f, 200, &s, &r);
+	fclose(f);
+	cr_expect_str_eq(out, "  allocator churn since attach: allocs 10000 (625.0 KiB asked), "
+			      "5000 calls/s; frees not traced\n");
+	free(out);
+
+	site.counts.allocs = 10000;
+	site.counts.alloc_bytes = 640000;
+	r.sites = &site;
+	r.nsites = 1;
+	out = render(alloctable__render_sites, &r);
+	cr_expect(strstr(out, "allocator churn by site (frees and live bytes not traced; --alloc "
+			      "for exact live tracking):\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "625.0 KiB     10000      5000      64 B  main > churn_path > "
+			      "malloc\n"),
+		  "%s", out);
+	cr_expect_null(strstr(out, "LIVE"), "%s", out);
+	cr_expect_null(strstr(out, "LAT"), "%s", out);
+	free(out);
+	r.final = true;
+	out = render(alloctable__render_hists, &r);
+	cr_expect_str_eq(out, "", "no histograms: churn mode keeps none");
+	free(out);
+
+	r.sample_bytes = 4096;
+	out = render(alloctable__render_sites, &r);
+	cr_expect(strstr(out, "allocator churn by site, estimated from samples ("), "%s", out);
 	free(out);
 }
