@@ -2,6 +2,7 @@
 #include "model/report.h"
 #include <stdio.h>
 #include <string.h>
+#include "model/profile.h"
 
 int64_t report__sdiff(uint64_t a, uint64_t b)
 {
@@ -41,4 +42,20 @@ void proc_summary__ending(const struct fl_proc_summary *s, char *buf, size_t len
 		snprintf(buf, len, "killed by signal %d", s->exit_signal);
 	else
 		snprintf(buf, len, "exited with status %d", s->exit_code);
+}
+
+int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, uint64_t *ns)
+{
+	*ns = 0;
+	if (!metric__value(&s->counts, FL_METRIC_LIVE_COUNT) &&
+	    !metric__value(&s->counts, FL_METRIC_LIVE_BYTES))
+		return 0;
+	if (s->oldest_ts && r->now_ns >= s->oldest_ts) {
+		*ns = r->now_ns - s->oldest_ts;
+		return 1;
+	}
+	if (!r->ages_ns || r->now_ns < r->ages_ns)
+		return 0;
+	*ns = r->now_ns - r->ages_ns;
+	return -1;
 }
