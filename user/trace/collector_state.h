@@ -10,8 +10,12 @@
 #include "trace/collector.h"
 #include "trace/livewalk.h"
 
-/* How the walk of a stack ended, remembered: a stack never changes under its hash. */
-#define COLLECTOR_END_SLOTS 4096
+/*
+ * How the walk of a stack ended, remembered: a stack never changes under its hash. Every row's
+ * is asked at every refresh, so the table holds them all (open addressing, at most half full);
+ * it is emptied when it holds far more stacks than the rows name, and so stays bounded by them.
+ */
+#define COLLECTOR_ENDS_MIN 4096
 
 struct collector_end {
 	uint64_t stack; /* 0: empty */
@@ -39,8 +43,9 @@ struct collector {
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
-	struct collector_end ends[COLLECTOR_END_SLOTS]; /* by the stack's low bits */
-	struct collector_hist *hists;			/* sorted by key */
+	struct collector_end *ends;   /* by the stack's hash; a stack 0 is an empty slot */
+	size_t nends, ends_cap;	      /* ends_cap: 0 or a power of two */
+	struct collector_hist *hists; /* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
 	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
