@@ -93,6 +93,19 @@ static void write_stream(struct session *s, const struct snapshot *snap,
 	s->stream_err = err;
 }
 
+/* The ages of live blocks cost a walk of them all: made when something shows them, and
+ * paced, but at the final report always. */
+static enum collector_walk walk_for(const struct session *s, bool final)
+{
+	const struct fl_config *cfg = s->cfg;
+
+	if (final)
+		return COLLECTOR_WALK_NOW;
+	if (s->tui || s->stream.path || (!cfg->quiet && !s->table_off))
+		return COLLECTOR_WALK_PACED;
+	return COLLECTOR_WALK_NONE;
+}
+
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -124,6 +137,7 @@ static int show(struct session *s, bool final)
 
 	units__terminal(&to.width, &rows);
 	frames__next_round(s->frames);
+	collector__set_walk(s->col, walk_for(s, final));
 	err = collector__read(s->col);
 	if (!err)
 		follow__reload_execs(s);

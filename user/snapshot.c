@@ -292,6 +292,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	snap->report.nprocs = ntargets;
 	snap->report.alloc = o->alloc;
 	snap->report.alloc_churn = o->alloc && o->alloc_churn;
+	if (o->alloc)
+		snap->report.ages_ns = collector__walked(col, &snap->report.ages_now);
 	snap->report.vm = o->vm;
 	snap->report.map_classes = o->by_mapping;
 	err = build_threads(snap, col, rows, nrows);

@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "harness.h"
+#include "formats/jsonread.h"
 
 #define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
 #define TCMALLOC "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
@@ -204,6 +206,77 @@ Test(alloc, exec_drops_the_old_images_live_blocks)
 	h_launch_run_ok(&r, "allocexec", NULL, allocs);
 	cr_expect_eq(h_folded_total(&r.folded), 40 * 3000 + 25 * 5000);
 	h_folded_free(&r.folded);
+}
+
+static uint64_t doc_u64(const struct jv *v, const char *path)
+{
+	uint64_t x = 0;
+
+	cr_assert(jv_u64(jv_path(v, path), &x), "%s is not an unsigned integer", path);
+	return x;
+}
+
+/*
+ * A live refresh walks the live table (every block) at most at ~1% of a CPU: with 200,000
+ * blocks, seconds apart. An exec that leaves blocks behind must still make the next refresh
+ * walk, or the old image's blocks would stay live until the next paced walk: every line of the
+ * stream that knows of the exec holds them all as dropped, and the live heap is the new
+ * image's alone. The lines after the exec show ages older than their refresh: the test did
+ * run between walks.
+ */
+Test(alloc, exec_drops_exact_between_walks)
+{
+	enum { BULK = 200000, DROPPED = 40 + BULK };
+	const char *wl[] = { "200000", NULL };
+	char dir[64], stream[128];
+	const char *fl[] = { "--alloc", "-i", "0.2", "--json-stream", stream, NULL };
+	size_t at = 0, line = 1, nknow = 0, nbetween = 0;
+	uint64_t last_dropped = 0, last_live = 0;
+	struct h_run r;
+	char *text;
+
+	h_temp_dir_ok(dir);
+	snprintf(stream, sizeof(stream), "%s/stream.jsonl", dir);
+	h_attach_start_ok(&r, "allocexec", wl, fl);
+	h_attach_work_ok(&r);
+	nanosleep(&(struct timespec){ .tv_sec = 1, .tv_nsec = 200000000 }, NULL);
+	h_attach_stop_ok(&r, SIGINT);
+	text = h_read_file(stream);
+	while (text[at]) {
+		const struct jv *p, *fin;
+		struct jv doc;
+		size_t used = 0;
+		uint64_t dropped, asof = 0;
+
+		cr_assert_eq(jv_parse_next(text + at, strlen(text + at), &line, &used, &doc), 0,
+			     "line %zu is not JSON", line);
+		at += used;
+		p = &jv_get(&doc, "processes")->items[0];
+		dropped = doc_u64(p, "exec_dropped.count");
+		fin = jv_get(&doc, "final");
+		if (dropped) {
+			nknow++;
+			cr_expect_eq(dropped, DROPPED, "line %zu: %" PRIu64 " dropped", line,
+				     dropped);
+			cr_expect_eq(doc_u64(p, "exec_dropped.bytes"), 40 * 3000 + BULK * 16);
+			cr_expect_leq(doc_u64(p, "attributed.live_bytes"), 25 * 5000,
+				      "line %zu: the old image's blocks still live", line);
+			jv_u64(jv_get(&doc, "oldest_live_as_of_ns"), &asof);
+			nbetween += asof > 0;
+		}
+		if (!(fin && fin->b)) {
+			last_dropped = dropped;
+			last_live = doc_u64(p, "attributed.live_bytes");
+		}
+		jv_free(&doc);
+	}
+	free(text);
+	h_folded_free(&r.folded);
+	cr_expect_eq(last_dropped, DROPPED, "the last live line, 1.2 s after the exec");
+	cr_expect_eq(last_live, 25 * 5000);
+	cr_expect_geq(nknow, 3, "%zu lines after the exec", nknow);
+	cr_expect_geq(nbetween, 1, "no refresh after the exec went without a walk: the test "
+				   "did not run between walks");
 }
 
 /* The run count of program @name among the programs faultline @owner holds (from its fdinfo,

@@ -5,6 +5,7 @@
  *
  *   allocbench [--now] [--exit] [THREADS [SECONDS [PAIRS]]]   (default: 2 5 0)
  *   allocbench [--now] [--exit] probe push|mov [CALLS]        (default CALLS: 1000000)
+ *   allocbench [--now] [--exit] live BLOCKS [STACKS [CHURN]]   (default: STACKS 16, CHURN 1000)
  *
  * Throughput: THREADS threads named "alloc-N" each run malloc(size) + free(p) pairs, one
  * pair at a time, until SECONDS have passed (0: no time limit) or the thread has done PAIRS
@@ -25,6 +26,18 @@
  * probe_target_push starts with `push %rbp`, which the kernel's uprobe code emulates;
  * probe_target_mov starts with a `mov`, which it must single-step out of line (two traps).
  *
+ * Live: a heap of BLOCKS small blocks kept alive (16..128 bytes), for the cost of a profiler's
+ * refresh against the size of its live table and its number of stacks (scripts/bench-refresh.sh).
+ * After the go signal, block i is allocated from stack i % STACKS: a chain of calls through
+ * live_a() and live_b(), one per bit of that number (as many as STACKS needs), so the blocks
+ * come from STACKS distinct call stacks of one depth; then one line
+ *   live BLOCKS stacks STACKS ns BUILD_NS
+ * and light churn until SIGUSR2, SIGTERM or SIGINT: CHURN times a second (in steps of 10 ms) a
+ * block picked by xorshift32 is freed and allocated again from its own stack, so the number of
+ * live blocks stays BLOCKS and the oldest of each stack moves on. Then
+ *   churn PAIRS
+ * and "done", exiting at once (the signal that ended the churn is the protocol's last).
+ *
  * Start/stop protocol: see workload.h ("ready", SIGUSR1, work, result line, "done", SIGUSR2).
  */
 #include "workload.h"
@@ -35,13 +48,18 @@
 
 #define USAGE                                                                                  \
 	"allocbench [--now] [--exit] [THREADS [SECONDS [PAIRS]]]\n"                            \
-	"       allocbench [--now] [--exit] probe push|mov [CALLS]"
+	"       allocbench [--now] [--exit] probe push|mov [CALLS]\n"                          \
+	"       allocbench [--now] [--exit] live BLOCKS [STACKS [CHURN]]"
 #define MAX_THREADS 64
 #define MAX_SECONDS 3600
 #define MAX_PAIRS (1UL << 40)
 #define MAX_CALLS (1UL << 36)
 #define SEQ_LEN 256	/* a power of two: n % SEQ_LEN is a mask */
 #define CLOCK_EVERY 1024 /* pairs between two reads of the clock */
+#define MAX_BLOCKS (1UL << 26)
+#define MAX_STACKS 65536
+#define MAX_CHURN 1000000
+#define CHURN_STEP_MS 10
 
 /* The two uprobe targets: return their argument. Exported, so bpftrace finds them by name. */
 int probe_target_push(int x);
@@ -198,6 +216,8 @@ static void run_throughput(const struct wl_args *a)
 	uint64_t t0, t1;
 	char line[160];
 
+	if (a->nargs > 3)
+		wl_usage(USAGE);
 	n = wl_arg_ulong(a, 0, 2, MAX_THREADS, USAGE);
 	seconds = wl_arg_ulong(a, 1, 5, MAX_SECONDS, USAGE);
 	max_pairs = wl_arg_ulong(a, 2, 0, MAX_PAIRS, USAGE);
@@ -263,15 +283,126 @@ static void run_probe(const struct wl_args *a)
 	wl_say(line);
 }
 
+static unsigned long live_stacks;
+static int live_bits; /* calls between live_block() and live_leaf(): log2 of live_stacks */
+
+__attribute__((noinline)) void *live_leaf(unsigned long i)
+{
+	volatile char *p = malloc(16 + (i * 2654435761u) % 113);
+
+	if (!p)
+		wl_die("malloc");
+	p[0] = 1;
+	return (void *)p;
+}
+
+void *live_a(unsigned long s, int bits, unsigned long i);
+void *live_b(unsigned long s, int bits, unsigned long i);
+
+/* The rest of stack @s's chain: its next bit says which function is the next frame. */
+static void *live_step(unsigned long s, int bits, unsigned long i)
+{
+	void *p;
+
+	if (!bits)
+		return live_leaf(i);
+	p = s & 1 ? live_a(s >> 1, bits - 1, i) : live_b(s >> 1, bits - 1, i);
+	__asm__ volatile("" ::: "memory"); /* no tail call: each call keeps its frame */
+	return p;
+}
+
+__attribute__((noinline)) void *live_a(unsigned long s, int bits, unsigned long i)
+{
+	return live_step(s, bits, i);
+}
+
+__attribute__((noinline)) void *live_b(unsigned long s, int bits, unsigned long i)
+{
+	return live_step(s, bits, i);
+}
+
+/* Block @i of a live heap, from stack i % live_stacks. */
+__attribute__((noinline)) void *live_block(unsigned long i)
+{
+	return live_step(i % live_stacks, live_bits, i);
+}
+
+/* Churns @n blocks of @v, @rate a second, until a signal of the protocol's last step. */
+static unsigned long live_churn(void **v, unsigned long n, unsigned long rate)
+{
+	const struct timespec step = { 0, CHURN_STEP_MS * 1000000L };
+	uint64_t t0 = wl_now_ns();
+	unsigned long done = 0;
+	uint32_t x = 2463534242u;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	for (;;) {
+		/* what the time since the start asks for: a late step catches up */
+		unsigned long due = (unsigned long)((wl_now_ns() - t0) / 1000000 * rate / 1000);
+
+		for (; done < due; done++) {
+			x ^= x << 13;
+			x ^= x >> 17;
+			x ^= x << 5;
+			free(v[x % n]);
+			v[x % n] = live_block(x % n);
+		}
+		if (sigtimedwait(&set, NULL, &step) >= 0)
+			return done;
+		if (errno != EAGAIN && errno != EINTR)
+			wl_die("sigtimedwait");
+	}
+}
+
+static void run_live(const struct wl_args *a)
+{
+	unsigned long n, churn, pairs;
+	uint64_t t0, t1;
+	char line[160];
+	void **v;
+
+	if (a->nargs < 2 || a->nargs > 4)
+		wl_usage(USAGE);
+	n = wl_arg_ulong(a, 1, 0, MAX_BLOCKS, USAGE);
+	live_stacks = wl_arg_ulong(a, 2, 16, MAX_STACKS, USAGE);
+	churn = wl_arg_ulong(a, 3, 1000, MAX_CHURN, USAGE);
+	if (!n || !live_stacks)
+		wl_usage(USAGE);
+	while ((1UL << live_bits) < live_stacks)
+		live_bits++;
+	/* the table of blocks is not part of the live heap: made before the go signal */
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		wl_die("calloc");
+
+	wl_wait_start(a);
+	t0 = wl_now_ns();
+	for (unsigned long i = 0; i < n; i++)
+		v[i] = live_block(i);
+	t1 = wl_now_ns();
+	snprintf(line, sizeof(line), "live %lu stacks %lu ns %llu\n", n, live_stacks,
+		 (unsigned long long)(t1 - t0));
+	wl_say(line);
+	pairs = live_churn(v, n, churn);
+	snprintf(line, sizeof(line), "churn %lu\n", pairs);
+	wl_say(line);
+	wl_say("done\n");
+	exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	struct wl_args a;
 
 	wl_init(argc, argv, &a, USAGE);
-	if (a.nargs > 3)
-		wl_usage(USAGE);
 	if (a.nargs && !strcmp(a.args[0], "probe"))
 		run_probe(&a);
+	else if (a.nargs && !strcmp(a.args[0], "live"))
+		run_live(&a);
 	else
 		run_throughput(&a);
 	wl_finish(&a);

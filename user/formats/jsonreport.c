@@ -281,6 +281,8 @@ static void hist(struct json *j, const char *key, const __u64 v[FL_HIST_BUCKETS]
 static void site(struct json *j, const struct fl_report *r, const struct fl_call_site *s,
 		 bool alloc)
 {
+	uint64_t ns;
+
 	json__object_begin(j, NULL);
 	json__i64(j, "pid", s->pid);
 	json__strn(j, "caller", s->caller, sizeof(s->caller));
@@ -289,8 +291,8 @@ static void site(struct json *j, const struct fl_report *r, const struct fl_call
 	if (alloc && !r->alloc_churn) {
 		hist(j, "size_hist", s->hist.size);
 		hist(j, "latency_hist_ns", s->hist.latency);
-		if (s->oldest_ts && r->now_ns >= s->oldest_ts)
-			json__u64(j, "oldest_live_age_ns", r->now_ns - s->oldest_ts);
+		if (report__oldest_age(r, s, &ns) > 0)
+			json__u64(j, "oldest_live_age_ns", ns);
 		else
 			json__null(j, "oldest_live_age_ns");
 	}
@@ -370,8 +372,15 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 	for (size_t i = 0; i < r->nthreads; i++)
 		thread(&j, r, &r->threads[i]);
 	json__array_end(&j);
-	if (r->alloc)
+	if (r->alloc) {
 		sites(&j, r, "allocation_sites", r->sites, r->nsites, true);
+		/* how old the sites' oldest_live_age_ns are: a live refresh walks seldom */
+		if (r->ages_ns && r->now_ns >= r->ages_ns)
+			json__u64(&j, "oldest_live_as_of_ns",
+				  r->ages_now ? 0 : r->now_ns - r->ages_ns);
+		else
+			json__null(&j, "oldest_live_as_of_ns");
+	}
 	if (r->vm)
 		sites(&j, r, "memory_call_sites", r->vm_sites, r->nvm_sites, false);
 	json__array_begin(&j, "stacks");

@@ -52,3 +52,19 @@ void report__charge(struct fl_counts *attributed, uint64_t *hugetlb_faults,
 	if (key->map_class == FL_MAP_HUGETLB)
 		*hugetlb_faults += c->faults;
 }
+
+int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, uint64_t *ns)
+{
+	*ns = 0;
+	if (!metric__value(&s->counts, FL_METRIC_LIVE_COUNT) &&
+	    !metric__value(&s->counts, FL_METRIC_LIVE_BYTES))
+		return 0;
+	if (s->oldest_ts && r->now_ns >= s->oldest_ts) {
+		*ns = r->now_ns - s->oldest_ts;
+		return 1;
+	}
+	if (!r->ages_ns || r->now_ns < r->ages_ns)
+		return 0;
+	*ns = r->now_ns - r->ages_ns;
+	return -1;
+}

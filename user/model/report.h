@@ -74,8 +74,19 @@ struct fl_call_site {
 	const char *fn;	  /* "malloc", "operator new", "[munmap]", ... (calls.h) */
 	struct fl_counts counts;
 	struct fl_alloc_hist hist; /* --alloc */
-	uint64_t oldest_ts; /* --alloc: CLOCK_MONOTONIC ns of its oldest live block; 0: none */
+	/* --alloc: CLOCK_MONOTONIC ns of its oldest live block at the walk of fl_report.ages_ns;
+	 * 0: none then (its live blocks, if any, all came later) */
+	uint64_t oldest_ts;
 };
+
+/*
+ * The age of the oldest live block of allocation site @s at @r's moment, in ns, into *@ns.
+ * Returns 1 when known (as of the walk of r->ages_ns: the block may have been freed since, the
+ * site's next oldest being younger), 0 when nothing is live, -1 when its live blocks all came
+ * after that walk: *@ns is then the time since it, which they are younger than.
+ */
+struct fl_report;
+int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, uint64_t *ns);
 
 struct fl_report {
 	double elapsed_s;
@@ -90,6 +101,11 @@ struct fl_report {
 			   * blocks, no histograms) */
 	uint64_t sample_bytes; /* --sample-bytes (0: every allocation recorded) */
 	uint64_t now_ns;       /* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
+	/* --alloc: CLOCK_MONOTONIC ns of the walk of the live table the sites' oldest_ts come
+	 * from (0: none yet), and whether it was made for this snapshot: a walk costs every live
+	 * block, so live refreshes make one only now and then */
+	uint64_t ages_ns;
+	bool ages_now;
 	/* sorted by the metric (by default live bytes, alloc bytes with alloc_churn) */
 	const struct fl_call_site *sites;
 	size_t nsites;

@@ -42,6 +42,7 @@ void collector__free(struct collector *c)
 	free(c->rows);
 	retired_rows__free(c->retired);
 	free(c->mms);
+	free(c->ends);
 	collector_alloc__free(c);
 	free(c->procs);
 	free(c);
@@ -344,6 +345,45 @@ static int read_rows(struct collector *c)
 	return err ? err : move_retired(c);
 }
 
+/* The slot of @stack in the @cap (a power of two) slots @v, or the empty one where it goes. */
+static struct collector_end *end_slot(struct collector_end *v, size_t cap, uint64_t stack)
+{
+	size_t mask = cap - 1, i = (size_t)(stack ^ stack >> 32) & mask;
+
+	while (v[i].stack && v[i].stack != stack)
+		i = (i + 1) & mask;
+	return &v[i];
+}
+
+/* Room for one more end: the table doubles past half full. False when memory ran out. */
+static bool ends_reserve(struct collector *c)
+{
+	size_t cap = c->ends_cap ? c->ends_cap * 2 : COLLECTOR_ENDS_MIN;
+	struct collector_end *v;
+
+	if ((c->nends + 1) * 2 <= c->ends_cap)
+		return true;
+	v = calloc(cap, sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < c->ends_cap; i++)
+		if (c->ends[i].stack)
+			*end_slot(v, cap, c->ends[i].stack) = c->ends[i];
+	free(c->ends);
+	c->ends = v;
+	c->ends_cap = cap;
+	return true;
+}
+
+/* Forgets the ends when they are far more than the rows (the stacks of rows gone). */
+static void ends_trim(struct collector *c)
+{
+	if (c->nends <= 2 * c->nrows + COLLECTOR_ENDS_MIN)
+		return;
+	memset(c->ends, 0, c->ends_cap * sizeof(*c->ends));
+	c->nends = 0;
+}
+
 /* Puts the retired rows after the live ones. */
 static int add_retired(struct collector *c)
 {
@@ -375,6 +415,7 @@ int collector__read(struct collector *c)
 	err = read_rows(c);
 	if (!err)
 		err = add_retired(c);
+	ends_trim(c);
 	if (!err && c->live_fd >= 0)
 		err = collector_alloc__read(c);
 	return err;
@@ -467,15 +508,22 @@ size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[
 
 int collector__stack_end(struct collector *c, uint64_t stack)
 {
-	struct collector_end *e = &c->ends[stack & (COLLECTOR_END_SLOTS - 1)];
 	uint64_t ips[FL_MAX_STACK_DEPTH];
+	struct collector_end *e;
 	uint32_t end;
 
-	if (stack && e->stack == stack)
-		return (int)e->end;
+	if (stack && c->ends_cap) {
+		e = end_slot(c->ends, c->ends_cap, stack);
+		if (e->stack)
+			return (int)e->end;
+	}
 	if (!collector__stack(c, stack, ips, &end))
 		return -ENOENT;
-	*e = (struct collector_end){ stack, end };
+	/* out of memory: not remembered, read again next time */
+	if (ends_reserve(c)) {
+		*end_slot(c->ends, c->ends_cap, stack) = (struct collector_end){ stack, end };
+		c->nends++;
+	}
 	return (int)end;
 }
 

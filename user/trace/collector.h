@@ -18,7 +18,8 @@ struct fl_row {
 struct collector_hist {
 	struct fl_key key;
 	struct fl_alloc_hist hist;
-	uint64_t oldest_ts; /* bpf_ktime_get_ns() (CLOCK_MONOTONIC) time; 0: nothing live */
+	/* bpf_ktime_get_ns() (CLOCK_MONOTONIC) time; 0: nothing live at the last walk */
+	uint64_t oldest_ts;
 };
 
 /* A process's exec id (fl_proc.exec_id): the fl_live_key.gen of its current image's blocks. */
@@ -79,6 +80,26 @@ int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n);
  */
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd);
 
+/*
+ * What collector__read() does with the live table (--alloc) besides its rows: a walk, which
+ * reads every live block, finds the oldest live block of each row (collector__hist()). Its
+ * cost is the number of live blocks, not of rows, so it is made only when asked. A read after
+ * an exec that may have left blocks behind walks whatever this says: the blocks are found by
+ * the walk, and the rows' live figures must not count them.
+ */
+enum collector_walk {
+	COLLECTOR_WALK_PACED = 0, /* when due: a walk's CPU is at most ~1% of the time between */
+	COLLECTOR_WALK_NONE,	  /* nothing shows the ages: only for an exec */
+	COLLECTOR_WALK_NOW,	  /* at this read: the final report's ages are of its moment */
+};
+
+/* What the next reads do (COLLECTOR_WALK_PACED until set). */
+void collector__set_walk(struct collector *c, enum collector_walk w);
+
+/* The CLOCK_MONOTONIC ns at the start of the walk the oldest live blocks of collector__hist()
+ * come from (0: none yet); *@now: whether the last read made it. */
+uint64_t collector__walked(const struct collector *c, bool *now);
+
 /* Keeps the last exec id of process @tgid, which leaves the procs map, for the live blocks it
  * leaves behind. Returns 0 or -ENOMEM. */
 int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen);
@@ -114,7 +135,8 @@ int collector__sweep(struct collector *c);
 /* The rows of the last collector__read(): the counts map's, and those of retired processes. */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 
-/* The histograms and oldest live block of allocation row @key at the last read, or NULL. */
+/* The histograms of allocation row @key at the last read, and its oldest live block at the last
+ * walk (collector__walked()), or NULL. */
 const struct collector_hist *collector__hist(const struct collector *c, const struct fl_key *key);
 
 /* The instruction pointers of stack @stack (a counts key's stack), leaf first, and how its walk

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The collector's --alloc part: allocation histograms, the oldest live block of each row, and
- * the live blocks an exec left behind. */
+ * the live blocks an exec left behind, both from walks of the live table made only when due
+ * (livewalk.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "alloc_math.h"
 #include "base/grow.h"
 #include "trace/collector.h"
@@ -24,14 +26,6 @@ static int add_hist(const void *key, const void *value, void *ctx)
 	c->hists[c->nhists].oldest_ts = 0;
 	c->nhists++;
 	return 0;
-}
-
-static int cmp_gen(const void *a, const void *b)
-{
-	uint32_t x = ((const struct collector_gen *)a)->tgid;
-	uint32_t y = ((const struct collector_gen *)b)->tgid;
-
-	return x < y ? -1 : x > y;
 }
 
 static int push_gen(struct collector_gen **v, size_t *n, size_t *cap, uint32_t tgid, uint32_t gen)
@@ -59,26 +53,21 @@ static int read_gens(struct collector *c)
 			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, (uint32_t)c->procs[i].pid,
 				       c->procs[i].p.exec_id);
 	if (c->ngens > 1) /* gens is NULL before the first */
-		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
+		qsort(c->gens, c->ngens, sizeof(*c->gens), livewalk__cmp_gen);
 	nread = c->ngens;
 	for (size_t i = 0; i < c->nkept && !err; i++)
-		if (!nread || !bsearch(&c->kept[i], c->gens, nread, sizeof(*c->gens), cmp_gen))
+		if (!nread ||
+		    !bsearch(&c->kept[i], c->gens, nread, sizeof(*c->gens), livewalk__cmp_gen))
 			err = push_gen(&c->gens, &c->ngens, &c->gens_cap, c->kept[i].tgid,
 				       c->kept[i].gen);
 	if (c->ngens > nread && c->ngens > 1)
-		qsort(c->gens, c->ngens, sizeof(*c->gens), cmp_gen);
+		qsort(c->gens, c->ngens, sizeof(*c->gens), livewalk__cmp_gen);
 	return err;
 }
 
 int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen)
 {
 	return push_gen(&c->kept, &c->nkept, &c->kept_cap, tgid, gen);
-}
-
-static int cmp_drop(const void *a, const void *b)
-{
-	return collector_cmp_key(&((const struct collector_drop *)a)->row,
-				 &((const struct collector_drop *)b)->row);
 }
 
 static int push_drop(struct collector *c, const struct fl_key *row, const struct fl_live *l)
@@ -104,7 +93,7 @@ static int add_live(const void *key, const void *value, void *ctx)
 	struct fl_key row = fl_live_row(k->tgid, l);
 	struct collector_gen want = { .tgid = k->tgid };
 	const struct collector_gen *g =
-		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), cmp_gen) : NULL;
+		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), livewalk__cmp_gen) : NULL;
 	struct collector_hist *h;
 
 	if (g && g->gen != k->gen)
@@ -115,31 +104,108 @@ static int add_live(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-/* The blocks execs left behind are charged to their rows as freed: not live in any image. */
-static void settle_drops(struct collector *c)
+static uint64_t clock_ns(clockid_t id)
 {
-	size_t n = 0;
+	struct timespec ts;
 
-	if (c->ndrops > 1) /* drops is NULL before the first */
-		qsort(c->drops, c->ndrops, sizeof(*c->drops), cmp_drop);
-	for (size_t i = 0; i < c->ndrops; i++) {
-		if (n && !cmp_drop(&c->drops[n - 1], &c->drops[i])) {
-			c->drops[n - 1].count += c->drops[i].count;
-			c->drops[n - 1].bytes += c->drops[i].bytes;
-		} else {
-			c->drops[n++] = c->drops[i];
-		}
-	}
-	c->ndrops = n;
-	for (size_t i = 0; i < c->nrows && n; i++) {
-		const struct collector_drop *d =
-			bsearch(&c->rows[i].key, c->drops, n, sizeof(*d), cmp_drop);
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
-		if (d) {
-			c->rows[i].counts.frees += d->count;
-			c->rows[i].counts.free_bytes += d->bytes;
-		}
+/* Keeps the oldest live block of each row the walk found, for the reads until the next. */
+static int keep_ages(struct collector *c)
+{
+	c->nages = 0;
+	for (size_t i = 0; i < c->nhists; i++) {
+		struct livewalk_age *a;
+
+		if (!c->hists[i].oldest_ts)
+			continue;
+		a = grow__reserve(c->ages, &c->ages_cap, c->nages, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		c->ages = a;
+		a[c->nages++] = (struct livewalk_age){ c->hists[i].key, c->hists[i].oldest_ts };
 	}
+	return 0;
+}
+
+static int copy_gens(struct collector *c)
+{
+	while (c->walk_gens_cap < c->ngens) {
+		struct collector_gen *g = grow__reserve(c->walk_gens, &c->walk_gens_cap,
+							c->walk_gens_cap, sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		c->walk_gens = g;
+	}
+	if (c->ngens) /* gens is NULL before the first */
+		memcpy(c->walk_gens, c->gens, c->ngens * sizeof(*c->gens));
+	c->nwalk_gens = c->ngens;
+	return 0;
+}
+
+/* Set when a target's exec id is not the one c->gens holds for it. */
+static int exec_id_moved(const void *key, const void *value, void *ctx)
+{
+	struct collector *c = ctx;
+	struct collector_gen want = { .tgid = *(const __u32 *)key };
+	const struct fl_proc *p = value;
+	const struct collector_gen *g =
+		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), livewalk__cmp_gen) : NULL;
+
+	if (p->exec_id && (!g || g->gen != p->exec_id))
+		c->walk_stale = true;
+	return c->walk_stale;
+}
+
+/*
+ * Reads every live block: the oldest of each row into the histograms, the blocks execs left
+ * behind into the drops, by the exec ids read with the rows. An exec between that read and
+ * the walk would make the new image's blocks look left behind: the exec ids are read again
+ * after it, and a move makes the next read walk again.
+ */
+static int walk(struct collector *c)
+{
+	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	int err;
+
+	c->ndrops = 0;
+	c->walk_stale = false;
+	err = collector_map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
+				 &c->no_batch, add_live, c);
+	c->ndrops = livewalk__merge_drops(c->drops, c->ndrops);
+	if (!err)
+		err = keep_ages(c);
+	if (!err)
+		err = copy_gens(c);
+	if (!err && c->mm_fd >= 0 && c->procs_fd >= 0) /* the exec ids came from that read */
+		err = collector_map_each(c->procs_fd, sizeof(__u32), sizeof(struct fl_proc),
+					 &c->no_batch, exec_id_moved, c);
+	if (err)
+		c->walk_stale = true;
+	c->walked = true;
+	livewalk__done(&c->pace, start, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
+	return err;
+}
+
+/* A read without a walk: the last walk's ages, and its drops unless an exec calls for a walk
+ * (then true into *@need). */
+static int reuse_walk(struct collector *c, bool *need)
+{
+	int moved = livewalk__drops_moved(c->walk_gens, c->nwalk_gens, c->gens, c->ngens, c->rows,
+					  c->nrows, c->drops, c->ndrops);
+
+	if (moved < 0)
+		return moved;
+	*need = moved;
+	if (moved)
+		return 0;
+	/* a process gone from the target set with no exec id kept: a walk counts none of it */
+	c->ndrops = livewalk__keep_drops(c->drops, c->ndrops, c->gens, c->ngens);
+	livewalk__apply_ages(c->hists, c->nhists, c->ages, c->nages);
+	return copy_gens(c);
 }
 
 void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,
@@ -153,14 +219,15 @@ void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t 
 		}
 }
 
-/* The histograms of the allocation rows, the oldest live block of each, the blocks execs
- * left behind. */
+/* The histograms of the allocation rows; the oldest live block of each and the blocks execs
+ * left behind, from this read's walk or the last one. */
 int collector_alloc__read(struct collector *c)
 {
+	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, clock_ns(CLOCK_MONOTONIC));
 	int err;
 
 	c->nhists = 0;
-	c->ndrops = 0;
+	c->walked = false;
 	err = read_gens(c);
 	if (!err)
 		err = collector_map_each(c->hists_fd, sizeof(struct fl_key),
@@ -169,10 +236,23 @@ int collector_alloc__read(struct collector *c)
 		return err;
 	if (c->nhists > 1) /* hists is NULL before the first */
 		qsort(c->hists, c->nhists, sizeof(*c->hists), collector_cmp_key);
-	err = collector_map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
-				 &c->no_batch, add_live, c);
-	settle_drops(c);
+	if (!need)
+		err = reuse_walk(c, &need);
+	if (!err && need)
+		err = walk(c);
+	livewalk__charge_drops(c->rows, c->nrows, c->drops, c->ndrops);
 	return err;
+}
+
+void collector__set_walk(struct collector *c, enum collector_walk w)
+{
+	c->walk = w;
+}
+
+uint64_t collector__walked(const struct collector *c, bool *now)
+{
+	*now = c->walked;
+	return c->pace.at;
 }
 
 void collector__set_alloc(struct collector *c, int live_fd, int hists_fd)
@@ -196,4 +276,6 @@ void collector_alloc__free(struct collector *c)
 	free(c->gens);
 	free(c->kept);
 	free(c->drops);
+	free(c->ages);
+	free(c->walk_gens);
 }

@@ -8,9 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trace/collector.h"
+#include "trace/livewalk.h"
 
-/* How the walk of a stack ended, remembered: a stack never changes under its hash. */
-#define COLLECTOR_END_SLOTS 4096
+/*
+ * How the walk of a stack ended, remembered: a stack never changes under its hash. Every row's
+ * is asked at every refresh, so the table holds them all (open addressing, at most half full);
+ * it is emptied when it holds far more stacks than the rows name, and so stays bounded by them.
+ */
+#define COLLECTOR_ENDS_MIN 4096
 
 struct collector_end {
 	uint64_t stack; /* 0: empty */
@@ -38,15 +43,25 @@ struct collector {
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
-	struct collector_end ends[COLLECTOR_END_SLOTS]; /* by the stack's low bits */
-	struct collector_hist *hists;			/* sorted by key */
+	struct collector_end *ends;   /* by the stack's hash; a stack 0 is an empty slot */
+	size_t nends, ends_cap;	      /* ends_cap: 0 or a power of two */
+	struct collector_hist *hists; /* sorted by key */
 	size_t nhists;
 	size_t hists_cap;
 	struct collector_gen *gens; /* at the last read, retired processes' kept: by tgid */
 	size_t ngens, gens_cap;
 	struct collector_gen *kept; /* the last of each retired process */
 	size_t nkept, kept_cap;
-	struct collector_drop *drops; /* the live blocks execs left behind, by row */
+	/* the live table's walks (collector_alloc.c, livewalk.h) and what the last one found */
+	enum collector_walk walk; /* what the next reads do */
+	struct livewalk_pace pace;
+	bool walked;	 /* the last read walked */
+	bool walk_stale; /* an exec id moved under the last walk: its drops may be wrong */
+	struct livewalk_age *ages; /* the oldest live block of each row, sorted by row */
+	size_t nages, ages_cap;
+	struct collector_gen *walk_gens; /* the exec ids the drops were told apart by, by tgid */
+	size_t nwalk_gens, walk_gens_cap;
+	struct collector_drop *drops; /* the live blocks execs left behind, merged by row */
 	size_t ndrops, drops_cap;
 };
 
@@ -59,8 +74,9 @@ int collector_map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
 /* Orders struct fl_key (or what starts with one) byte by byte, as the rows are sorted. */
 int collector_cmp_key(const void *a, const void *b);
 
-/* Reads the allocator maps (when set) after the rows: histograms, oldest live blocks, exec
- * drops charged to their rows. Returns 0 or -errno. */
+/* Reads the allocator maps (when set) after the rows: histograms, and when a walk is due
+ * (collector__set_walk()) the live table for the oldest live blocks and the exec drops, which
+ * are charged to their rows at every read. Returns 0 or -errno. */
 int collector_alloc__read(struct collector *c);
 void collector_alloc__free(struct collector *c);
 

@@ -96,13 +96,17 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 		    b[0], live_of(c, false), b[1], b[2]);
 }
 
-/* Age of a live block allocated at @ts, as "12.3s". */
-static void age(char *buf, size_t len, uint64_t ts, uint64_t now)
+/* Age of the oldest live block of @s, as "12.3s"; "<4.0s" when all are younger than the last
+ * walk of the live table, which came 4 s ago; "-" when none is live. */
+static void age(char *buf, size_t len, const struct fl_report *r, const struct fl_call_site *s)
 {
-	if (!ts || now < ts)
+	uint64_t ns;
+	int known = report__oldest_age(r, s, &ns);
+
+	if (!known)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%.1fs", (double)(now - ts) / 1e9);
+		snprintf(buf, len, "%s%.1fs", known < 0 ? "<" : "", (double)ns / 1e9);
 }
 
 /* The smallest bucket floor below which @q of the histogram's mass lies. */
@@ -160,14 +164,18 @@ static void render_churn_sites(FILE *out, unsigned width, const struct fl_report
 
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
-	char b[3][UNITS_BUF], old[16], p50[16], p99[16];
+	char b[3][UNITS_BUF], old[16], p50[16], p99[16], asof[48] = "";
 
 	if (r->alloc_churn) {
 		render_churn_sites(out, width, r);
 		return;
 	}
-	units__emit(out, width, "allocation sites%s (latency: >= bucket floor):",
-		    r->sample_bytes ? " (estimated from samples)" : "");
+	/* the oldest blocks are found by a walk of them all, which live refreshes make seldom */
+	if (!r->ages_now && r->ages_ns && r->now_ns >= r->ages_ns)
+		snprintf(asof, sizeof(asof), "; OLDEST as of %.0fs ago",
+			 (double)(r->now_ns - r->ages_ns) / 1e9);
+	units__emit(out, width, "allocation sites%s (latency: >= bucket floor%s):",
+		    r->sample_bytes ? " (estimated from samples)" : "", asof);
 	/* frees are ALLOCS - LIVE: the column goes to the site's name */
 	units__emit(out, width, "%9s %6s %6s %9s %7s %9s %6s %6s  %s", "LIVE-B", "LIVE", "OLDEST",
 		    "ALLOC-B", "ALLOCS", "SIZE~", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
@@ -178,7 +186,7 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 		units__bytes(b[0], UNITS_BUF, live_of(c, true));
 		units__bytes(b[1], UNITS_BUF, c->alloc_bytes);
 		units__bytes(b[2], UNITS_BUF, quantile(s->hist.size, 0.5));
-		age(old, sizeof(old), s->oldest_ts, r->now_ns);
+		age(old, sizeof(old), r, s);
 		nanos(p50, sizeof(p50), quantile(s->hist.latency, 0.5));
 		nanos(p99, sizeof(p99), quantile(s->hist.latency, 0.99));
 		units__emit(out, width,

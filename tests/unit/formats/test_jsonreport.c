@@ -492,3 +492,43 @@ Test(jsonreport, python_parses_it_too)
 	free(s);
 	profile__free(m.p);
 }
+
+/*
+ * A live refresh's oldest live ages come from the last walk of the live table: how old it is is
+ * said, and a site whose live blocks all came after it has no age (they are younger than it).
+ */
+Test(jsonreport, oldest_live_ages_as_of_the_last_walk)
+{
+	const struct jv *a;
+	struct model m;
+	struct jv d;
+	char *s;
+
+	build(&m, true, false);
+	s = write_doc(&m, &d);
+	EXPECT_TYPE(&d, "oldest_live_as_of_ns", JV_NULL);
+	jv_free(&d);
+	free(s);
+	m.r.final = false;
+	m.r.ages_ns = 2000;
+	s = write_doc(&m, &d);
+	EXPECT_U64(&d, "oldest_live_as_of_ns", 3000);
+	EXPECT_U64(&jv_get(&d, "allocation_sites")->items[0], "oldest_live_age_ns", 4000);
+	jv_free(&d);
+	free(s);
+	m.sites[0].oldest_ts = 0;
+	s = write_doc(&m, &d);
+	a = &jv_get(&d, "allocation_sites")->items[0];
+	EXPECT_TYPE(a, "oldest_live_age_ns", JV_NULL);
+	jv_free(&d);
+	free(s);
+	m.r.ages_now = true;
+	m.sites[0].oldest_ts = 1000;
+	m.sites[0].counts.frees = m.sites[0].counts.allocs; /* freed since: none live */
+	s = write_doc(&m, &d);
+	EXPECT_U64(&d, "oldest_live_as_of_ns", 0);
+	EXPECT_TYPE(&jv_get(&d, "allocation_sites")->items[0], "oldest_live_age_ns", JV_NULL);
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+}

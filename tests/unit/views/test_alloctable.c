@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* The --alloc heap lines of a process: blocks an exec dropped are told apart from frees;
+/* The --alloc lines: blocks an exec dropped told apart from frees, the ages of live blocks;
  * --alloc=churn says what it does not trace. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -128,5 +128,51 @@ Test(alloctable, churn_says_what_it_does_not_trace)
 	r.sample_bytes = 4096;
 	out = render(alloctable__render_sites, &r);
 	cr_expect(strstr(out, "allocator churn by site, estimated from samples ("), "%s", out);
+	free(out);
+}
+
+static char *sites(const struct fl_report *r)
+{
+	return render(alloctable__render_sites, r);
+}
+
+static struct fl_call_site site(const char *caller, uint64_t live, uint64_t oldest_ts)
+{
+	struct fl_call_site s = { .pid = 1, .fn = "malloc", .oldest_ts = oldest_ts };
+
+	snprintf(s.caller, sizeof(s.caller), "%s", caller);
+	s.counts.allocs = 10;
+	s.counts.alloc_bytes = 1000;
+	s.counts.frees = 10 - live;
+	s.counts.free_bytes = (10 - live) * 100;
+	return s;
+}
+
+/*
+ * The oldest live block of a site is found by a walk of every live block, which a live
+ * refresh makes only now and then: the table says how old its ages are, a site whose blocks
+ * all came after the walk shows the bound, and one with nothing live now shows none.
+ */
+Test(alloctable, oldest_ages_as_of_the_last_walk)
+{
+	struct fl_call_site s[] = { site("old_site", 3, 1000000000ull), site("new_site", 2, 0),
+				    site("freed_site", 0, 2000000000ull) };
+	struct fl_report r = { .alloc = true,
+			       .now_ns = 15000000000ull,
+			       .ages_ns = 11000000000ull,
+			       .ages_now = true,
+			       .sites = s,
+			       .nsites = 3 };
+	char *out = sites(&r);
+
+	cr_expect(strstr(out, "allocation sites (latency: >= bucket floor):\n"), "%s", out);
+	cr_expect(strstr(out, "      3  14.0s "), "%s", out);
+	cr_expect(strstr(out, "      2  <4.0s "), "younger than the walk:\n%s", out);
+	cr_expect(strstr(out, "      0      - "), "nothing live:\n%s", out);
+	free(out);
+	r.ages_now = false;
+	out = sites(&r);
+	cr_expect(strstr(out, "allocation sites (latency: >= bucket floor; OLDEST as of 4s ago):"),
+		  "%s", out);
 	free(out);
 }
