@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "base/grow.h"
-#include "formats/intern.h"
+#include "base/intern.h"
 #include "formats/protobuf.h"
 
 /* Field numbers of profile.proto. */

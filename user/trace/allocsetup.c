@@ -106,7 +106,26 @@ static int add_launch(struct candidates *c, const char *command)
 	return err;
 }
 
-static void report_plan(const struct alloc_opts *o, pid_t pid, const struct alloc_plan *plan)
+/* True the first time @path is asked about (for up to 8 allocators; more are told each time). */
+static bool first_told(struct alloc_opts *o, const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a; 0 marks a free slot */
+
+	for (const char *c = path; *c; c++)
+		h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
+	h |= 1;
+	for (size_t i = 0; i < sizeof(o->told) / sizeof(o->told[0]); i++) {
+		if (o->told[i] == h)
+			return false;
+		if (!o->told[i]) {
+			o->told[i] = h;
+			return true;
+		}
+	}
+	return true;
+}
+
+static void report_plan(struct alloc_opts *o, pid_t pid, const struct alloc_plan *plan)
 {
 	char missing[1024] = "";
 	size_t len = 0;
@@ -121,7 +140,7 @@ static void report_plan(const struct alloc_opts *o, pid_t pid, const struct allo
 			len += snprintf(missing + len, sizeof(missing) - len, "%s%s",
 					len ? ", " : "", p->symbol);
 	}
-	if (len)
+	if (len && first_told(o, plan->path))
 		fprintf(stderr, "faultline: --alloc: %s does not define %s: not probed\n",
 			plan->path, missing);
 	if (!o->verbose)
@@ -263,8 +282,7 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 	return i < 0 ? i : err;
 }
 
-int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
-		       const char *launched)
+int allocsetup__attach(struct tracer *t, struct alloc_opts *o, pid_t pid, const char *launched)
 {
 	struct alloc_plan *plan = malloc(sizeof(*plan));
 	int procfd = -1, rootfd = AT_FDCWD, err;

@@ -4,6 +4,7 @@
 #define FAULTLINE_ALLOCSETUP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "trace/attach.h"
 
@@ -12,6 +13,8 @@ struct alloc_opts {
 	const char *prefix; /* --alloc-prefix PREFIX, or NULL */
 	int verbose;	    /* -v: the probe plan; -vv: each probe's placement */
 	bool churn;	    /* --alloc=churn: the allocating functions' entries alone */
+	/* hashes of the allocators whose missing functions were said: once, not per child */
+	uint64_t told[8];
 };
 
 /*
@@ -20,7 +23,6 @@ struct alloc_opts {
  * mappings are still faultline's), else NULL. Prints what it found (more with -v) and one
  * clear line on failure. Returns 0 or -errno.
  */
-int allocsetup__attach(struct tracer *t, const struct alloc_opts *o, pid_t pid,
-		       const char *launched);
+int allocsetup__attach(struct tracer *t, struct alloc_opts *o, pid_t pid, const char *launched);
 
 #endif /* FAULTLINE_ALLOCSETUP_H */

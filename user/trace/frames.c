@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/grow.h"
+#include "base/intern.h"
 #include "trace/x86.h"
 
 /*
@@ -21,6 +23,20 @@ struct stack_id {
 	uint64_t leaf_ret;
 };
 
+/*
+ * One code address named: the same return address is in many stacks (every stack of a server
+ * passes through its main loop), so each is named once and stacks hold indexes. Names and files
+ * are interned: a function's name is held once, however many addresses and lines name it.
+ */
+struct named_frame {
+	uint64_t image; /* as in struct stack_id */
+	uint64_t addr;	/* the address named: a return address less one, or the leaf's */
+	unsigned epoch; /* the frames__rename_all() count when it was named */
+	const char *name;
+	struct frame_line *lines; /* innermost inlined call first, the function last */
+	size_t nlines;
+};
+
 struct named_stack {
 	struct stack_id id;
 	bool used;
@@ -29,10 +45,8 @@ struct named_stack {
 	unsigned round; /* the refresh it was named in */
 	unsigned epoch; /* the frames__rename_all() count when it was named */
 	size_t n;
-	char **names;		 /* root first */
-	uint64_t *addrs;	 /* the address each name is of, root first */
-	struct frame_info *info; /* the lines of each frame, root first */
-	uint64_t *walk;		 /* the repaired walk, leaf first, to name it again */
+	uint32_t *frames; /* indexes into frames->named, root first */
+	uint64_t *walk;	  /* the repaired walk, leaf first, to name it again */
 	size_t nwalk;
 };
 
@@ -43,6 +57,15 @@ struct frames {
 	size_t used;
 	unsigned round; /* frames__next_round() count */
 	unsigned epoch; /* frames__rename_all() count */
+	struct named_frame *named;
+	size_t nnamed, named_cap;
+	uint32_t *named_ix; /* index + 1 into named by (image, addr); 0: free */
+	size_t named_ix_cap;
+	struct intern strings;
+	/* what frames__get_info() returns: valid until its next call */
+	const char *out_names[FL_MAX_STACK_DEPTH];
+	uint64_t out_addrs[FL_MAX_STACK_DEPTH];
+	struct frame_info out_info[FL_MAX_STACK_DEPTH];
 };
 
 void frames__next_round(struct frames *f)
@@ -61,6 +84,7 @@ struct frames *frames__new(void)
 
 	if (!f)
 		return NULL;
+	intern__init(&f->strings, 0);
 	f->cap = 1024;
 	f->slots = calloc(f->cap, sizeof(*f->slots));
 	if (!f->slots) {
@@ -70,40 +94,21 @@ struct frames *frames__new(void)
 	return f;
 }
 
-static void info_free(struct frame_info *fi)
-{
-	for (size_t k = 0; k < fi->nlines; k++) {
-		free((char *)fi->lines[k].name);
-		free((char *)fi->lines[k].file);
-	}
-	free((void *)fi->lines);
-}
-
-static void names_free(struct named_stack *s)
-{
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->names[i]);
-		if (s->info)
-			info_free(&s->info[i]);
-	}
-	free(s->names);
-	free(s->addrs);
-	free(s->info);
-	s->names = NULL;
-	s->addrs = NULL;
-	s->info = NULL;
-}
-
 void frames__free(struct frames *f)
 {
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->cap; i++) {
 		if (f->slots[i].used) {
-			names_free(&f->slots[i]);
+			free(f->slots[i].frames);
 			free(f->slots[i].walk);
 		}
 	}
+	for (size_t i = 0; i < f->nnamed; i++)
+		free(f->named[i].lines);
+	free(f->named);
+	free(f->named_ix);
+	intern__fini(&f->strings);
 	free(f->slots);
 	free(f);
 }
@@ -126,7 +131,7 @@ static size_t slot_of(const struct frames *f, const struct stack_id *id)
 
 static int grow(struct frames *f)
 {
-	struct frames bigger = { .cap = f->cap * 2, .used = f->used };
+	struct frames bigger = { .cap = f->cap * 2 };
 
 	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
 	if (!bigger.slots)
@@ -138,7 +143,8 @@ static int grow(struct frames *f)
 			bigger.slots[slot_of(&bigger, &s->id)] = *s;
 	}
 	free(f->slots);
-	*f = bigger;
+	f->slots = bigger.slots;
+	f->cap = bigger.cap;
 	return 0;
 }
 
@@ -185,33 +191,107 @@ static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
 	return out;
 }
 
-/* The lines of @addr into @fi (innermost first, the function last); its name in *@name. */
-static int name_frame(struct symbolizer *sym, uint64_t addr, struct frame_info *fi, char **name)
+/* @str held once for the session (NULL stays NULL); NULL when out of memory. */
+static const char *keep(struct frames *f, const char *str)
 {
-	struct symbolizer_frame fr[SYMBOLIZER_MAX_FRAMES];
+	uint64_t id;
+
+	if (!str)
+		return NULL;
+	id = intern__id(&f->strings, str);
+	return id ? intern__get(&f->strings, id) : NULL;
+}
+
+/* Names @fr with @sym at its address: its lines (innermost first, the function last) and the
+ * function's name. Returns 0 or -ENOMEM. */
+static int name_frame(struct frames *f, struct symbolizer *sym, struct named_frame *fr)
+{
+	struct symbolizer_frame out[SYMBOLIZER_MAX_FRAMES];
 	struct frame_line *lines;
 	size_t n = 1;
 
 	if (sym) {
-		n = symbolizer__frames(sym, addr, fr, SYMBOLIZER_MAX_FRAMES);
+		n = symbolizer__frames(sym, fr->addr, out, SYMBOLIZER_MAX_FRAMES);
 	} else {
-		snprintf(fr[0].name, sizeof(fr[0].name), "[unknown]+0x%" PRIx64, addr);
-		fr[0].file = NULL;
-		fr[0].line = 0;
+		snprintf(out[0].name, sizeof(out[0].name), "[unknown]+0x%" PRIx64, fr->addr);
+		out[0].file = NULL;
+		out[0].line = 0;
 	}
 	lines = calloc(n, sizeof(*lines));
-	*name = strdup(fr[n - 1].name);
-	fi->lines = lines;
-	fi->nlines = lines ? n : 0;
-	if (!lines || !*name)
+	if (!lines)
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
-		lines[k].name = strdup(fr[k].name);
-		lines[k].file = fr[k].file ? strdup(fr[k].file) : NULL;
-		lines[k].line = fr[k].line;
-		if (!lines[k].name || (fr[k].file && !lines[k].file))
+		lines[k].name = keep(f, out[k].name);
+		lines[k].file = keep(f, out[k].file);
+		lines[k].line = out[k].line;
+		if (!lines[k].name || (out[k].file && !lines[k].file)) {
+			free(lines);
 			return -ENOMEM;
+		}
 	}
+	free(fr->lines);
+	fr->lines = lines;
+	fr->nlines = n;
+	fr->name = lines[n - 1].name;
+	fr->epoch = f->epoch;
+	return 0;
+}
+
+static size_t named_slot(const struct frames *f, uint64_t image, uint64_t addr)
+{
+	size_t i = (size_t)(((image ^ addr) * 0x9e3779b97f4a7c15ull) >> 32) & (f->named_ix_cap - 1);
+
+	while (f->named_ix[i] && (f->named[f->named_ix[i] - 1].image != image ||
+				  f->named[f->named_ix[i] - 1].addr != addr))
+		i = (i + 1) & (f->named_ix_cap - 1);
+	return i;
+}
+
+/* Room for one more named frame in the index. 0 or -ENOMEM. */
+static int named_reserve(struct frames *f)
+{
+	struct frames bigger = { .named = f->named };
+
+	if ((f->nnamed + 1) * 2 <= f->named_ix_cap)
+		return 0;
+	bigger.named_ix_cap = f->named_ix_cap ? f->named_ix_cap * 2 : 4096;
+	bigger.named_ix = calloc(bigger.named_ix_cap, sizeof(*bigger.named_ix));
+	if (!bigger.named_ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->nnamed; i++)
+		bigger.named_ix[named_slot(&bigger, f->named[i].image, f->named[i].addr)] =
+			(uint32_t)i + 1;
+	free(f->named_ix);
+	f->named_ix = bigger.named_ix;
+	f->named_ix_cap = bigger.named_ix_cap;
+	return 0;
+}
+
+/* The index of @addr named in @image, named now when new or named before debug files came.
+ * Returns 0 or -ENOMEM. */
+static int frame_at(struct frames *f, struct symbolizer *sym, uint64_t image, uint64_t addr,
+		    uint32_t *ix)
+{
+	struct named_frame *v;
+	size_t slot;
+
+	if (named_reserve(f))
+		return -ENOMEM;
+	slot = named_slot(f, image, addr);
+	if (!f->named_ix[slot]) {
+		v = grow__reserve(f->named, &f->named_cap, f->nnamed, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		f->named = v;
+		v[f->nnamed] = (struct named_frame){ .image = image, .addr = addr };
+		if (name_frame(f, sym, &v[f->nnamed]))
+			return -ENOMEM;
+		f->named_ix[slot] = (uint32_t)++f->nnamed;
+	} else if (f->named[f->named_ix[slot] - 1].epoch != f->epoch &&
+		   name_frame(f, sym, &f->named[f->named_ix[slot] - 1])) {
+		return -ENOMEM;
+	}
+	*ix = f->named_ix[slot] - 1;
 	return 0;
 }
 
@@ -231,11 +311,10 @@ static bool is_trampoline_return(struct symbolizer *sym, uint64_t ret)
 	       (symbolizer__func_start(sym, ret - 1, &before) || before == ret - 1);
 }
 
-/* Names @ips (leaf first) into @s's names, addrs and info, root first, from the deepest frame
- * that lies in a mapping. Sets s->n, and *@cut when frames were dropped or the leaf is in no
- * mapping (or @sym is NULL): a process's mappings may be known later (at its exit). 0 or
- * -ENOMEM. */
-static int name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, bool returns,
+/* Names @ips (leaf first) into @s's frames, root first, from the deepest frame that lies in a
+ * mapping. Sets s->n, and *@cut when frames were dropped or the leaf is in no mapping (or
+ * @sym is NULL): a process's mappings may be known later (at its exit). 0 or -ENOMEM. */
+static int name_stack(struct frames *f, struct symbolizer *sym, const uint64_t *ips, size_t n,
 		      struct named_stack *s, bool *cut)
 {
 	size_t kept = n;
@@ -244,7 +323,7 @@ static int name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, boo
 	*cut = !sym;
 	for (size_t i = 0; i < n; i++) {
 		/* a return address points after the call: step back into it to name the caller */
-		uint64_t addr = i > 0 || returns ? ips[i] - 1 : ips[i];
+		uint64_t addr = i > 0 || s->id.returns ? ips[i] - 1 : ips[i];
 
 		if (addr != ips[i] && sym && is_trampoline_return(sym, ips[i]))
 			addr = ips[i];
@@ -256,26 +335,18 @@ static int name_stack(struct symbolizer *sym, const uint64_t *ips, size_t n, boo
 		}
 		if (!i && sym && !symbolizer__is_code(sym, addr))
 			*cut = true;
-		s->addrs[i] = addr;
-		err = name_frame(sym, addr, &s->info[i], &s->names[i]);
+		err = frame_at(f, sym, s->id.image, addr, &s->frames[i]);
 		if (err) {
-			kept = i + 1;
+			kept = i;
 			break;
 		}
 	}
 	/* leaf first -> root first */
 	for (size_t i = 0; i < kept / 2; i++) {
-		size_t j = kept - 1 - i;
-		char *t = s->names[i];
-		uint64_t a = s->addrs[i];
-		struct frame_info fi = s->info[i];
+		uint32_t t = s->frames[i];
 
-		s->names[i] = s->names[j];
-		s->names[j] = t;
-		s->addrs[i] = s->addrs[j];
-		s->addrs[j] = a;
-		s->info[i] = s->info[j];
-		s->info[j] = fi;
+		s->frames[i] = s->frames[kept - 1 - i];
+		s->frames[kept - 1 - i] = t;
 	}
 	s->n = kept;
 	return err;
@@ -321,18 +392,34 @@ static int keep_walk(struct named_stack *s, const uint64_t *ips, size_t n)
 /* Names @s (its walk in s->walk) again. Returns the count, 0 when memory ran out. */
 static size_t name_again(struct frames *f, struct symbolizer *sym, struct named_stack *s)
 {
+	uint32_t *v = realloc(s->frames, (s->nwalk ? s->nwalk : 1) * sizeof(*v));
 	bool cut;
 
-	names_free(s);
 	s->round = f->round;
 	s->epoch = f->epoch;
-	s->names = calloc(s->nwalk, sizeof(char *));
-	s->addrs = calloc(s->nwalk, sizeof(uint64_t));
-	s->info = calloc(s->nwalk, sizeof(struct frame_info));
-	if (!s->names || !s->addrs || !s->info ||
-	    name_stack(sym, s->walk, s->nwalk, s->id.returns, s, &cut))
+	if (!v)
+		return out_of_memory(f, s);
+	s->frames = v;
+	if (name_stack(f, sym, s->walk, s->nwalk, s, &cut))
 		return out_of_memory(f, s);
 	s->retry = cut;
+	return s->n;
+}
+
+/* The frames of @s as frames__get_info() returns them, in @f's buffers. */
+static size_t give(struct frames *f, const struct named_stack *s, const char *const **names,
+		   const uint64_t **addrs, const struct frame_info **info)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		const struct named_frame *fr = &f->named[s->frames[i]];
+
+		f->out_names[i] = fr->name;
+		f->out_addrs[i] = fr->addr;
+		f->out_info[i] = (struct frame_info){ fr->lines, fr->nlines };
+	}
+	*names = f->out_names;
+	*addrs = f->out_addrs;
+	*info = f->out_info;
 	return s->n;
 }
 
@@ -372,8 +459,5 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 	if (!name_again(f, sym, s))
 		return 0;
 named:
-	*out = (const char *const *)s->names;
-	*addrs = s->addrs;
-	*info = s->info;
-	return s->n;
+	return give(f, s, out, addrs, info);
 }

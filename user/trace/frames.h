@@ -40,8 +40,10 @@ struct frame_info {
  * are folded, and frames from the first return address outside executable code on are cut (a
  * walk gone astray through code without frame pointers). A stack cut that way is named again
  * in the next round (frames__next_round()), in case a library was mapped since. Allocation
- * rows (fl_call_is_alloc(key->call)) are named with every frame read as a return address. Returns the count and sets *@out to an array
- * owned by @f; 0 when the stack is unknown or memory ran out.
+ * rows (fl_call_is_alloc(key->call)) are named with every frame read as a return address.
+ * Returns the count and sets *@out to an array owned by @f, valid until the next call (the
+ * names themselves last as long as @f: each distinct one is held once); 0 when the stack is
+ * unknown or memory ran out.
  */
 size_t frames__get(struct frames *f, const struct collector *col, struct symbolizer *sym,
 		   const struct fl_key *key, const char *const **out);

@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include "formats/intern.h"
+#include "base/intern.h"
 
 struct pair {
 	uint64_t a, b;

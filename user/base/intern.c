@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "formats/intern.h"
+#include "base/intern.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
