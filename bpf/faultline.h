@@ -285,7 +285,10 @@ enum fl_stack_end {
 	FL_END__COUNT = 6,
 };
 
-/* Per-thread cache of the last user stack taken, so one fault is walked once. */
+#define FL_CACHE_WORDS 32 /* the words a cached walk may depend on (a power of 2) */
+
+/* Per-thread cache of the last user stack taken, so one fault is walked once, and a fault
+ * like the last one (same registers, same saved frames) not at all. */
 struct fl_stack_cache {
 	__u64 ip;
 	__u64 sp;
@@ -299,8 +302,22 @@ struct fl_stack_cache {
 	 * loop that faults again and again sees the same word */
 	__u64 sp_word;
 	__u64 map_file;
+	/*
+	 * What a fault's walk read, so that the next fault at the same ip, sp and bp can reuse
+	 * it once these words are found unchanged (the walk is a function of the registers, the
+	 * words it reads and the process's unwind tables): the word index from sp of each word
+	 * read, and its value. nwords 0: the walk cannot be checked (it read outside the
+	 * window at sp, read more than FL_CACHE_WORDS words, met a uprobe, or was no fault's).
+	 */
+	__u32 unwind_gen; /* fl_unwind_proc.gen of the tables it used */
+	__u8 nwords;
+	__u8 maxidx; /* the highest of slots[] */
+	__u8 tables; /* the process had unwind tables (unwind_gen is theirs) */
+	__u8 _pad;
+	__u8 slots[FL_CACHE_WORDS];
+	__u64 words[FL_CACHE_WORDS];
 };
-_Static_assert(sizeof(struct fl_stack_cache) == 64, "fl_stack_cache layout");
+_Static_assert(sizeof(struct fl_stack_cache) == 360, "fl_stack_cache layout");
 
 /* Global counters in .bss, updated atomically: losses only, which are rare, since a counter
  * every CPU bumps on every event costs a contended cache line per fault. */

@@ -16,10 +16,12 @@
  * The stack of each thread's last page fault (or traced memory syscall, --vm) with the user
  * registers it was taken at. A fault is seen twice (page_fault_user, then rss_stat while the
  * fault is handled) with the same user registers: the second event reuses the walk instead of
- * repeating it. Only faults and traced syscall entries fill the cache, each walking afresh, so
- * a hit is never stale: a syscall's user registers point after its syscall instruction, which
- * no fault has as its ip, and a traced syscall forgets its walk when it returns. Two calls of
- * a frameless libc wrapper from different callers can share ip, sp and bp, which is why the
+ * repeating it. Only faults and traced syscall entries fill the cache, so a hit is never
+ * stale: a syscall's user registers point after its syscall instruction, which no fault has
+ * as its ip, and a traced syscall forgets its walk when it returns. A fault walks afresh
+ * unless the last one had the same registers and every stack word its walk read is unchanged
+ * (fl_cache_check): a loop that faults page after page is walked once. Two calls of a
+ * frameless libc wrapper from different callers can share ip, sp and bp, which is why the
  * walks of untraced syscalls are never cached.
  */
 struct {
@@ -104,12 +106,83 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 }
 
 /*
+ * Keeps in @c what the walk just done in @w->s depended on (see fl_stack_cache), or nwords 0
+ * when it cannot be checked. The word at sp goes too when the leaf's caller came from it
+ * (leaf_ret, see fl_walk).
+ */
+static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_walk_state *w)
+{
+	struct fl_scratch *s = w->s;
+	__u32 n = s->w.nslots, i, idx, max = 0;
+
+	c->nwords = 0;
+	if (!s->w.leaf_by_row && n < FL_CACHE_WORDS)
+		s->slots[n++ & (FL_CACHE_WORDS - 1)] = 0;
+	if (s->w.nocache || !s->w.have_win || !n || n > FL_CACHE_WORDS)
+		return;
+	for (i = 0; i < FL_CACHE_WORDS && i < n; i++) {
+		idx = s->slots[i] & (FL_WINDOW / 8 - 1);
+		c->slots[i] = idx;
+		c->words[i] = s->win[idx];
+		if (idx > max)
+			max = idx;
+	}
+	c->maxidx = max;
+	c->tables = w->proc != NULL;
+	c->unwind_gen = w->proc ? w->proc->gen : 0;
+	c->nwords = n;
+}
+
+/*
+ * True when the cached walk of @c is this fault's: same registers, the same unwind tables, no
+ * uprobe in the way, and every word the walk read unchanged (one copy of the stack up to the
+ * highest of them). Registers alone are not enough: two callers can reach the same code at
+ * the same depth (tests/workloads/samedepth.c), and their return addresses differ.
+ */
+static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_stack_cache *c,
+					   __u64 ip, __u64 bp, __u64 sp)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n = c->nwords, i, len;
+	struct uprobe_task *ut = task->utask;
+	struct fl_unwind_proc *p;
+	struct fl_scratch *s;
+	bool same = true;
+
+	if (!n || !c->stack || c->ip != ip || c->sp != sp || c->bp != bp)
+		return false;
+	if (ut && (BPF_CORE_READ(ut, return_instances) || BPF_CORE_READ(ut, active_uprobe)))
+		return false;
+	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	if ((p != NULL) != c->tables || (p && p->gen != c->unwind_gen))
+		return false;
+	s = bpf_map_lookup_elem(&stack_scratch, &zero);
+	if (!s || s->busy)
+		return false;
+	s->busy = 1;
+	len = ((c->maxidx & (FL_WINDOW / 8 - 1)) + 1) * 8;
+	if (bpf_probe_read_user(s->win, len, (void *)sp)) {
+		s->busy = 0;
+		return false;
+	}
+	for (i = 0; i < FL_CACHE_WORDS && i < n; i++) {
+		if (s->win[c->slots[i] & (FL_WINDOW / 8 - 1)] != c->words[i]) {
+			same = false;
+			break;
+		}
+	}
+	s->busy = 0;
+	return same;
+}
+
+/*
  * Walks the user stack from (@ip, @bp, @sp) and fills key->stack and key->origin (stored in the
  * stacks map when new), and @w's sp_word, have_word and leaf_by_row. Returns the scratch (no
  * longer held: read nothing from it) or NULL when no stack was taken.
  */
-static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact,
-							struct fl_key *key, struct fl_walk_state *w)
+static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp, __u64 sp,
+							     bool exact, struct fl_key *key,
+							     struct fl_walk_state *w,
+							     struct fl_stack_cache *fill)
 {
 	__u32 zero = 0;
 	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
@@ -151,10 +224,18 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
 		if (seen)
 			(*seen)[h & (FL_SEEN_SLOTS - 1)] = h;
 	}
+	if (fill)
+		fl_cache_note(fill, w);
 	s->busy = 0;
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
 	return s;
+}
+
+static __always_inline __attribute__((unused)) struct fl_scratch *
+fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact, struct fl_key *key, struct fl_walk_state *w)
+{
+	return fl_stack_take_into(ip, bp, sp, exact, key, w, NULL);
 }
 
 /*
@@ -162,10 +243,15 @@ static __always_inline struct fl_scratch *fl_stack_take(__u64 ip, __u64 bp, __u6
  * stacks map when new.
  */
 static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp, __u64 sp,
-				    bool exact, struct fl_key *key, struct fl_stack_cache *c)
+				    bool exact, struct fl_key *key, struct fl_stack_cache *c,
+				    bool fill)
 {
 	struct fl_walk_state w = {};
-	struct fl_scratch *s = fl_stack_take(ip, bp, sp, exact, key, &w);
+	struct fl_scratch *s;
+
+	if (fill)
+		c->nwords = 0;
+	s = fl_stack_take_into(ip, bp, sp, exact, key, &w, fill ? c : NULL);
 	__u64 word;
 
 	if (!s || w.leaf_by_row) /* a row found the leaf's caller: nothing to repair */
@@ -206,7 +292,7 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		fl_walk(task, ip, bp, sp, exact, key, NULL);
+		fl_walk(task, ip, bp, sp, exact, key, NULL, false);
 		return;
 	}
 	if (!refill) {
@@ -218,11 +304,21 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 			key->map_file = c->map_file;
 			key->call = c->call;
 		} else {
-			fl_walk(task, ip, bp, sp, exact, key, c);
+			fl_walk(task, ip, bp, sp, exact, key, c, false);
 		}
 		return;
 	}
-	fl_walk(task, ip, bp, sp, exact, key, c);
+	if (exact && fl_cache_check(task, c, ip, bp, sp)) {
+		/* the same walk as the last fault's: its map class and call are this one's */
+		key->stack = c->stack;
+		key->origin = FL_ORIGIN_USER;
+		key->leaf_ret = c->leaf_ret;
+		c->map_class = key->map_class;
+		c->map_file = key->map_file;
+		c->call = key->call;
+		return;
+	}
+	fl_walk(task, ip, bp, sp, exact, key, c, exact);
 	c->stack = key->stack;
 	c->leaf_ret = key->leaf_ret;
 	c->map_class = key->map_class;

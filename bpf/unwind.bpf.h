@@ -70,7 +70,9 @@ struct fl_walk {
 	__u8 have_win;
 	__u8 exact;	  /* pc is where the thread is, not a return address */
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
-	__u8 _pad;
+	__u8 nocache;	  /* it read a word outside the window, or met a uprobe (fl_stack_cache) */
+	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
+	__u32 _pad;
 };
 
 /* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
@@ -85,6 +87,7 @@ struct fl_scratch {
 	 * preemptible) must not overwrite its state */
 	__u32 busy;
 	__u32 _pad;
+	__u8 slots[FL_CACHE_WORDS]; /* the window's word index of each word the walk read */
 	__u64 win[FL_WINDOW / 8 + 2];
 };
 
@@ -121,9 +124,15 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 	__u64 off = addr - w->s->w.win_base;
 
 	if (w->s->w.have_win && addr >= w->s->w.win_base && off <= FL_WINDOW - 8 && !(off & 7)) {
+		__u32 n = w->s->w.nslots;
+
 		w->s->word = w->s->win[(off / 8) & (FL_WINDOW / 8 - 1)];
+		if (n < FL_CACHE_WORDS)
+			w->s->slots[n & (FL_CACHE_WORDS - 1)] = off / 8;
+		w->s->w.nslots = n + 1;
 		return true;
 	}
+	w->s->w.nocache = 1;
 	return !bpf_probe_read_user(&w->s->word, sizeof(w->s->word), (void *)addr);
 }
 
@@ -376,9 +385,13 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
 	struct return_instance *ri = NULL;
 
+	w->s->w.nocache = 0;
 	if (ut) {
 		ri = BPF_CORE_READ(ut, return_instances);
+		if (ri)
+			w->s->w.nocache = 1;
 		if (BPF_CORE_READ(ut, active_uprobe)) {
+			w->s->w.nocache = 1;
 			ip = fl_xol_fixup(ut, ip);
 		} else if (ri && fl_in_trampoline(task, ip)) {
 			/* returning through a uretprobe: the thread is back in the caller, whose
@@ -398,6 +411,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.end = FL_END_FP;
 	w->s->w.tables = 0;
 	w->s->w.leaf_by_row = false;
+	w->s->w.nslots = 0;
 	w->s->w.tgid = tgid;
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;

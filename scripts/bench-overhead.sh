@@ -44,7 +44,7 @@
 #      faultbench_nofp (the same, -O2 -fomit-frame-pointer), in rounds of no profiler,
 #      faultline --unwind-mem 0 (frame pointers only), faultline (unwind tables) and, when
 #      BASELINE_FL names an older faultline binary, that one; then each mode's BPF run time
-#      per fault as in 5.
+#      per fault as in 5 (the older binary's too, side by side).
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
 # a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
@@ -685,7 +685,8 @@ bench_unwind()
 		WL_BIN=$OUT/workloads/$bin
 		rounds_compare "unw_$bin" mapping_run %.3f us fault "${configs[@]}"
 		STATS_NAMES='["fl_page_fault","fl_rss_stat"]'
-		stats_runs "unw_$bin" mapping_run fault fl-fp faultline
+		stats_runs "unw_$bin" mapping_run fault fl-fp faultline \
+			${BASELINE_FL:+fl-old}
 	done
 	WL_BIN=$OUT/workloads/faultbench
 }
