@@ -13,18 +13,11 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "harness.h"
+#include "allocs_checks.h"
 #include "formats/jsonread.h"
+#include "harness.h"
 
-#define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
-#define TCMALLOC "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
-
-/* The numbers of allocs.c. */
-#define LEAK_N 100
-#define LEAK_SIZE 1000
-#define CHURN_N 10000
-#define CHURN_SIZE 64
-#define DIRECT_SIZE 777
+/* More numbers of allocs.c (allocs_checks.h has the others). */
 #define NEW_BYTES (3 * 256)
 #define NESTED_BYTES (4 * 3000)
 #define THREAD_BYTES (2 * 50 * 2000)
@@ -44,18 +37,10 @@ static void run_allocs(struct h_run *r, const char *lib, const char *metric, con
 
 	if (strcmp(lib, "-") && access(lib, R_OK))
 		cr_skip_test("%s is not installed (apt-get install libjemalloc2 "
-			     "libtcmalloc-minimal4)", lib);
+			     "libtcmalloc-minimal4)",
+			     lib);
 	h_attach_run_ok(r, "allocs", wl, fl);
 	h_folded_root_ok(&r->folded, "allocs");
-}
-
-static void expect_edge(const struct h_run *r, const char *caller, const char *callee,
-			uint64_t want)
-{
-	uint64_t got = h_folded_edge(&r->folded, caller, callee);
-
-	cr_expect_eq(got, want, "%s;%s: %" PRIu64 ", expected %" PRIu64, caller, callee, got,
-		     want);
 }
 
 /* Allocated bytes by path, exact; the caller of malloc is the frame above it. */
@@ -64,14 +49,14 @@ static void check_alloc_bytes(const char *lib)
 	struct h_run r;
 
 	run_allocs(&r, lib, "alloc-bytes", NULL);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
-	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
-	expect_edge(&r, "realloc_path", "malloc", 100);
-	expect_edge(&r, "realloc_path", "realloc", 200 + 300);
-	expect_edge(&r, "calloc_path", "calloc", 10 * 50);
-	expect_edge(&r, "memalign_path", "posix_memalign", 4096);
-	expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
+	allocs_expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
+	allocs_expect_edge(&r, "realloc_path", "malloc", 100);
+	allocs_expect_edge(&r, "realloc_path", "realloc", 200 + 300);
+	allocs_expect_edge(&r, "calloc_path", "calloc", 10 * 50);
+	allocs_expect_edge(&r, "memalign_path", "posix_memalign", 4096);
+	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
 	/* once each, whether operator new is the allocator's or libstdc++'s calling malloc */
 	/* "operator new" matches libstdc++'s "operator new(unsigned long)" too */
 	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_BYTES,
@@ -89,11 +74,11 @@ static void check_live_bytes(const char *lib)
 	struct h_run r;
 
 	run_allocs(&r, lib, "live-bytes", NULL);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	expect_edge(&r, "churn_path", "malloc", 0);
-	expect_edge(&r, "realloc_path", "malloc", 0);
-	expect_edge(&r, "realloc_path", "realloc", 300);
-	expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	allocs_expect_edge(&r, "churn_path", "malloc", 0);
+	allocs_expect_edge(&r, "realloc_path", "malloc", 0);
+	allocs_expect_edge(&r, "realloc_path", "realloc", 300);
+	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
 	h_folded_free(&r.folded);
 }
 
@@ -136,8 +121,8 @@ Test(alloc, glibc_counts_threads_and_unmatched_frees)
 	const char *at;
 
 	run_allocs(&r, "-", "alloc-count", "-T");
-	expect_edge(&r, "churn_path", "malloc", CHURN_N);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N);
+	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N);
 	cr_expect_geq(h_folded_thread(&r.folded, "leaker-0"), 50);
 	cr_expect_geq(h_folded_thread(&r.folded, "leaker-1"), 50);
 	report = h_read_file(r.fl.out_path);
@@ -153,33 +138,13 @@ Test(alloc, glibc_counts_threads_and_unmatched_frees)
 /* Sampling: estimates of a large run within 10% of the truth. */
 Test(alloc, sampled_estimates)
 {
-	const char *wl[] = { "-", "100", NULL };
-	const char *fl[] = { "--alloc", "--sample-bytes", "4096", "--metric", "alloc-bytes", NULL };
-	struct h_run r;
-	uint64_t leak, churn;
-
-	h_attach_run_ok(&r, "allocs", wl, fl);
-	leak = h_folded_edge(&r.folded, "leak_path", "malloc");
-	churn = h_folded_edge(&r.folded, "churn_path", "malloc");
-	cr_expect(leak > 0.9 * 100 * LEAK_N * LEAK_SIZE && leak < 1.1 * 100 * LEAK_N * LEAK_SIZE,
-		  "leak_path estimate %" PRIu64 " bytes, truth %d", leak, 100 * LEAK_N * LEAK_SIZE);
-	cr_expect(churn > 0.9 * 100 * CHURN_N * CHURN_SIZE &&
-			  churn < 1.1 * 100 * CHURN_N * CHURN_SIZE,
-		  "churn_path estimate %" PRIu64 " bytes, truth %d", churn,
-		  100 * CHURN_N * CHURN_SIZE);
-	h_folded_free(&r.folded);
+	allocs_sampled_ok("--alloc");
 }
 
 /* A launched command: probes placed before its exec catch its allocations from the start. */
 Test(alloc, launched_command)
 {
-	const char *fl[] = { "--alloc", "--metric", "alloc-bytes", NULL };
-	struct h_run r;
-
-	h_launch_run_ok(&r, "allocs", NULL, fl);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
-	h_folded_free(&r.folded);
+	allocs_launched_ok("--alloc");
 }
 
 /*
@@ -226,7 +191,10 @@ static uint64_t doc_u64(const struct jv *v, const char *path)
  */
 Test(alloc, exec_drops_exact_between_walks)
 {
-	enum { BULK = 200000, DROPPED = 40 + BULK };
+	enum {
+		BULK = 200000,
+		DROPPED = 40 + BULK
+	};
 	const char *wl[] = { "200000", NULL };
 	char dir[64], stream[128];
 	const char *fl[] = { "--alloc", "-i", "0.2", "--json-stream", stream, NULL };
@@ -275,8 +243,9 @@ Test(alloc, exec_drops_exact_between_walks)
 	cr_expect_eq(last_dropped, DROPPED, "the last live line, 1.2 s after the exec");
 	cr_expect_eq(last_live, 25 * 5000);
 	cr_expect_geq(nknow, 3, "%zu lines after the exec", nknow);
-	cr_expect_geq(nbetween, 1, "no refresh after the exec went without a walk: the test "
-				   "did not run between walks");
+	cr_expect_geq(nbetween, 1,
+		      "no refresh after the exec went without a walk: the test "
+		      "did not run between walks");
 }
 
 /* The run count of program @name among the programs faultline @owner holds (from its fdinfo,
@@ -354,7 +323,7 @@ Test(alloc, other_processes_do_not_trap)
 	cr_expect_geq(before, 0, "bpftool shows no fl_alloc_enter");
 	cr_expect_eq(after, before, "the untraced process ran the probe %lld times",
 		     after - before);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N);
 	h_folded_free(&r.folded);
 }
 
@@ -380,7 +349,7 @@ Test(alloc, alloc_lib_refused_with_its_cause)
 		cr_skip_test("%s is not installed (apt-get install libjemalloc2)", JEMALLOC);
 	snprintf(self, sizeof(self), "%d", getpid());
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *args[] = { "-q",	     "-d", "1", "--alloc", "--alloc-lib",
+		const char *args[] = { "-q",	     "-d", "1",	 "--alloc", "--alloc-lib",
 				       cases[i].lib, "-p", self, NULL };
 		struct h_session s;
 		char *err;
@@ -405,8 +374,8 @@ Test(alloc, alloc_lib_refused_with_its_cause)
  */
 Test(alloc, deleted_libc_is_probed)
 {
-	const char *fl[] = { "-q", "-p", NULL, "--folded", NULL, "--alloc", "--metric", "alloc-bytes",
-			     NULL };
+	const char *fl[] = { "-q",	"-p",	    NULL,	   "--folded", NULL,
+			     "--alloc", "--metric", "alloc-bytes", NULL };
 	char dir[64], lib[96], pid[16], cmd[256];
 	struct h_run r;
 
@@ -428,6 +397,6 @@ Test(alloc, deleted_libc_is_probed)
 	h_wait_ready_ok(&r.fl);
 	h_attach_work_ok(&r);
 	h_attach_stop_ok(&r, SIGINT);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
 	h_folded_free(&r.folded);
 }

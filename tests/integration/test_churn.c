@@ -12,18 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "allocs_checks.h"
 #include "formats/jsonread.h"
 #include "harness.h"
 
-#define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
-#define TCMALLOC "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
-
-/* The numbers of allocs.c. */
-#define LEAK_N 100
-#define LEAK_SIZE 1000
-#define CHURN_N 10000
-#define CHURN_SIZE 64
-#define DIRECT_SIZE 777
+/* More numbers of allocs.c (allocs_checks.h has the others). */
 #define NEW_N 3
 #define NEW_SIZE 256
 #define NESTED_SIZE 3000
@@ -57,14 +50,6 @@ static void run_churn(struct h_run *r, struct jv *doc, const char *lib, const ch
 	text = h_read_file(json);
 	cr_assert_eq(jv_parse(text, strlen(text), doc), 0, "--json: not JSON: %.300s", text);
 	free(text);
-}
-
-static void expect_edge(const struct h_run *r, const char *caller, const char *callee,
-			uint64_t want)
-{
-	uint64_t got = h_folded_edge(&r->folded, caller, callee);
-
-	cr_expect_eq(got, want, "%s;%s: %" PRIu64 ", expected %" PRIu64, caller, callee, got, want);
 }
 
 /* Sum of counts.@key over the JSON stacks in which frame @caller is right above @callee. */
@@ -120,14 +105,14 @@ static void check_churn(const char *lib)
 	mode = jv_path(&doc, "options.alloc_mode");
 	cr_expect(mode && mode->type == JV_STR && !strcmp(mode->text, "churn"),
 		  "options.alloc_mode is not \"churn\"");
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
-	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
-	expect_edge(&r, "realloc_path", "malloc", 100);
-	expect_edge(&r, "realloc_path", "realloc", 200 + 300);
-	expect_edge(&r, "calloc_path", "calloc", 10 * 50);
-	expect_edge(&r, "memalign_path", "posix_memalign", 4096);
-	expect_edge(&r, "thread_leak", "malloc", THREAD_N * THREAD_SIZE);
+	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
+	allocs_expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
+	allocs_expect_edge(&r, "realloc_path", "malloc", 100);
+	allocs_expect_edge(&r, "realloc_path", "realloc", 200 + 300);
+	allocs_expect_edge(&r, "calloc_path", "calloc", 10 * 50);
+	allocs_expect_edge(&r, "memalign_path", "posix_memalign", 4096);
+	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_N * THREAD_SIZE);
 	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_N * NEW_SIZE,
 		     "operator new counted once");
 	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), 4 * NESTED_SIZE,
@@ -173,11 +158,11 @@ Test(churn, glibc_nested_calls_under_the_called_function)
 	struct jv doc;
 
 	run_churn(&r, &doc, "-", "alloc-count");
-	expect_edge(&r, "nested_path", "realloc", 1);
-	expect_edge(&r, "nested_path", "aligned_alloc", 1);
-	expect_edge(&r, "nested_path", "reallocarray", 1);
-	expect_edge(&r, "nested_path", "posix_memalign", 1);
-	expect_edge(&r, "nested_path", "malloc", 0);
+	allocs_expect_edge(&r, "nested_path", "realloc", 1);
+	allocs_expect_edge(&r, "nested_path", "aligned_alloc", 1);
+	allocs_expect_edge(&r, "nested_path", "reallocarray", 1);
+	allocs_expect_edge(&r, "nested_path", "posix_memalign", 1);
+	allocs_expect_edge(&r, "nested_path", "malloc", 0);
 	jv_free(&doc);
 	h_folded_free(&r.folded);
 }
@@ -267,39 +252,18 @@ Test(churn, entry_probes_only)
 	cr_expect_not(holds_prog(r.fl.proc.pid, "fl_alloc_enter"), "exact mode's entry program");
 	h_attach_work_ok(&r);
 	h_attach_stop_ok(&r, SIGINT);
-	expect_edge(&r, "churn_path", "malloc", CHURN_N);
+	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N);
 	h_folded_free(&r.folded);
 }
 
 /* --sample-bytes composes: estimates of a large run within 10% of the truth. */
 Test(churn, sampled_estimates)
 {
-	const char *wl[] = { "-", "100", NULL };
-	const char *fl[] = { "--alloc=churn", "--sample-bytes", "4096",
-			     "--metric",      "alloc-bytes",	NULL };
-	struct h_run r;
-	uint64_t leak, churn;
-
-	h_attach_run_ok(&r, "allocs", wl, fl);
-	leak = h_folded_edge(&r.folded, "leak_path", "malloc");
-	churn = h_folded_edge(&r.folded, "churn_path", "malloc");
-	cr_expect(leak > 0.9 * 100 * LEAK_N * LEAK_SIZE && leak < 1.1 * 100 * LEAK_N * LEAK_SIZE,
-		  "leak_path estimate %" PRIu64 " bytes, truth %d", leak, 100 * LEAK_N * LEAK_SIZE);
-	cr_expect(churn > 0.9 * 100 * CHURN_N * CHURN_SIZE &&
-			  churn < 1.1 * 100 * CHURN_N * CHURN_SIZE,
-		  "churn_path estimate %" PRIu64 " bytes, truth %d", churn,
-		  100 * CHURN_N * CHURN_SIZE);
-	h_folded_free(&r.folded);
+	allocs_sampled_ok("--alloc=churn");
 }
 
 /* A launched command: the probes placed before its exec count its calls from the start. */
 Test(churn, launched_command)
 {
-	const char *fl[] = { "--alloc=churn", "--metric", "alloc-bytes", NULL };
-	struct h_run r;
-
-	h_launch_run_ok(&r, "allocs", NULL, fl);
-	expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
-	h_folded_free(&r.folded);
+	allocs_launched_ok("--alloc=churn");
 }

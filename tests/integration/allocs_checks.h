@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The allocs workload (tests/workloads/allocs.c): its numbers, and the checks that both
+ * allocator modes (--alloc and --alloc=churn) make the same way. */
+#ifndef FAULTLINE_ALLOCS_CHECKS_H
+#define FAULTLINE_ALLOCS_CHECKS_H
+
+#include <stdint.h>
+#include "harness.h"
+
+#define JEMALLOC "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2"
+#define TCMALLOC "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4"
+
+#define LEAK_N 100
+#define LEAK_SIZE 1000
+#define CHURN_N 10000
+#define CHURN_SIZE 64
+#define DIRECT_SIZE 777
+
+/* The bytes of the folded edge @caller;@callee of @r are exactly @want. */
+void allocs_expect_edge(const struct h_run *r, const char *caller, const char *callee,
+			uint64_t want);
+
+/* allocs repeated 100 times under @mode (--alloc or --alloc=churn) with --sample-bytes 4096:
+ * the estimates of leak_path and churn_path within 10% of the truth. */
+void allocs_sampled_ok(const char *mode);
+
+/* allocs launched under @mode: the probes placed before its exec count from the start. */
+void allocs_launched_ok(const char *mode);
+
+#endif /* FAULTLINE_ALLOCS_CHECKS_H */
