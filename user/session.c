@@ -248,6 +248,10 @@ static void reap(struct session *s)
 		case LAUNCH_GONE:
 			follow__launched_gone(s);
 			break;
+		case LAUNCH_EXEC: /* its new image's tables before it runs a line of it */
+			follow__start_naming(s, &s->targets.v[0]);
+			launch__resume(&s->launch);
+			break;
 		case LAUNCH_RUNNING:
 			break;
 		}

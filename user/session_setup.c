@@ -276,6 +276,9 @@ int session__setup(struct session *s)
 	}
 	for (size_t i = 0; i < s->targets.n && launched; i++)
 		follow__start_naming(s, &s->targets.v[i]);
+	/* stopped after its exec until now: its stacks are whole from its first instruction */
+	if (launched)
+		launch__resume(&s->launch);
 	start_view(s);
 	return 0;
 }

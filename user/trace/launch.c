@@ -135,7 +135,8 @@ int launch__fork(struct launch *l, char *const argv[])
 	 * at exit keeps them readable. Without ptrace (Yama, seccomp) frames of libraries mapped
 	 * after exec may stay unnamed, nothing worse.
 	 */
-	l->traced = ptrace(PTRACE_SEIZE, l->pid, NULL, (void *)(long)PTRACE_O_TRACEEXIT) == 0;
+	l->traced = ptrace(PTRACE_SEIZE, l->pid, NULL,
+			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)) == 0;
 	l->go_fd = go[1];
 	l->exec_fd = ex[0];
 	return 0;
@@ -183,6 +184,10 @@ enum launch_event launch__on_wait(struct launch *l, int status)
 		return LAUNCH_RUNNING;
 	if (event == PTRACE_EVENT_EXIT)
 		return LAUNCH_AT_EXIT;
+	if (event == PTRACE_EVENT_EXEC) {
+		l->exec_stopped = true;
+		return LAUNCH_EXEC;
+	}
 	if (event == PTRACE_EVENT_STOP) {
 		/*
 		 * A group-stop reports its stop signal: PTRACE_LISTEN keeps the command stopped
@@ -199,6 +204,14 @@ enum launch_event launch__on_wait(struct launch *l, int status)
 	return LAUNCH_RUNNING;
 }
 
+void launch__resume(struct launch *l)
+{
+	if (!l->exec_stopped)
+		return;
+	l->exec_stopped = false;
+	ptrace(PTRACE_CONT, l->pid, NULL, NULL);
+}
+
 void launch__release(struct launch *l)
 {
 	ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
@@ -210,9 +223,15 @@ static void wait_gone(struct launch *l)
 {
 	int status;
 
-	while (!l->reaped && waitpid(l->pid, &status, 0) == l->pid)
-		if (launch__on_wait(l, status) == LAUNCH_AT_EXIT)
+	launch__resume(l);
+	while (!l->reaped && waitpid(l->pid, &status, 0) == l->pid) {
+		enum launch_event e = launch__on_wait(l, status);
+
+		if (e == LAUNCH_AT_EXIT)
 			launch__release(l);
+		else if (e == LAUNCH_EXEC)
+			launch__resume(l);
+	}
 }
 
 /* A SIGINT or SIGTERM waits for faultline (blocked for its signalfd). */
@@ -256,9 +275,15 @@ int launch__go(struct launch *l, const char *command)
 	}
 	close(l->exec_fd);
 	l->exec_fd = -1;
-	/* EOF: it exec'd, or died before (l->reaped tells, or the next wait will) */
-	if (got <= 0 && !err)
+	/* EOF: it exec'd, or died before (l->reaped tells, or the next wait will); traced, it
+	 * waits in the stop after its exec for its image to be named */
+	if (got <= 0 && !err) {
+		while (l->traced && !l->reaped && !l->exec_stopped &&
+		       waitpid(l->pid, &status, 0) == l->pid)
+			if (launch__on_wait(l, status) == LAUNCH_AT_EXIT)
+				launch__release(l);
 		return 0;
+	}
 	if (err == EINTR)
 		fprintf(stderr, "faultline: interrupted before '%s' started\n", command);
 	else
@@ -292,6 +317,11 @@ void launch__detach(struct launch *l)
 	if (!l->traced || l->reaped)
 		return;
 	l->traced = false;
+	if (l->exec_stopped) { /* already in a ptrace stop */
+		l->exec_stopped = false;
+		ptrace(PTRACE_DETACH, l->pid, NULL, NULL);
+		return;
+	}
 	/* PTRACE_DETACH needs a ptrace stop; faultline's exit would untrace it as well, but
 	 * the command's signals would wait in their stops until then */
 	if (ptrace(PTRACE_INTERRUPT, l->pid, NULL, NULL))

@@ -10,9 +10,11 @@
 
 struct launch {
 	pid_t pid;
-	bool traced; /* seized with ptrace to stop it once at exit, with its mappings intact */
-	int go_fd;   /* write end: one byte lets the child exec */
-	int exec_fd; /* read end, close-on-exec in the child: EOF means the exec happened */
+	bool traced; /* seized with ptrace to stop it once at exit, with its mappings intact, and
+		      * after each exec, until its new image is named (launch__resume()) */
+	bool exec_stopped; /* in that stop after an exec */
+	int go_fd;	   /* write end: one byte lets the child exec */
+	int exec_fd;	   /* read end, close-on-exec in the child: EOF means the exec happened */
 	/* faultline's signal state before it changed it: the command starts with this one */
 	sigset_t mask;
 	sigset_t ignored;
@@ -26,6 +28,7 @@ enum launch_event {
 	LAUNCH_RUNNING, /* nothing to do: a signal passed on, a stop or a resume */
 	LAUNCH_AT_EXIT, /* stopped at its exit, its mappings still readable: launch__release() */
 	LAUNCH_GONE,	/* it exited and was reaped: l->status */
+	LAUNCH_EXEC,	/* stopped after an exec, its new image mapped: launch__resume() */
 };
 
 /* Checks that @command can be executed (found in PATH when it has no '/'), before anything is
@@ -45,7 +48,8 @@ void launch__save_signals(struct launch *l);
 int launch__fork(struct launch *l, char *const argv[]);
 
 /* Lets the child exec and waits for the outcome, passing its signals on meanwhile. Returns 0
- * once it runs the command (or died before: l->reaped), -errno of the failed exec, or -EINTR
+ * once it runs the command, stopped after the exec when traced (launch__resume()), or died
+ * before (l->reaped); -errno of the failed exec, or -EINTR
  * when a SIGINT or SIGTERM came while the exec waited (a stopped child): reported on stderr,
  * child killed and reaped. */
 int launch__go(struct launch *l, const char *command);
@@ -57,6 +61,10 @@ int launch__go(struct launch *l, const char *command);
  * drops a pending one.
  */
 enum launch_event launch__on_wait(struct launch *l, int status);
+
+/* Lets a child stopped after an exec run (nothing when it is not in that stop): its new image
+ * named and its unwind tables loaded first, its stacks are whole from its first instruction. */
+void launch__resume(struct launch *l);
 
 /* Lets a child stopped at its exit finish. */
 void launch__release(struct launch *l);
