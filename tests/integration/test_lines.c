@@ -110,7 +110,8 @@ Test(lines, pprof_lines_match_addr2line)
 	pclose(p);
 	cr_assert_neq(start, 0, "no executable mapping of %s in the profile", bin);
 
-	snprintf(line, sizeof(line), GO " tool pprof -raw %s 2>/dev/null | sed -n '/^Locations/,/^Mappings/p'", pb);
+	snprintf(line, sizeof(line),
+		 GO " tool pprof -raw %s 2>/dev/null | sed -n '/^Locations/,/^Mappings/p'", pb);
 	p = popen(line, "r");
 	cr_assert_not_null(p);
 	cr_assert_not_null(fgets(line, sizeof(line), p));
@@ -118,7 +119,7 @@ Test(lines, pprof_lines_match_addr2line)
 		unsigned long long addr;
 		int pos = 0;
 
-	again:
+again:
 		if (sscanf(line, "%*d: 0x%llx M=%*d %n", &addr, &pos) < 1 || !pos)
 			continue;
 		/* the workload's own code: a PIE's text has ELF addresses equal to file offsets */
@@ -126,9 +127,15 @@ Test(lines, pprof_lines_match_addr2line)
 			continue;
 		raw_lines(line + pos, p, next, sizeof(next), got, sizeof(got));
 		addr2line(bin, addr - start + off, want, sizeof(want));
-		cr_expect_str_eq(got, want, "0x%llx: pprof %s, addr2line %s", addr, got, want);
-		compared++;
-		inlined += strstr(got, " | ") != NULL;
+		/* the toolchain's glue, not the workload's code: crtstuff's functions have no size
+		 * (faultline names them object+offset) and no lines; a whole stack of the exit
+		 * path goes through __do_global_dtors_aux */
+		if (!strstr(want, " crtstuff.c:")) {
+			cr_expect_str_eq(got, want, "0x%llx: pprof %s, addr2line %s", addr, got,
+					 want);
+			compared++;
+			inlined += strstr(got, " | ") != NULL;
+		}
 		if (next[0] && strncmp(next, "             ", 13)) {
 			strcpy(line, next);
 			next[0] = '\0';
@@ -137,8 +144,10 @@ Test(lines, pprof_lines_match_addr2line)
 	}
 	pclose(p);
 	/* and what a user reads: -lines ranks touch_c by its line in threads.c */
-	snprintf(line, sizeof(line), GO " tool pprof -lines -top %s 2>/dev/null | "
-		 "grep -c 'touch_c .*threads.c:[0-9]'", pb);
+	snprintf(line, sizeof(line),
+		 GO " tool pprof -lines -top %s 2>/dev/null | "
+		    "grep -c 'touch_c .*threads.c:[0-9]'",
+		 pb);
 	p = popen(line, "r");
 	cr_assert_not_null(p);
 	cr_expect(fgets(next, sizeof(next), p) && atoi(next) >= 1,
@@ -146,7 +155,8 @@ Test(lines, pprof_lines_match_addr2line)
 	pclose(p);
 	unlink(pb);
 	cr_expect_geq(compared, 4, "only %d locations in the workload", compared);
-	cr_expect_geq(inlined, 3, "only %d locations with an inlined call (wl_write_pages)", inlined);
+	cr_expect_geq(inlined, 3, "only %d locations with an inlined call (wl_write_pages)",
+		      inlined);
 }
 
 /* --inline: wl_write_pages below touch_a/b/c with their bytes; JSON gives touch_c's line. */

@@ -127,6 +127,22 @@ Test(unwind, growth_on_whole_stacks)
 	free(text);
 }
 
+/* A launched command stops after its exec and again at its entry point, its libraries mapped:
+ * its tables and theirs are loaded before its program runs, so its stacks are whole from the
+ * first fault on (they were cut until the first refresh found libc). */
+Test(unwind, launched_whole_from_the_start)
+{
+	const char *fl[] = { "--metric", "resident", NULL };
+	struct h_run r;
+
+	h_launch_run_ok(&r, "nofp", NULL, fl);
+	h_folded_root_ok(&r.folded, "nofp");
+	expect_whole(&r.folded, "heap_leaf", MAIN_DEPTH, 8 * MIB, false);
+	expect_whole(&r.folded, "advise_leaf", MAIN_DEPTH, 4 * MIB, false);
+	expect_whole(&r.folded, "thread_leaf", THREAD_DEPTH, 2 * MIB, false);
+	h_folded_free(&r.folded);
+}
+
 /* free()'s munmap and madvise give the pages back inside a libc syscall wrapper, which has no
  * frame: the caller of the wrapper is there all the same. */
 Test(unwind, releases_on_whole_stacks)

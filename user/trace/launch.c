@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,6 +173,58 @@ static int signal_to_deliver(pid_t pid, int status)
 	return overtaken(pid, sig) ? 0 : sig;
 }
 
+/* The entry point of the image @pid runs (AT_ENTRY of its auxiliary vector), or 0. */
+static uint64_t entry_of(pid_t pid)
+{
+	uint64_t av[2], entry = 0;
+	int fd = procfs__open(pid, "auxv", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while (!entry && read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_ENTRY)
+			entry = av[1];
+	close(fd);
+	return entry;
+}
+
+/* Puts a breakpoint (int3) at the entry point of the child stopped after its exec. Nothing
+ * when it cannot: the libraries are then named at the next refresh, as before. */
+static void break_at_entry(struct launch *l)
+{
+	uint64_t entry = entry_of(l->pid);
+	long word;
+
+	if (!entry)
+		return;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, l->pid, (void *)entry, NULL);
+	if (errno ||
+	    ptrace(PTRACE_POKETEXT, l->pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
+		return;
+	l->entry = entry;
+	l->entry_word = word;
+}
+
+/* Puts the entry point's word back; true when the child's trap was our breakpoint (it is
+ * then set to run the entry point's first instruction). */
+static bool at_entry(struct launch *l)
+{
+	struct user_regs_struct regs;
+	bool ours;
+
+	if (!l->entry)
+		return false;
+	ours = !ptrace(PTRACE_GETREGS, l->pid, NULL, &regs) && regs.rip == l->entry + 1;
+	if (ours) {
+		ptrace(PTRACE_POKETEXT, l->pid, (void *)l->entry, (void *)l->entry_word);
+		regs.rip = l->entry;
+		ptrace(PTRACE_SETREGS, l->pid, NULL, &regs);
+		l->entry = 0;
+	}
+	return ours;
+}
+
 enum launch_event launch__on_wait(struct launch *l, int status)
 {
 	int event = status >> 16;
@@ -185,6 +239,12 @@ enum launch_event launch__on_wait(struct launch *l, int status)
 	if (event == PTRACE_EVENT_EXIT)
 		return LAUNCH_AT_EXIT;
 	if (event == PTRACE_EVENT_EXEC) {
+		l->exec_stopped = true;
+		l->at_exec = true;
+		l->entry = 0; /* a breakpoint not reached went with the old image */
+		return LAUNCH_EXEC;
+	}
+	if (!event && WSTOPSIG(status) == SIGTRAP && at_entry(l)) {
 		l->exec_stopped = true;
 		return LAUNCH_EXEC;
 	}
@@ -209,6 +269,9 @@ void launch__resume(struct launch *l)
 	if (!l->exec_stopped)
 		return;
 	l->exec_stopped = false;
+	if (l->at_exec)
+		break_at_entry(l);
+	l->at_exec = false;
 	ptrace(PTRACE_CONT, l->pid, NULL, NULL);
 }
 
@@ -337,6 +400,14 @@ void launch__detach(struct launch *l)
 		l->reaped = true;
 		l->status = status;
 		return;
+	}
+	/* a breakpoint left would kill it at its entry point */
+	if (l->entry) {
+		if (!(status >> 16) && WSTOPSIG(status) == SIGTRAP && at_entry(l))
+			status = 0; /* the trap was ours: nothing to deliver */
+		else
+			ptrace(PTRACE_POKETEXT, l->pid, (void *)l->entry, (void *)l->entry_word);
+		l->entry = 0;
 	}
 	/* the first stop will do: ours, a group-stop (it stays stopped), its exit, a signal */
 	if (WIFSTOPPED(status) && !(status >> 16))

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -12,7 +13,10 @@ struct launch {
 	pid_t pid;
 	bool traced; /* seized with ptrace to stop it once at exit, with its mappings intact, and
 		      * after each exec, until its new image is named (launch__resume()) */
-	bool exec_stopped; /* in that stop after an exec */
+	bool exec_stopped; /* in that stop after an exec, or at its entry point */
+	bool at_exec;	   /* ... after the exec itself: its libraries are not mapped yet */
+	uint64_t entry;	   /* a breakpoint is at this entry point (AT_ENTRY); 0: none */
+	long entry_word;   /* the word the breakpoint replaced */
 	int go_fd;	   /* write end: one byte lets the child exec */
 	int exec_fd;	   /* read end, close-on-exec in the child: EOF means the exec happened */
 	/* faultline's signal state before it changed it: the command starts with this one */
@@ -28,7 +32,8 @@ enum launch_event {
 	LAUNCH_RUNNING, /* nothing to do: a signal passed on, a stop or a resume */
 	LAUNCH_AT_EXIT, /* stopped at its exit, its mappings still readable: launch__release() */
 	LAUNCH_GONE,	/* it exited and was reaped: l->status */
-	LAUNCH_EXEC,	/* stopped after an exec, its new image mapped: launch__resume() */
+	LAUNCH_EXEC,	/* stopped after an exec (its image mapped), then again at its entry point
+			 * (its libraries mapped too): launch__resume() */
 };
 
 /* Checks that @command can be executed (found in PATH when it has no '/'), before anything is
@@ -62,8 +67,10 @@ int launch__go(struct launch *l, const char *command);
  */
 enum launch_event launch__on_wait(struct launch *l, int status);
 
-/* Lets a child stopped after an exec run (nothing when it is not in that stop): its new image
- * named and its unwind tables loaded first, its stacks are whole from its first instruction. */
+/* Lets a child stopped after an exec or at its entry point run (nothing when it is in neither
+ * stop). After the exec, a breakpoint at the entry point stops it again once the dynamic loader
+ * has mapped its libraries: named and their unwind tables loaded at each stop, its stacks are
+ * whole from its first instruction, and through its libraries from its program's first. */
 void launch__resume(struct launch *l);
 
 /* Lets a child stopped at its exit finish. */
