@@ -375,6 +375,20 @@ static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
 	return ip >= base && ip - base < 4096;
 }
 
+/*
+ * The innermost pending uretprobe whose return address is still on the user stack at @sp, or
+ * NULL. Inside a return probe's program, 6.1 keeps that probe's own instance at the head of the
+ * list (its address already popped: below sp); 6.12 and later unlink it first.
+ */
+static __always_inline struct return_instance *fl_pending_ri(struct uprobe_task *ut, __u64 sp)
+{
+	struct return_instance *ri = BPF_CORE_READ(ut, return_instances);
+
+	if (ri && BPF_CORE_READ(ri, stack) < sp)
+		ri = BPF_CORE_READ(ri, next);
+	return ri;
+}
+
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
  * from. */
 static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
@@ -388,8 +402,6 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.nocache = 0;
 	if (ut) {
 		ri = BPF_CORE_READ(ut, return_instances);
-		if (ri)
-			w->s->w.nocache = 1;
 		if (BPF_CORE_READ(ut, active_uprobe)) {
 			w->s->w.nocache = 1;
 			ip = fl_xol_fixup(ut, ip);
@@ -400,7 +412,12 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 			sp = BPF_CORE_READ(ri, stack) + 8;
 			exact = false;
 			ri = BPF_CORE_READ(ri, next);
+			w->s->w.nocache = 1;
+		} else {
+			ri = fl_pending_ri(ut, sp);
 		}
+		if (ri)
+			w->s->w.nocache = 1;
 	}
 	w->s->st.ips[0] = ip;
 	w->s->w.pc = ip;
