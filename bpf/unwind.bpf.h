@@ -382,10 +382,10 @@ static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
  */
 static __always_inline struct return_instance *fl_pending_ri(struct uprobe_task *ut, __u64 sp)
 {
-	struct return_instance *ri = BPF_CORE_READ(ut, return_instances);
+	struct return_instance *ri = ut->return_instances;
 
-	if (ri && BPF_CORE_READ(ri, stack) < sp)
-		ri = BPF_CORE_READ(ri, next);
+	if (ri && ri->stack < sp)
+		ri = ri->next;
 	return ri;
 }
 
@@ -401,17 +401,17 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 
 	w->s->w.nocache = 0;
 	if (ut) {
-		ri = BPF_CORE_READ(ut, return_instances);
-		if (BPF_CORE_READ(ut, active_uprobe)) {
+		ri = ut->return_instances;
+		if (ut->active_uprobe) {
 			w->s->w.nocache = 1;
 			ip = fl_xol_fixup(ut, ip);
 		} else if (ri && fl_in_trampoline(task, ip)) {
 			/* returning through a uretprobe: the thread is back in the caller, whose
 			 * state is right after the return (the trampoline's own pushes aside) */
-			ip = BPF_CORE_READ(ri, orig_ret_vaddr);
-			sp = BPF_CORE_READ(ri, stack) + 8;
+			ip = ri->orig_ret_vaddr;
+			sp = ri->stack + 8;
 			exact = false;
-			ri = BPF_CORE_READ(ri, next);
+			ri = ri->next;
 			w->s->w.nocache = 1;
 		} else {
 			ri = fl_pending_ri(ut, sp);
@@ -433,7 +433,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
 	w->s->w.ri = (__u64)ri;
-	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
+	w->s->w.ri_stack = ri ? ri->stack : 0;
 }
 
 #endif /* FAULTLINE_UNWIND_BPF_H */
