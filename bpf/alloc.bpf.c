@@ -172,13 +172,53 @@ static __always_inline __u64 fl_weigh(__s64 *left, __u64 size, __u64 *count)
 	return bytes;
 }
 
+/*
+ * Fills the stack fields of @key with the stack the allocation returned to (@ctx: the caller
+ * right after the call). A call site the thread's allocations returned to lately, with the same
+ * registers, the same unwind tables and every stack word its walk read unchanged, takes that
+ * walk's stack without walking (fl_cache_check: two callers reaching one site at the same
+ * depth differ in the words they saved); the rest walk and replace the entry of their
+ * registers, or the oldest.
+ */
+static __always_inline void fl_ret_stack(struct pt_regs *ctx, struct fl_alloc_task *st,
+					 struct fl_key *key)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 ip = ctx->ip, bp = ctx->bp, sp = ctx->sp;
+	struct fl_walk_state w = {};
+	struct fl_stack_cache *c;
+	__u32 i, at = st->ret_next;
+
+	for (i = 0; i < FL_RET_SITES; i++) {
+		c = &st->ret[i];
+		if (c->ip == ip && c->sp == sp && c->bp == bp) {
+			at = i;
+			break;
+		}
+	}
+	c = &st->ret[at & (FL_RET_SITES - 1)];
+	if (i < FL_RET_SITES && fl_cache_check(task, c, ip, bp, sp)) {
+		key->stack = c->stack;
+		key->origin = FL_ORIGIN_USER;
+		key->leaf_ret = 0;
+		return;
+	}
+	if (i == FL_RET_SITES)
+		st->ret_next = (at + 1) & (FL_RET_SITES - 1);
+	c->nwords = 0;
+	fl_stack_take_into(ip, bp, sp, false, key, &w, c);
+	c->ip = ip;
+	c->sp = sp;
+	c->bp = bp;
+	c->stack = key->stack;
+}
+
 /* A successful allocation of @ptr, seen where it returned to its caller. */
 static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task *st,
 				       __u64 pid_tgid, __u64 ptr, __u64 now)
 {
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = st->fn };
 	struct fl_live_key lk = { .tgid = key.tgid, .gen = fl_gen(), .ptr = ptr };
-	struct fl_walk_state w = {};
 	struct fl_live l = {};
 	struct fl_counts *c;
 	__u64 size = st->size;
@@ -187,7 +227,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	if (!l.bytes && !l.count)
 		return;
 	/* the caller's frame is whole here: ip is the return address into it */
-	fl_stack_take(ctx->ip, ctx->bp, ctx->sp, false, &key, &w);
+	fl_ret_stack(ctx, st, &key);
 	c = fl_counts_get(&key);
 	if (!c)
 		return;
@@ -323,10 +363,10 @@ int fl_free_enter(struct pt_regs *ctx)
 static __always_inline __u64 fl_real_ret(__u64 sp, __u64 word)
 {
 	struct uprobe_task *ut = bpf_get_current_task_btf()->utask;
-	struct return_instance *ri = ut ? BPF_CORE_READ(ut, return_instances) : NULL;
+	struct return_instance *ri = ut ? ut->return_instances : NULL;
 
-	if (ri && BPF_CORE_READ(ri, stack) == sp)
-		return BPF_CORE_READ(ri, orig_ret_vaddr);
+	if (ri && ri->stack == sp)
+		return ri->orig_ret_vaddr;
 	return word;
 }
 

@@ -403,6 +403,8 @@ struct fl_alloc_hist {
 };
 _Static_assert(sizeof(struct fl_alloc_hist) == 512, "fl_alloc_hist layout");
 
+#define FL_RET_SITES 4 /* call sites whose walks an allocating thread keeps (a power of 2) */
+
 /* Per-thread state of the allocator probes (task storage). */
 struct fl_alloc_task {
 	__u64 sp;	   /* stack pointer at the outermost allocator entry; 0: in none */
@@ -413,8 +415,13 @@ struct fl_alloc_task {
 	__u32 have_old;	   /* realloc: old holds the old block's live entry */
 	__s64 sample_left; /* --sample-bytes: bytes until the next sample point (0: unseeded) */
 	struct fl_live old;
+	/* the walks of the last call sites the thread's allocations returned to (see
+	 * fl_ret_stack): a malloc called in a loop is walked once */
+	__u32 ret_next; /* the entry the next new site replaces */
+	__u32 _pad;
+	struct fl_stack_cache ret[FL_RET_SITES];
 };
-_Static_assert(sizeof(struct fl_alloc_task) == 88, "fl_alloc_task layout");
+_Static_assert(sizeof(struct fl_alloc_task) == 96 + FL_RET_SITES * 360, "fl_alloc_task layout");
 
 /*
  * --alloc=churn: the allocator's entry probes alone, one trap per call. A probe's cookie holds

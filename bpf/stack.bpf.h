@@ -150,7 +150,7 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 
 	if (!n || !c->stack || c->ip != ip || c->sp != sp || c->bp != bp)
 		return false;
-	if (ut && (BPF_CORE_READ(ut, return_instances) || BPF_CORE_READ(ut, active_uprobe)))
+	if (ut && (fl_pending_ri(ut, sp) || ut->active_uprobe))
 		return false;
 	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	if ((p != NULL) != c->tables || (p && p->gen != c->unwind_gen))

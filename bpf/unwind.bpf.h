@@ -375,6 +375,20 @@ static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
 	return ip >= base && ip - base < 4096;
 }
 
+/*
+ * The innermost pending uretprobe whose return address is still on the user stack at @sp, or
+ * NULL. Inside a return probe's program, 6.1 keeps that probe's own instance at the head of the
+ * list (its address already popped: below sp); 6.12 and later unlink it first.
+ */
+static __always_inline struct return_instance *fl_pending_ri(struct uprobe_task *ut, __u64 sp)
+{
+	struct return_instance *ri = ut->return_instances;
+
+	if (ri && ri->stack < sp)
+		ri = ri->next;
+	return ri;
+}
+
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
  * from. */
 static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
@@ -387,20 +401,23 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 
 	w->s->w.nocache = 0;
 	if (ut) {
-		ri = BPF_CORE_READ(ut, return_instances);
-		if (ri)
-			w->s->w.nocache = 1;
-		if (BPF_CORE_READ(ut, active_uprobe)) {
+		ri = ut->return_instances;
+		if (ut->active_uprobe) {
 			w->s->w.nocache = 1;
 			ip = fl_xol_fixup(ut, ip);
 		} else if (ri && fl_in_trampoline(task, ip)) {
 			/* returning through a uretprobe: the thread is back in the caller, whose
 			 * state is right after the return (the trampoline's own pushes aside) */
-			ip = BPF_CORE_READ(ri, orig_ret_vaddr);
-			sp = BPF_CORE_READ(ri, stack) + 8;
+			ip = ri->orig_ret_vaddr;
+			sp = ri->stack + 8;
 			exact = false;
-			ri = BPF_CORE_READ(ri, next);
+			ri = ri->next;
+			w->s->w.nocache = 1;
+		} else {
+			ri = fl_pending_ri(ut, sp);
 		}
+		if (ri)
+			w->s->w.nocache = 1;
 	}
 	w->s->st.ips[0] = ip;
 	w->s->w.pc = ip;
@@ -416,7 +433,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
 	w->s->w.ri = (__u64)ri;
-	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
+	w->s->w.ri_stack = ri ? ri->stack : 0;
 }
 
 #endif /* FAULTLINE_UNWIND_BPF_H */

@@ -135,6 +135,29 @@ Test(alloc, glibc_counts_threads_and_unmatched_frees)
 	h_folded_free(&r.folded);
 }
 
+/* The numbers of allocsame.c. */
+#define SAME_SIZE 48
+#define SAME_ONE_N 3000
+
+/*
+ * Two callers that reach one malloc call at the same depth (same ip, sp and bp at its return),
+ * taking turns: the return probe's cache of call sites must still tell them apart, by the
+ * return addresses above the frame.
+ */
+Test(alloc, same_site_same_depth_apart)
+{
+	const char *wl[] = { NULL };
+	const char *fl[] = { "--alloc", "--metric", "alloc-bytes", NULL };
+	struct h_run r;
+
+	h_attach_run_ok(&r, "allocsame", wl, fl);
+	h_folded_root_ok(&r.folded, "allocsame");
+	expect_edge(&r, "same_one", "alloc_here", SAME_ONE_N * SAME_SIZE);
+	expect_edge(&r, "same_two", "alloc_here", SAME_ONE_N / 3 * SAME_SIZE);
+	expect_edge(&r, "alloc_here", "malloc", (SAME_ONE_N + SAME_ONE_N / 3) * SAME_SIZE);
+	h_folded_free(&r.folded);
+}
+
 /* Sampling: estimates of a large run within 10% of the truth. */
 Test(alloc, sampled_estimates)
 {
