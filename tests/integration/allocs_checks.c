@@ -11,6 +11,18 @@ void allocs_expect_edge(const struct h_run *r, const char *caller, const char *c
 	cr_expect_eq(got, want, "%s;%s: %" PRIu64 ", expected %" PRIu64, caller, callee, got, want);
 }
 
+void allocs_bytes_by_path_ok(const struct h_run *r)
+{
+	allocs_expect_edge(r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
+	allocs_expect_edge(r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
+	allocs_expect_edge(r, "direct_caller", "malloc", DIRECT_SIZE);
+	allocs_expect_edge(r, "realloc_path", "malloc", 100);
+	allocs_expect_edge(r, "realloc_path", "realloc", 200 + 300);
+	allocs_expect_edge(r, "calloc_path", "calloc", 10 * 50);
+	allocs_expect_edge(r, "memalign_path", "posix_memalign", 4096);
+	allocs_expect_edge(r, "thread_leak", "malloc", THREAD_BYTES);
+}
+
 void allocs_sampled_ok(const char *mode)
 {
 	const char *wl[] = { "-", "100", NULL };

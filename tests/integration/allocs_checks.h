@@ -15,10 +15,15 @@
 #define CHURN_N 10000
 #define CHURN_SIZE 64
 #define DIRECT_SIZE 777
+#define THREAD_BYTES (2 * 50 * 2000)
 
 /* The bytes of the folded edge @caller;@callee of @r are exactly @want. */
 void allocs_expect_edge(const struct h_run *r, const char *caller, const char *callee,
 			uint64_t want);
+
+/* The bytes asked on each known path of allocs, exact, each under the allocator function its
+ * code called, in folded file @r of --metric alloc-bytes (either mode). */
+void allocs_bytes_by_path_ok(const struct h_run *r);
 
 /* allocs repeated 100 times under @mode (--alloc or --alloc=churn) with --sample-bytes 4096:
  * the estimates of leak_path and churn_path within 10% of the truth. */

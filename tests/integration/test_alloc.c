@@ -20,7 +20,6 @@
 /* More numbers of allocs.c (allocs_checks.h has the others). */
 #define NEW_BYTES (3 * 256)
 #define NESTED_BYTES (4 * 3000)
-#define THREAD_BYTES (2 * 50 * 2000)
 
 static void setup(void)
 {
@@ -49,14 +48,7 @@ static void check_alloc_bytes(const char *lib)
 	struct h_run r;
 
 	run_allocs(&r, lib, "alloc-bytes", NULL);
-	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N * LEAK_SIZE);
-	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N * CHURN_SIZE);
-	allocs_expect_edge(&r, "direct_caller", "malloc", DIRECT_SIZE);
-	allocs_expect_edge(&r, "realloc_path", "malloc", 100);
-	allocs_expect_edge(&r, "realloc_path", "realloc", 200 + 300);
-	allocs_expect_edge(&r, "calloc_path", "calloc", 10 * 50);
-	allocs_expect_edge(&r, "memalign_path", "posix_memalign", 4096);
-	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	allocs_bytes_by_path_ok(&r);
 	/* once each, whether operator new is the allocator's or libstdc++'s calling malloc */
 	/* "operator new" matches libstdc++'s "operator new(unsigned long)" too */
 	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_BYTES,
@@ -152,9 +144,9 @@ Test(alloc, same_site_same_depth_apart)
 
 	h_attach_run_ok(&r, "allocsame", wl, fl);
 	h_folded_root_ok(&r.folded, "allocsame");
-	expect_edge(&r, "same_one", "alloc_here", SAME_ONE_N * SAME_SIZE);
-	expect_edge(&r, "same_two", "alloc_here", SAME_ONE_N / 3 * SAME_SIZE);
-	expect_edge(&r, "alloc_here", "malloc", (SAME_ONE_N + SAME_ONE_N / 3) * SAME_SIZE);
+	allocs_expect_edge(&r, "same_one", "alloc_here", SAME_ONE_N * SAME_SIZE);
+	allocs_expect_edge(&r, "same_two", "alloc_here", SAME_ONE_N / 3 * SAME_SIZE);
+	allocs_expect_edge(&r, "alloc_here", "malloc", (SAME_ONE_N + SAME_ONE_N / 3) * SAME_SIZE);
 	h_folded_free(&r.folded);
 }
 
