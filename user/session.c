@@ -327,8 +327,10 @@ int session__run(const struct fl_config *cfg)
 {
 	struct session s = { .cfg = cfg,
 			     .sigfd = -1,
-			     .alloc = { cfg->alloc_lib, cfg->alloc_prefix, cfg->verbose,
-					cfg->alloc_churn } };
+			     .alloc = { .lib = cfg->alloc_lib,
+					.prefix = cfg->alloc_prefix,
+					.verbose = cfg->verbose,
+					.churn = cfg->alloc_churn } };
 	int err, status;
 
 	err = session__setup(&s);
