@@ -20,7 +20,7 @@ void allocs_bytes_by_path_ok(const struct h_run *r)
 	allocs_expect_edge(r, "realloc_path", "realloc", 200 + 300);
 	allocs_expect_edge(r, "calloc_path", "calloc", 10 * 50);
 	allocs_expect_edge(r, "memalign_path", "posix_memalign", 4096);
-	allocs_expect_edge(r, "thread_leak", "malloc", THREAD_BYTES);
+	allocs_expect_edge(r, "thread_leak", "malloc", THREAD_N * THREAD_SIZE);
 }
 
 void allocs_sampled_ok(const char *mode)

@@ -15,7 +15,12 @@
 #define CHURN_N 10000
 #define CHURN_SIZE 64
 #define DIRECT_SIZE 777
-#define THREAD_BYTES (2 * 50 * 2000)
+#define NEW_N 3 /* operator new */
+#define NEW_SIZE 256
+#define NESTED_N 4 /* nested_path: calls glibc passes on to another allocator function */
+#define NESTED_SIZE 3000
+#define THREAD_N (2 * 50)
+#define THREAD_SIZE 2000
 
 /* The bytes of the folded edge @caller;@callee of @r are exactly @want. */
 void allocs_expect_edge(const struct h_run *r, const char *caller, const char *callee,

@@ -17,10 +17,6 @@
 #include "formats/jsonread.h"
 #include "harness.h"
 
-/* More numbers of allocs.c (allocs_checks.h has the others). */
-#define NEW_BYTES (3 * 256)
-#define NESTED_BYTES (4 * 3000)
-
 static void setup(void)
 {
 	h_require_root();
@@ -51,10 +47,10 @@ static void check_alloc_bytes(const char *lib)
 	allocs_bytes_by_path_ok(&r);
 	/* once each, whether operator new is the allocator's or libstdc++'s calling malloc */
 	/* "operator new" matches libstdc++'s "operator new(unsigned long)" too */
-	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_BYTES,
+	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_N * NEW_SIZE,
 		     "operator new counted once");
 	/* realloc(NULL) jumping to malloc and the like: one allocation each */
-	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), NESTED_BYTES,
+	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), NESTED_N * NESTED_SIZE,
 		     "nested calls counted once: %" PRIu64,
 		     h_folded_frame(&r.folded, "nested_path"));
 	h_folded_free(&r.folded);
@@ -70,7 +66,7 @@ static void check_live_bytes(const char *lib)
 	allocs_expect_edge(&r, "churn_path", "malloc", 0);
 	allocs_expect_edge(&r, "realloc_path", "malloc", 0);
 	allocs_expect_edge(&r, "realloc_path", "realloc", 300);
-	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_BYTES);
+	allocs_expect_edge(&r, "thread_leak", "malloc", THREAD_N * THREAD_SIZE);
 	h_folded_free(&r.folded);
 }
 

@@ -16,12 +16,6 @@
 #include "formats/jsonread.h"
 #include "harness.h"
 
-/* More numbers of allocs.c (allocs_checks.h has the others). */
-#define NEW_N 3
-#define NEW_SIZE 256
-#define NESTED_SIZE 3000
-#define THREAD_N (2 * 50)
-
 static void setup(void)
 {
 	h_require_root();
@@ -107,7 +101,7 @@ static void check_churn(const char *lib)
 	allocs_bytes_by_path_ok(&r);
 	cr_expect_eq(h_folded_frame(&r.folded, "operator new"), NEW_N * NEW_SIZE,
 		     "operator new counted once");
-	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), 4 * NESTED_SIZE,
+	cr_expect_eq(h_folded_frame(&r.folded, "nested_path"), NESTED_N * NESTED_SIZE,
 		     "nested calls counted once: %" PRIu64,
 		     h_folded_frame(&r.folded, "nested_path"));
 	/* the calls, from the same run */
