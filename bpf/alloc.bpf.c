@@ -205,7 +205,6 @@ static __always_inline void fl_ret_stack(struct pt_regs *ctx, struct fl_alloc_ta
 	}
 	if (i == FL_RET_SITES)
 		st->ret_next = (at + 1) & (FL_RET_SITES - 1);
-	c->nwords = 0;
 	fl_stack_take_into(ip, bp, sp, false, key, &w, c);
 	c->ip = ip;
 	c->sp = sp;
@@ -363,7 +362,7 @@ int fl_free_enter(struct pt_regs *ctx)
 static __always_inline __u64 fl_real_ret(__u64 sp, __u64 word)
 {
 	struct uprobe_task *ut = bpf_get_current_task_btf()->utask;
-	struct return_instance *ri = ut ? ut->return_instances : NULL;
+	struct return_instance *ri = ut ? fl_pending_ri(ut, sp) : NULL;
 
 	if (ri && ri->stack == sp)
 		return ri->orig_ret_vaddr;

@@ -106,8 +106,8 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 }
 
 /*
- * Keeps in @c what the walk just done in @w->s depended on (see fl_stack_cache), or nwords 0
- * when it cannot be checked. The word at sp goes too when the leaf's caller came from it
+ * Keeps in @c what the walk just done in @w->s depended on (see fl_stack_cache); nwords stays
+ * 0 (fl_stack_take_into cleared it) when the walk cannot be checked. The word at sp goes too when the leaf's caller came from it
  * (leaf_ret, see fl_walk).
  */
 static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_walk_state *w)
@@ -115,7 +115,6 @@ static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_wa
 	struct fl_scratch *s = w->s;
 	__u32 n = s->w.nslots, i, idx, max = 0;
 
-	c->nwords = 0;
 	if (!s->w.leaf_by_row && n < FL_CACHE_WORDS)
 		s->slots[n++ & (FL_CACHE_WORDS - 1)] = 0;
 	if (s->w.nocache || !s->w.have_win || !n || n > FL_CACHE_WORDS)
@@ -191,6 +190,8 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 	key->stack = 0;
 	key->origin = FL_ORIGIN_STACK_LOST;
 	key->leaf_ret = 0;
+	if (fill) /* checkable only once this walk's words are noted */
+		fill->nwords = 0;
 	if (!s)
 		return NULL;
 	if (!ip) {
@@ -247,11 +248,7 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 				    bool fill)
 {
 	struct fl_walk_state w = {};
-	struct fl_scratch *s;
-
-	if (fill)
-		c->nwords = 0;
-	s = fl_stack_take_into(ip, bp, sp, exact, key, &w, fill ? c : NULL);
+	struct fl_scratch *s = fl_stack_take_into(ip, bp, sp, exact, key, &w, fill ? c : NULL);
 	__u64 word;
 
 	if (!s || w.leaf_by_row) /* a row found the leaf's caller: nothing to repair */
