@@ -119,32 +119,30 @@ static bool same(const struct stack_id *a, const struct stack_id *b)
 	       a->leaf_ret == b->leaf_ret;
 }
 
-static size_t slot_of(const struct frames *f, const struct stack_id *id)
+/* The slot of @id among the @cap (a power of two) @slots, or the free one where it goes. */
+static size_t slot_of(const struct named_stack *slots, size_t cap, const struct stack_id *id)
 {
 	uint64_t h = (id->stack ^ id->leaf_ret ^ id->image ^ id->returns) * 0x9e3779b97f4a7c15ull;
-	size_t i = (h >> 32) & (f->cap - 1);
+	size_t i = (h >> 32) & (cap - 1);
 
-	while (f->slots[i].used && !same(&f->slots[i].id, id))
-		i = (i + 1) & (f->cap - 1);
+	while (slots[i].used && !same(&slots[i].id, id))
+		i = (i + 1) & (cap - 1);
 	return i;
 }
 
 static int grow(struct frames *f)
 {
-	struct frames bigger = { .cap = f->cap * 2 };
+	size_t cap = f->cap * 2;
+	struct named_stack *slots = calloc(cap, sizeof(*slots));
 
-	bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
-	if (!bigger.slots)
+	if (!slots)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->cap; i++) {
-		const struct named_stack *s = &f->slots[i];
-
-		if (s->used)
-			bigger.slots[slot_of(&bigger, &s->id)] = *s;
-	}
+	for (size_t i = 0; i < f->cap; i++)
+		if (f->slots[i].used)
+			slots[slot_of(slots, cap, &f->slots[i].id)] = f->slots[i];
 	free(f->slots);
-	f->slots = bigger.slots;
-	f->cap = bigger.cap;
+	f->slots = slots;
+	f->cap = cap;
 	return 0;
 }
 
@@ -237,33 +235,35 @@ static int name_frame(struct frames *f, struct symbolizer *sym, struct named_fra
 	return 0;
 }
 
-static size_t named_slot(const struct frames *f, uint64_t image, uint64_t addr)
+/* The slot of (@image, @addr) in index @ix of @cap (a power of two) slots over @named, or the
+ * free one where it goes. */
+static size_t named_slot(const struct named_frame *named, const uint32_t *ix, size_t cap,
+			 uint64_t image, uint64_t addr)
 {
-	size_t i = (size_t)(((image ^ addr) * 0x9e3779b97f4a7c15ull) >> 32) & (f->named_ix_cap - 1);
+	size_t i = (size_t)(((image ^ addr) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 
-	while (f->named_ix[i] && (f->named[f->named_ix[i] - 1].image != image ||
-				  f->named[f->named_ix[i] - 1].addr != addr))
-		i = (i + 1) & (f->named_ix_cap - 1);
+	while (ix[i] && (named[ix[i] - 1].image != image || named[ix[i] - 1].addr != addr))
+		i = (i + 1) & (cap - 1);
 	return i;
 }
 
 /* Room for one more named frame in the index. 0 or -ENOMEM. */
 static int named_reserve(struct frames *f)
 {
-	struct frames bigger = { .named = f->named };
+	size_t cap = f->named_ix_cap ? f->named_ix_cap * 2 : 4096;
+	uint32_t *ix;
 
 	if ((f->nnamed + 1) * 2 <= f->named_ix_cap)
 		return 0;
-	bigger.named_ix_cap = f->named_ix_cap ? f->named_ix_cap * 2 : 4096;
-	bigger.named_ix = calloc(bigger.named_ix_cap, sizeof(*bigger.named_ix));
-	if (!bigger.named_ix)
+	ix = calloc(cap, sizeof(*ix));
+	if (!ix)
 		return -ENOMEM;
 	for (size_t i = 0; i < f->nnamed; i++)
-		bigger.named_ix[named_slot(&bigger, f->named[i].image, f->named[i].addr)] =
+		ix[named_slot(f->named, ix, cap, f->named[i].image, f->named[i].addr)] =
 			(uint32_t)i + 1;
 	free(f->named_ix);
-	f->named_ix = bigger.named_ix;
-	f->named_ix_cap = bigger.named_ix_cap;
+	f->named_ix = ix;
+	f->named_ix_cap = cap;
 	return 0;
 }
 
@@ -277,7 +277,7 @@ static int frame_at(struct frames *f, struct symbolizer *sym, uint64_t image, ui
 
 	if (named_reserve(f))
 		return -ENOMEM;
-	slot = named_slot(f, image, addr);
+	slot = named_slot(f->named, f->named_ix, f->named_ix_cap, image, addr);
 	if (!f->named_ix[slot]) {
 		v = grow__reserve(f->named, &f->named_cap, f->nnamed, sizeof(*v));
 		if (!v)
@@ -438,7 +438,7 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
-	s = &f->slots[slot_of(f, &id)];
+	s = &f->slots[slot_of(f->slots, f->cap, &id)];
 	/* a cut stack is named again once per refresh, not for every row that shares it: the
 	 * maps it could be named from do not change within one; every stack is named again
 	 * once after debug files arrived (from its kept walk: the BPF map may have lost it) */
