@@ -136,6 +136,15 @@ static void nanos(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.1fms", ns / 1e6);
 }
 
+/* What follows the sites shown: how many more, or that there are none yet. */
+static void sites_end(FILE *out, unsigned width, const struct fl_report *r)
+{
+	if (r->nsites > MAX_SITE_ROWS)
+		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);
+	if (!r->nsites)
+		units__emit(out, width, "(no allocations seen yet)");
+}
+
 /* The churn sites: calls, their rate and mean size; nothing live, no latency. */
 static void render_churn_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
@@ -156,10 +165,7 @@ static void render_churn_sites(FILE *out, unsigned width, const struct fl_report
 		units__emit(out, width, "%9s %9" PRIu64 " %9.0f %9s  %s > %s", b[0],
 			    (uint64_t)c->allocs, rate(c->allocs, r), b[1], s->caller, s->fn);
 	}
-	if (r->nsites > MAX_SITE_ROWS)
-		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);
-	if (!r->nsites)
-		units__emit(out, width, "(no allocations seen yet)");
+	sites_end(out, width, r);
 }
 
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
@@ -194,10 +200,7 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 			    live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
 			    s->caller, s->fn);
 	}
-	if (r->nsites > MAX_SITE_ROWS)
-		units__emit(out, width, "[%zu more sites]", r->nsites - MAX_SITE_ROWS);
-	if (!r->nsites)
-		units__emit(out, width, "(no allocations seen yet)");
+	sites_end(out, width, r);
 }
 
 /* One histogram as "floor:count" pairs of its non-empty buckets. */
