@@ -360,6 +360,7 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 		      const struct jsonreport_opts *o)
 {
 	struct json j;
+	uint64_t ago;
 
 	json__init(&j, out);
 	json__object_begin(&j, NULL);
@@ -375,9 +376,8 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 	if (r->alloc) {
 		sites(&j, r, "allocation_sites", r->sites, r->nsites, true);
 		/* how old the sites' oldest_live_age_ns are: a live refresh walks seldom */
-		if (r->ages_ns && r->now_ns >= r->ages_ns)
-			json__u64(&j, "oldest_live_as_of_ns",
-				  r->ages_now ? 0 : r->now_ns - r->ages_ns);
+		if (report__ages_as_of(r, &ago))
+			json__u64(&j, "oldest_live_as_of_ns", ago);
 		else
 			json__null(&j, "oldest_live_as_of_ns");
 	}

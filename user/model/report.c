@@ -68,3 +68,13 @@ int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, 
 	*ns = r->now_ns - r->ages_ns;
 	return -1;
 }
+
+bool report__ages_as_of(const struct fl_report *r, uint64_t *ns)
+{
+	*ns = 0;
+	if (!r->ages_ns || r->now_ns < r->ages_ns)
+		return false;
+	if (!r->ages_now)
+		*ns = r->now_ns - r->ages_ns;
+	return true;
+}

@@ -88,6 +88,10 @@ struct fl_call_site {
 struct fl_report;
 int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, uint64_t *ns);
 
+/* How long ago the walk of the live table the sites' ages come from was made, into *@ns (0:
+ * for this report); false when there was none yet. */
+bool report__ages_as_of(const struct fl_report *r, uint64_t *ns);
+
 struct fl_report {
 	double elapsed_s;
 	const struct fl_proc_summary *procs;

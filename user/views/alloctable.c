@@ -171,15 +171,15 @@ static void render_churn_sites(FILE *out, unsigned width, const struct fl_report
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
 	char b[3][UNITS_BUF], old[16], p50[16], p99[16], asof[48] = "";
+	uint64_t ago;
 
 	if (r->alloc_churn) {
 		render_churn_sites(out, width, r);
 		return;
 	}
 	/* the oldest blocks are found by a walk of them all, which live refreshes make seldom */
-	if (!r->ages_now && r->ages_ns && r->now_ns >= r->ages_ns)
-		snprintf(asof, sizeof(asof), "; OLDEST as of %.0fs ago",
-			 (double)(r->now_ns - r->ages_ns) / 1e9);
+	if (report__ages_as_of(r, &ago) && ago)
+		snprintf(asof, sizeof(asof), "; OLDEST as of %.0fs ago", (double)ago / 1e9);
 	units__emit(out, width, "allocation sites%s (latency: >= bucket floor%s):",
 		    r->sample_bytes ? " (estimated from samples)" : "", asof);
 	/* frees are ALLOCS - LIVE: the column goes to the site's name */
