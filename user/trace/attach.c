@@ -20,21 +20,41 @@
 #define TRACEFS "/sys/kernel/tracing"
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
-struct tracer {
-	struct faultline *skel;
-	bool rss_batched;
-	bool uprobe_multi;	  /* the allocator probes go through uprobe_multi links */
-	bool alloc_churn;	  /* --alloc=churn: entry probes alone, cookies with their sites */
-	struct probe_link *links; /* the allocator probes, attached per target */
-	size_t nlinks;
-	size_t cap;
-};
-
 /* An allocator probe: a libbpf perf-uprobe link, or the fd of a uprobe_multi link. */
 struct probe_link {
 	struct bpf_link *link;
 	int fd;
 };
+
+struct link_set {
+	struct probe_link *v;
+	size_t n, cap;
+};
+
+/* --sample-time: a target's allocator probes, in place only while a window is open. */
+struct windowed {
+	pid_t pid;
+	struct alloc_plan *plan;
+	struct link_set links;
+};
+
+struct tracer {
+	struct faultline *skel;
+	bool rss_batched;
+	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
+	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
+	struct link_set links; /* every link, the allocator probes of each target among them */
+	/* --sample-time: the allocator probes by target instead, and whether they are in */
+	bool windowed;
+	pthread_mutex_t win_lock;
+	bool win_open;
+	struct windowed *win;
+	size_t nwin, win_cap;
+	pthread_t closer; /* the last window's detaching, joined before the next */
+	bool closing;
+};
+
+static void forget_windowed(struct tracer *t, pid_t pid);
 
 /* enum bpf_attach_type and flags of Linux 6.6 (commit 89ae89f53d20, "bpf: Add multi uprobe
  * link"), which the UAPI headers of older distributions lack. */
@@ -254,6 +274,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_map__set_max_entries(t->skel->maps.alloc_hists, exact ? o->max_counts : 1);
 	t->skel->rodata->sample_mean = o->sample_bytes;
 	t->alloc_churn = o->alloc && o->alloc_churn;
+	/* the first window is open from the attach on: its errors are the session's */
+	t->windowed = t->win_open = t->alloc_churn && o->alloc_windows;
+	if (t->windowed)
+		pthread_mutex_init(&t->win_lock, NULL);
 	alloc_progs(t->skel, progs);
 	for (size_t i = 0; i < ALLOC_PROGS; i++)
 		bpf_program__set_autoload(progs[i].prog,
@@ -325,6 +349,8 @@ size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, si
 	struct fl_mm mm;
 	size_t n = 0;
 
+	if (t->windowed)
+		forget_windowed(t, pid);
 	if (bpf_map_lookup_elem(procs_fd, &tgid, &p))
 		return 0;
 	bpf_map_delete_elem(procs_fd, &tgid);
@@ -372,22 +398,48 @@ static void *detach(void *arg)
 	return NULL;
 }
 
-/* Keeps @l to detach at the end; detaches it at once when out of memory. */
-static int keep_link(struct tracer *t, struct probe_link l)
+/* Keeps @l in @s to detach later; detaches it at once when out of memory. */
+static int keep_link(struct link_set *s, struct probe_link l)
 {
-	struct probe_link *links = grow__reserve(t->links, &t->cap, t->nlinks, sizeof(*links));
+	struct probe_link *links = grow__reserve(s->v, &s->cap, s->n, sizeof(*links));
 
 	if (!links) {
 		detach(&l);
 		return -ENOMEM;
 	}
-	t->links = links;
-	t->links[t->nlinks++] = l;
+	s->v = links;
+	s->v[s->n++] = l;
 	return 0;
 }
 
+/*
+ * Each link waits for grace periods in the kernel when it goes (about 0.1 s here): one after
+ * another, 17 perf uprobes took 2.1 s. Detached from threads at once, the waits overlap in
+ * part (1.7 s); a uprobe_multi link waits once for all its probes (3 links: 0.3 s).
+ */
+static void destroy_links(struct link_set *s)
+{
+	size_t n = s->n;
+	pthread_t *th = calloc(n ? n : 1, sizeof(*th));
+	bool *started = calloc(n ? n : 1, sizeof(*started));
+
+	for (size_t i = 0; i < n; i++) {
+		if (th && started)
+			started[i] = !pthread_create(&th[i], NULL, detach, &s->v[i]);
+		if (!started || !started[i])
+			detach(&s->v[i]);
+	}
+	for (size_t i = 0; i < n && started; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
+	free(th);
+	free(started);
+	free(s->v);
+	*s = (struct link_set){ 0 };
+}
+
 /* One uprobe of @pid on @path at file offset @off, with @cookie (probe_cookie()). */
-static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, pid_t pid,
+static int attach_uprobe(struct link_set *s, struct bpf_program *prog, bool ret, pid_t pid,
 			 const char *path, uint64_t off, __u64 cookie)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, o, .bpf_cookie = cookie, .retprobe = ret);
@@ -395,13 +447,14 @@ static int attach_uprobe(struct tracer *t, struct bpf_program *prog, bool ret, p
 
 	if (!link)
 		return -errno;
-	return keep_link(t, (struct probe_link){ .link = link, .fd = -1 });
+	return keep_link(s, (struct probe_link){ .link = link, .fd = -1 });
 }
 
 /* One uprobe_multi link of @prog on @path for @pid: the probes of @plan whose side (free or
  * not) is @free, at their sites, each with its function as the cookie (probe_cookie()). */
-static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bool free_side,
-			pid_t pid, const char *path, const struct alloc_plan *plan)
+static int attach_multi(const struct tracer *t, struct link_set *s, struct bpf_program *prog,
+			bool ret, bool free_side, pid_t pid, const char *path,
+			const struct alloc_plan *plan)
 {
 	unsigned long offs[ALLOC_MAX_PROBES];
 	__u64 cookies[ALLOC_MAX_PROBES];
@@ -429,10 +482,12 @@ static int attach_multi(struct tracer *t, struct bpf_program *prog, bool ret, bo
 	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
 	if (fd < 0)
 		return -errno;
-	return keep_link(t, (struct probe_link){ .fd = fd });
+	return keep_link(s, (struct probe_link){ .fd = fd });
 }
 
-int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
+/* Attaches the allocator probes of @plan to @pid, their links into @s. Returns 0 or -errno. */
+static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
+		       const struct alloc_plan *plan)
 {
 	struct alloc_prog progs[ALLOC_PROGS];
 	char path[PATH_MAX + 128], dir[64];
@@ -449,8 +504,8 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 	alloc_progs(t->skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
 		if (progs[j].churn == t->alloc_churn)
-			err = attach_multi(t, progs[j].prog, progs[j].ret, progs[j].free_side, pid,
-					   path, plan);
+			err = attach_multi(t, s, progs[j].prog, progs[j].ret, progs[j].free_side,
+					   pid, path, plan);
 	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 		uint64_t off = p->entry_off + p->site.offset;
@@ -462,44 +517,171 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
 			if (progs[j].churn == t->alloc_churn &&
 			    progs[j].free_side == alloc_fn__is_free(p->fn))
-				err = attach_uprobe(t, progs[j].prog, progs[j].ret, pid, path, off,
+				err = attach_uprobe(s, progs[j].prog, progs[j].ret, pid, path, off,
 						    probe_cookie(t, p));
 	}
-	if (err)
-		fprintf(stderr,
-			"faultline: attaching the allocator probes of pid %d in %s failed: "
-			"%s%s\n",
-			pid, plan->path, strerror(-err),
-			/* the kernel refuses a second probe at one address whose USDT reference
-			 * counter differs ("ref_ctr_offset mismatch" in dmesg) */
-			err == -EINVAL ? " (is another tool probing the same functions? bcc tools "
-					 "such as memleak conflict)" :
-					 "");
 	return err;
 }
 
-/*
- * Each link waits for grace periods in the kernel when it goes (about 0.1 s here): one after
- * another, 17 perf uprobes took 2.1 s. Detached from threads at once, the waits overlap in
- * part (1.7 s); a uprobe_multi link waits once for all its probes (3 links: 0.3 s).
- */
-static void destroy_links(struct tracer *t)
+static void report_attach_error(pid_t pid, const struct alloc_plan *plan, int err)
 {
-	size_t n = t->nlinks;
-	pthread_t *th = calloc(n ? n : 1, sizeof(*th));
-	bool *started = calloc(n ? n : 1, sizeof(*started));
+	fprintf(stderr, "faultline: attaching the allocator probes of pid %d in %s failed: %s%s\n",
+		pid, plan->path, strerror(-err),
+		/* the kernel refuses a second probe at one address whose USDT reference counter
+		 * differs ("ref_ctr_offset mismatch" in dmesg) */
+		err == -EINVAL ? " (is another tool probing the same functions? bcc tools such as "
+				 "memleak conflict)" :
+				 "");
+}
 
-	for (size_t i = 0; i < n; i++) {
-		if (th && started)
-			started[i] = !pthread_create(&th[i], NULL, detach, &t->links[i]);
-		if (!started || !started[i])
-			detach(&t->links[i]);
+/* --sample-time: keeps @plan for @pid, attached now if a window is open. */
+static int attach_windowed(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
+{
+	struct windowed *w;
+	int err = -ENOMEM;
+
+	pthread_mutex_lock(&t->win_lock);
+	w = grow__reserve(t->win, &t->win_cap, t->nwin, sizeof(*w));
+	if (w) {
+		t->win = w;
+		w = &t->win[t->nwin];
+		*w = (struct windowed){ .pid = pid, .plan = malloc(sizeof(*plan)) };
+		err = w->plan ? 0 : -ENOMEM;
 	}
-	for (size_t i = 0; i < n && started; i++)
-		if (started[i])
-			pthread_join(th[i], NULL);
-	free(th);
-	free(started);
+	if (!err) {
+		*w->plan = *plan;
+		if (t->win_open)
+			err = attach_plan(t, &w->links, pid, plan);
+		if (err) {
+			destroy_links(&w->links);
+			free(w->plan);
+		} else {
+			t->nwin++;
+		}
+	}
+	pthread_mutex_unlock(&t->win_lock);
+	return err;
+}
+
+/* Moves every link of @from into @to (detaching at once one that cannot be kept). */
+static void move_links(struct link_set *to, struct link_set *from)
+{
+	for (size_t i = 0; i < from->n; i++)
+		keep_link(to, from->v[i]);
+	free(from->v);
+	*from = (struct link_set){ 0 };
+}
+
+/* Joins the detaching of the last window closed. */
+static void join_closer(struct tracer *t)
+{
+	if (t->closing)
+		pthread_join(t->closer, NULL);
+	t->closing = false;
+}
+
+static void *close_links(void *arg)
+{
+	destroy_links(arg);
+	free(arg);
+	return NULL;
+}
+
+/* Attaches every windowed target's probes; drops a target that exited, or whose probes the
+ * kernel refuses now (said once). */
+static void open_window(struct tracer *t)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < t->nwin; i++) {
+		struct windowed *w = &t->win[i];
+		int err = attach_plan(t, &w->links, w->pid, w->plan);
+
+		if (!err) {
+			t->win[kept++] = *w;
+			continue;
+		}
+		destroy_links(&w->links);
+		if (err != -ENOENT && err != -ESRCH)
+			report_attach_error(w->pid, w->plan, err);
+		free(w->plan);
+	}
+	t->nwin = kept;
+}
+
+/* Takes every windowed target's probes out. The kernel removes the breakpoints as a link
+ * closes, then waits for grace periods (tens of ms): a thread waits, not the windows; it has
+ * had a whole window to finish when the next close joins it. */
+static void close_window(struct tracer *t)
+{
+	struct link_set *all = calloc(1, sizeof(*all));
+
+	for (size_t i = 0; i < t->nwin; i++) {
+		if (all)
+			move_links(all, &t->win[i].links);
+		else
+			destroy_links(&t->win[i].links);
+	}
+	join_closer(t);
+	if (all && !pthread_create(&t->closer, NULL, close_links, all))
+		t->closing = true;
+	else if (all)
+		close_links(all);
+}
+
+size_t tracer__alloc_window(struct tracer *t, bool open)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->win_lock);
+	if (open && !t->win_open)
+		open_window(t);
+	else if (!open && t->win_open)
+		close_window(t);
+	t->win_open = open;
+	n = t->nwin;
+	pthread_mutex_unlock(&t->win_lock);
+	return n;
+}
+
+/* A target gone: its probes are inert and go with the rest at the end (a detach waits). */
+static void forget_windowed(struct tracer *t, pid_t pid)
+{
+	pthread_mutex_lock(&t->win_lock);
+	for (size_t i = 0; i < t->nwin; i++) {
+		struct windowed *w = &t->win[i];
+
+		if (w->pid != pid)
+			continue;
+		move_links(&t->links, &w->links);
+		free(w->plan);
+		t->win[i] = t->win[--t->nwin];
+		break;
+	}
+	pthread_mutex_unlock(&t->win_lock);
+}
+
+static void destroy_windowed(struct tracer *t)
+{
+	if (!t->windowed)
+		return;
+	join_closer(t);
+	for (size_t i = 0; i < t->nwin; i++) {
+		move_links(&t->links, &t->win[i].links);
+		free(t->win[i].plan);
+	}
+	free(t->win);
+	pthread_mutex_destroy(&t->win_lock);
+}
+
+int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)
+{
+	int err = t->windowed ? attach_windowed(t, pid, plan) :
+				attach_plan(t, &t->links, pid, plan);
+
+	if (err)
+		report_attach_error(pid, plan, err);
+	return err;
 }
 
 /*
@@ -516,7 +698,7 @@ static void take_skeleton_links(struct tracer *t)
 			(const void *)((const char *)sk->progs + (size_t)i * sk->prog_skel_sz);
 
 		if (*p->link) /* out of memory, keep_link() detaches it at once */
-			keep_link(t, (struct probe_link){ .link = *p->link, .fd = -1 });
+			keep_link(&t->links, (struct probe_link){ .link = *p->link, .fd = -1 });
 		*p->link = NULL;
 	}
 }
@@ -526,8 +708,8 @@ void tracer__destroy(struct tracer *t)
 	if (!t)
 		return;
 	take_skeleton_links(t);
-	destroy_links(t);
-	free(t->links);
+	destroy_windowed(t);
+	destroy_links(&t->links);
 	faultline__destroy(t->skel);
 	free(t);
 }

@@ -22,6 +22,8 @@ struct tracer_opts {
 	bool alloc;		/* load the allocator programs (--alloc) */
 	bool alloc_churn;	/* ... the entry program alone (--alloc=churn): no return
 				 * probes, no free, no live table */
+	bool alloc_windows;	/* ... attached only while a window is open (--sample-time):
+				 * tracer__alloc_window() */
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 	bool vm;		/* load the memory syscall programs (--vm) */
@@ -54,6 +56,12 @@ int tracer__attach(struct tracer *t);
 /* Attaches the allocator probes of @plan to @pid only (the uprobes trap in no other process).
  * Returns 0 or -errno (reported). */
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan);
+
+/* --sample-time (tracer_opts.alloc_windows): puts every target's allocator probes in
+ * (@open), or takes them out. The window is open from the load on, so that the first attach
+ * reports its errors; a target added while it is closed is attached when it opens next, and
+ * dropped then if it exited. Returns how many targets have probes. Thread-safe. */
+size_t tracer__alloc_window(struct tracer *t, bool open);
 
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
