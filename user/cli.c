@@ -31,6 +31,10 @@
 #define MIN_MAX_LIVE 1024
 #define MAX_MAX_LIVE 67108864
 #define MAX_SAMPLE_BYTES 4294967296.0 /* keeps the BPF side's fixed-point draws exact */
+/* --sample-time's bounds, in percent: below 1%, a window every 1-3 s says little at a 1 s
+ * refresh; above 50% the traps cost most of what they would all the time */
+#define MIN_SAMPLE_PCT 1
+#define MAX_SAMPLE_PCT 50
 
 /* A parse that printed what was asked (--help, --version) stops argp with this. */
 #define STOP_DONE ECANCELED
@@ -198,6 +202,27 @@ static int parse_file(const char *opt, const char *arg, const char **out)
 	return 0;
 }
 
+/* --sample-time PCT, with or without its '%'. */
+static int parse_percent(struct fl_config *cfg, const char *arg)
+{
+	size_t n = strlen(arg);
+	char num[32];
+	double v;
+
+	if (n && arg[n - 1] == '%')
+		n--;
+	if (n >= sizeof(num)) {
+		usage_error("--sample-time: invalid number '%s'", arg);
+		return -EINVAL;
+	}
+	memcpy(num, arg, n);
+	num[n] = '\0';
+	if (parse_number("--sample-time", num, false, MIN_SAMPLE_PCT, MAX_SAMPLE_PCT, &v))
+		return -EINVAL;
+	cfg->sample_time = v / 100;
+	return 0;
+}
+
 /* The options that take a number; @cfg changes only when the number is valid. */
 static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 {
@@ -244,6 +269,8 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 			return -EINVAL;
 		cfg->sample_bytes = (uint64_t)v;
 		return 0;
+	case OPT_SAMPLE_TIME:
+		return parse_percent(cfg, arg);
 	}
 	return -EINVAL;
 }
@@ -307,6 +334,11 @@ static int check_churn(const struct fl_config *cfg)
 			    "(use --alloc for exact live tracking)");
 		return -EINVAL;
 	}
+	if (cfg->sample_time && cfg->sample_bytes) {
+		usage_error("--sample-time and --sample-bytes: choose one (--sample-time saves "
+			    "the traps, --sample-bytes only the recording)");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -315,6 +347,11 @@ static int check_alloc(const struct fl_config *cfg)
 {
 	if (cfg->alloc_churn)
 		return check_churn(cfg);
+	if (cfg->sample_time) {
+		usage_error("--sample-time needs --alloc=churn: exact tracking must see every "
+			    "allocation and every free, and --alloc=churn counts calls alone");
+		return -EINVAL;
+	}
 	if (cfg->alloc)
 		return 0;
 	if (cfg->alloc_lib || cfg->alloc_prefix || cfg->max_live_given || cfg->sample_bytes) {
@@ -393,6 +430,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_STACK_STORAGE:
 	case OPT_UNWIND_MEM:
 	case OPT_SAMPLE_BYTES:
+	case OPT_SAMPLE_TIME:
 		err = parse_numeric_opt(cfg, key, arg);
 		break;
 	case OPT_MAX_LIVE:

@@ -38,6 +38,8 @@ struct fl_config {
 	uint32_t max_live;	  /* --max-live N: live-allocation map entries */
 	bool max_live_given;
 	uint64_t sample_bytes; /* --sample-bytes N: mean bytes between samples; 0 = all */
+	double sample_time;    /* --sample-time PCT: the share of time the probes are in, 0..1;
+				* 0 = all the time */
 	bool vm;	       /* --vm: memory syscall tracepoints */
 	bool by_stack;	       /* --by: frames are the call stack (default) ... */
 	bool by_mapping;       /* ... and/or the class of the mapping the change hit */

@@ -44,7 +44,11 @@ const char cli_doc[] =
 	"no free, no live table): one trap per call instead of three per malloc+free,\n"
 	"for hot servers where exact live tracking costs too much. It counts calls and\n"
 	"bytes asked by stack (alloc-count, alloc-bytes); frees and live bytes are not\n"
-	"traced, so live-bytes and live-count are refused.\n"
+	"traced, so live-bytes and live-count are refused. With --sample-time PCT the\n"
+	"probes are in place PCT% of the time only, and so are the traps: the counts\n"
+	"are the calls made while they were, not scaled (the shares by stack estimate\n"
+	"the whole; a process the traps slow makes fewer calls in a window than\n"
+	"outside, so the CALLS/S they give is a floor).\n"
 	"\n"
 	"-f follows every new process a target forks (not threads; not processes\n"
 	"forked before faultline started), up to 4096 processes in all: their growth\n"
@@ -84,6 +88,10 @@ const struct argp_option cli_options[] = {
 	  "Track at most N live blocks (default 1048576; more are counted as lost)", 3 },
 	{ "sample-bytes", OPT_SAMPLE_BYTES, "N", 0,
 	  "Record one allocation per N bytes on average, scaled back (default: all)", 3 },
+	{ "sample-time", OPT_SAMPLE_TIME, "PCT", 0,
+	  "With --alloc=churn: probes in place PCT% of the time (1-50), in random windows of "
+	  "10-30 ms; counts are the calls made while they were (default: all the time)",
+	  3 },
 	{ NULL, 0, NULL, 0, "Output:", 4 },
 	{ "metric", OPT_METRIC, "NAME", 0, "Rank and write this metric (default resident)", 4 },
 	{ "by", OPT_BY, "WHAT", 0,

@@ -155,6 +155,9 @@ static int show(struct session *s, bool final)
 	snap.report.final = final;
 	snap.report.note = s->note;
 	snap.report.sample_bytes = cfg->sample_bytes;
+	snap.report.sample_time = cfg->sample_time;
+	if (s->windows)
+		snap.report.probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
 	snap.report.now_ns = (uint64_t)(session_now() * 1e9);
 	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
 	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);

@@ -180,10 +180,12 @@ int session__setup(struct session *s)
 		.alloc_churn = cfg->alloc_churn,
 		.max_live = cfg->max_live,
 		.sample_bytes = cfg->sample_bytes,
+		.alloc_windows = cfg->sample_time > 0,
 		.vm = cfg->vm,
 		.map_classes = cfg->by_mapping,
 		.follow_children = cfg->children,
 	};
+	uint64_t windows_start;
 	bool launched;
 	int err;
 
@@ -257,9 +259,12 @@ int session__setup(struct session *s)
 		exits_setup(s);
 		err = tracer__attach(s->tracer);
 	}
+	windows_start = (uint64_t)(session_now() * 1e9);
 	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)
 		err = allocsetup__attach(s->tracer, &s->alloc, s->targets.v[i].sum.pid,
 					 s->launched ? cfg->command[0] : NULL);
+	if (!err && cfg->sample_time)
+		err = probe_windows__start(&s->windows, s->tracer, cfg->sample_time, windows_start);
 	if (err)
 		return err;
 	s->start = session_now();
@@ -286,6 +291,7 @@ int session__setup(struct session *s)
 void session__teardown(struct session *s)
 {
 	tui__stop(s->tui);
+	probe_windows__stop(s->windows);
 	tracer__destroy(s->tracer);
 	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);

@@ -19,6 +19,7 @@
 #include "trace/exitmaps.h"
 #include "trace/frames.h"
 #include "trace/launch.h"
+#include "trace/probewindows.h"
 #include "trace/targets.h"
 #include "trace/unwind.h"
 
@@ -53,11 +54,12 @@ struct session {
 	bool stop;
 	double grace_end; /* a first SIGINT/SIGTERM: when to stop waiting for the command */
 	const char *note;
-	enum fl_metric metric;	 /* --metric, or faults when the kernel batches RSS updates */
-	bool threads;		 /* -T, or as the interactive view switched it */
-	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v, churn mode */
-	struct tui *tui;	 /* the interactive view, on a terminal; NULL for plain output */
-	struct snapshot shown;	 /* what the interactive view reads for its redraws */
+	enum fl_metric metric;	       /* --metric, or faults when the kernel batches RSS updates */
+	bool threads;		       /* -T, or as the interactive view switched it */
+	struct alloc_opts alloc;       /* --alloc-lib, --alloc-prefix, -v, churn mode */
+	struct probe_windows *windows; /* --sample-time; NULL: the probes are always in */
+	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
+	struct snapshot shown; /* what the interactive view reads for its redraws */
 	/* opened before anything is attached, so that a path that cannot be written ends the
 	 * session before it starts; path NULL: not asked for, or done with */
 	struct output folded, json, pprof, svg;

@@ -374,6 +374,21 @@ Test(cli, alloc_modes, .init = quiet)
 	cr_expect(config__has_metric(&cfg, FL_METRIC_ALLOC_COUNT));
 	cr_expect_not(config__has_metric(&cfg, FL_METRIC_LIVE_BYTES), "nothing is known live");
 	cr_expect_not(config__has_metric(&cfg, FL_METRIC_LIVE_COUNT));
+	/* --sample-time: churn mode only, 1-50%, with or without the sign */
+	cr_expect_eq(cfg.sample_time, 0);
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "--sample-time", "10", "-p", "1"), 0);
+	cr_expect_float_eq(cfg.sample_time, 0.10, 1e-12);
+	cr_assert_eq(PARSE(&cfg, "--alloc=churn", "--sample-time", "2.5%", "-p", "1"), 0);
+	cr_expect_float_eq(cfg.sample_time, 0.025, 1e-12);
+	EXPECT_USAGE_ERROR("--sample-time needs --alloc=churn", "--alloc", "--sample-time", "10",
+			   "-p", "1");
+	EXPECT_USAGE_ERROR("--sample-time needs --alloc=churn", "--sample-time", "10", "-p", "1");
+	EXPECT_USAGE_ERROR("out of range", "--alloc=churn", "--sample-time", "60", "-p", "1");
+	EXPECT_USAGE_ERROR("out of range", "--alloc=churn", "--sample-time", "0.5%", "-p", "1");
+	EXPECT_USAGE_ERROR("invalid number", "--alloc=churn", "--sample-time", "%", "-p", "1");
+	EXPECT_USAGE_ERROR("invalid number", "--alloc=churn", "--sample-time", "10%%", "-p", "1");
+	EXPECT_USAGE_ERROR("choose one", "--alloc=churn", "--sample-time", "10", "--sample-bytes",
+			   "4096", "-p", "1");
 	cr_expect(config__has_metric(&cfg, FL_METRIC_RESIDENT));
 	cr_assert_eq(PARSE(&cfg, "--alloc", "-p", "1"), 0);
 	cr_expect(config__has_metric(&cfg, FL_METRIC_LIVE_BYTES));

@@ -124,6 +124,10 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	if (r->alloc)
 		json__str(j, "alloc_mode", r->alloc_churn ? "churn" : "exact");
 	json__u64(j, "sample_bytes", r->sample_bytes);
+	if (r->sample_time) {
+		json__fixed(j, "sample_time", r->sample_time, 4);
+		json__fixed(j, "probed_s", r->probed_s, 3);
+	}
 	json__bool(j, "vm", r->vm);
 	json__object_end(j);
 	json__str(j, "note", r->note);

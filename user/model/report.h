@@ -104,6 +104,8 @@ struct fl_report {
 	bool alloc_churn; /* --alloc=churn: calls and bytes asked only (no frees, no live
 			   * blocks, no histograms) */
 	uint64_t sample_bytes; /* --sample-bytes (0: every allocation recorded) */
+	double sample_time;    /* --sample-time's share of the time (0: probes always in) */
+	double probed_s;       /* ... the seconds the probes were in so far */
 	uint64_t now_ns;       /* CLOCK_MONOTONIC at the snapshot, for the ages of live blocks */
 	/* --alloc: CLOCK_MONOTONIC ns of the walk of the live table the sites' oldest_ts come
 	 * from (0: none yet), and whether it was made for this snapshot: a walk costs every live

@@ -20,10 +20,23 @@ static uint64_t live_of(const struct fl_counts *c, bool bytes)
 	return metric__value(c, bytes ? FL_METRIC_LIVE_BYTES : FL_METRIC_LIVE_COUNT);
 }
 
-/* Calls per second over the session so far. */
+/* Calls per second over the session so far; under --sample-time, over the time the probes
+ * were in (what the counts are of). */
 static double rate(uint64_t calls, const struct fl_report *r)
 {
-	return r->elapsed_s > 0 ? (double)calls / r->elapsed_s : 0;
+	double s = r->sample_time ? r->probed_s : r->elapsed_s;
+
+	return s > 0 ? (double)calls / s : 0;
+}
+
+/* What the counts of churn mode stand for: all calls, or those while the probes were in. */
+static const char *churn_scope(char *buf, size_t size, const struct fl_report *r)
+{
+	if (!r->sample_time)
+		return r->sample_bytes ? " (estimated)" : "";
+	snprintf(buf, size, " while probed (%.1f s of %.1f s, --sample-time %.0f%%)", r->probed_s,
+		 r->elapsed_s, r->sample_time * 100);
+	return buf;
 }
 
 /* --alloc=churn: the calls and what they asked, no frees and so no live heap. */
@@ -31,14 +44,14 @@ static void render_churn(FILE *out, unsigned width, const struct fl_proc_summary
 			 const struct fl_report *r)
 {
 	const struct fl_counts *c = &s->attributed;
-	char b[UNITS_BUF];
+	char b[UNITS_BUF], scope[96];
 
 	units__bytes(b, UNITS_BUF, c->alloc_bytes);
 	units__emit(out, width,
 		    "  allocator churn since attach%s: allocs %" PRIu64
 		    " (%s asked), %.0f calls/s; "
 		    "frees not traced",
-		    r->sample_bytes ? " (estimated)" : "", (uint64_t)c->allocs, b,
+		    churn_scope(scope, sizeof(scope), r), (uint64_t)c->allocs, b,
 		    rate(c->allocs, r));
 }
 
@@ -148,12 +161,14 @@ static void sites_end(FILE *out, unsigned width, const struct fl_report *r)
 /* The churn sites: calls, their rate and mean size; nothing live, no latency. */
 static void render_churn_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
-	char b[2][UNITS_BUF];
+	char b[2][UNITS_BUF], scope[96];
 
 	units__emit(out, width,
 		    "allocator churn by site%s (frees and live bytes not traced; "
 		    "--alloc for exact live tracking):",
-		    r->sample_bytes ? ", estimated from samples" : "");
+		    r->sample_time  ? churn_scope(scope, sizeof(scope), r) :
+		    r->sample_bytes ? ", estimated from samples" :
+				      "");
 	units__emit(out, width, "%9s %9s %9s %9s  %s", "ALLOC-B", "ALLOCS", "CALLS/S", "MEAN",
 		    "CALLERS > ALLOCATOR");
 	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {

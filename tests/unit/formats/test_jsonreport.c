@@ -458,6 +458,15 @@ Test(jsonreport, churn_mode)
 	cr_expect_null(jv_get(a, "latency_hist_ns"));
 	cr_expect_null(jv_get(a, "oldest_live_age_ns"));
 	cr_expect_null(jv_path(&jv_get(&d, "processes")->items[0], "exec_dropped"));
+	cr_expect_null(jv_path(&d, "options.sample_time"), "no windows without --sample-time");
+	jv_free(&d);
+	free(s);
+	/* --sample-time: how long the probes were in, to the millisecond */
+	m.r.sample_time = 0.1;
+	m.r.probed_s = 0.2504;
+	s = write_doc(&m, &d);
+	cr_expect_str_eq(jv_path(&d, "options.sample_time")->text, "0.1000");
+	cr_expect_str_eq(jv_path(&d, "options.probed_s")->text, "0.250");
 	jv_free(&d);
 	free(s);
 	profile__free(m.p);

@@ -131,6 +131,41 @@ Test(alloctable, churn_says_what_it_does_not_trace)
 	free(out);
 }
 
+/* --sample-time: the counts are of the windows, and so are the rates; both lines say so. */
+Test(alloctable, churn_in_time_windows)
+{
+	struct fl_call_site site = { .pid = 1, .caller = "main > churn_path", .fn = "malloc" };
+	struct fl_report r = { .alloc = true,
+			       .alloc_churn = true,
+			       .elapsed_s = 20.0,
+			       .sample_time = 0.10,
+			       .probed_s = 2.0,
+			       .sites = &site,
+			       .nsites = 1 };
+	struct fl_proc_summary s = { .pid = 1 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	cr_assert_not_null(f);
+	s.attributed.allocs = 10000;
+	s.attributed.alloc_bytes = 640000;
+	alloctable__render_heap(f, 200, &s, &r);
+	fclose(f);
+	cr_expect_str_eq(out, "  allocator churn since attach while probed (2.0 s of 20.0 s, "
+			      "--sample-time 10%): allocs 10000 (625.0 KiB asked), 5000 calls/s; "
+			      "frees not traced\n");
+	free(out);
+	site.counts = s.attributed;
+	out = render(alloctable__render_sites, &r);
+	cr_expect(strstr(out, "allocator churn by site while probed (2.0 s of 20.0 s, --sample-time "
+			      "10%) (frees"),
+		  "%s", out);
+	cr_expect(strstr(out, "625.0 KiB     10000      5000      64 B  main > churn_path > "),
+		  "%s", out);
+	free(out);
+}
+
 static char *sites(const struct fl_report *r)
 {
 	return render(alloctable__render_sites, r);
