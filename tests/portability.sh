@@ -9,7 +9,8 @@
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
 #    leak_path and direct_caller allocate 100000 and 777 bytes, nested_path 12000 in four
 #    calls glibc passes on to another allocator function; --alloc=churn (its entry program,
-#    its cookies on perf uprobes) the same;
+#    its cookies on perf uprobes) the same; --sample-time (perf uprobes attached and detached
+#    every window) sees allocbench's three sites, and its JSON says how long;
 #  --vm (syscall tracepoints, task storage): the vmcalls workload reserves 16 MiB in vm_reserve
 #    and 35 MiB in all;
 #  --by mapping, without the mmap_lock sequence its lookup cache keys on (Linux 6.4+): every
@@ -43,7 +44,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 "$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
-	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -- sh -c "
+	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
@@ -51,6 +52,9 @@ trap 'rm -f "$log"' EXIT
 	od -An -tx1 -N2 /tmp/p; echo @@END
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
 	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
+	run WINDOWS --alloc=churn --sample-time 25 --metric alloc-count --json /tmp/w \
+		-- $wl/allocbench --now --exit 1 2
+	echo \"@@WINDOWS_JSON\"; grep -o '\"probed_s\":[0-9.]*' /tmp/w; echo @@END
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
@@ -87,6 +91,14 @@ for mode in ALLOC:--alloc CHURN:--alloc=churn; do
 	got=$(sum "${mode%:*}" ";nested_path;")
 	[ "$got" = 12000 ]; check "${mode#*:} nested_path: $got bytes, expected 12000 (each once)" $?
 done
+ran WINDOWS "--alloc=churn --sample-time"
+for fn in alloc_small alloc_medium alloc_large; do
+	got=$(sum WINDOWS ";$fn;malloc")
+	[ "$got" -gt 100 ]; check "--sample-time: $got calls of $fn seen in the windows" $?
+done
+probed=$(sed -n '/^@@WINDOWS_JSON$/,/^@@END$/p' "$log" | sed -n 's/.*"probed_s":\([0-9.]*\).*/\1/p')
+awk -v p="${probed:-0}" 'BEGIN { exit !(p >= 0.2 && p <= 0.8) }'
+check "--sample-time 25 over 2 s: probes in for ${probed:-no} s (0.2-0.8)" $?
 ran VM --vm
 got=$(sum VM ";vm_reserve;")
 [ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?
