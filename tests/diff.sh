@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 # `faultline diff` as a user runs it, on files made here (no root, no BPF): a folded file cut
 # short is refused with FILE:LINE, a JSON profile re-indented by python3 -m json.tool or jq .
-# diffs as the original, a bad JSON counter is refused with its place, and sums that pass
+# diffs as the original, a bad JSON counter is refused with its place, a --alloc=churn profile
+# compared by live bytes is refused (it traced no free), and sums that pass
 # 2^64-1 are held there with a note.
 # Usage: tests/diff.sh [BUILD_DIR]   (default build)
 set -uo pipefail
@@ -46,6 +47,12 @@ echo >>"$tmp/profile.json"
 diff_ before.folded profile.json
 cp "$tmp/out" "$tmp/compact.out"
 check "a --json profile diffs" "$([ $status = 0 ]; echo $?)" "$(cat "$tmp/out")"
+sed 's/"stacks"/"options":{"alloc":true,"alloc_mode":"churn"},"stacks"/' "$tmp/profile.json" \
+	>"$tmp/churn.json"
+diff_ --metric live-bytes churn.json churn.json
+check "a --alloc=churn profile has no live bytes to compare (exit 2, why)" \
+	"$([ $status = 2 ] && grep -q '^faultline: churn.json has no live-bytes to compare: it was written by --alloc=churn, which does not trace frees' "$tmp/out"; echo $?)" \
+	"$(cat "$tmp/out")"
 for tool in "python3 -m json.tool" "jq ."; do
 	if ! $tool <"$tmp/profile.json" >"$tmp/pretty.json" 2>/dev/null; then
 		echo "  skip $tool: not installed"

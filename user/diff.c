@@ -429,10 +429,27 @@ static bool starts_like_json(FILE *f)
 	return c == '{';
 }
 
-/* @path's stacks (a folded or a --json file) into a new *@p: 0, or -errno after reporting. */
+const char *diff__unmeasured(const struct jsonprofile_scope *scope, enum fl_metric m)
+{
+	if (!scope->known)
+		return NULL;
+	if (metric__needs_alloc(m) && !scope->alloc)
+		return "it was written without --alloc";
+	if (metric__needs_frees(m) && scope->churn)
+		return "it was written by --alloc=churn, which does not trace frees (compare "
+		       "alloc-bytes or alloc-count)";
+	if (metric__needs_vm(m) && !scope->vm)
+		return "it was written without --vm";
+	return NULL;
+}
+
+/* @path's stacks (a folded or a --json file) into a new *@p: 0, -EDOM when a --json file did
+ * not measure @m, or -errno; reported. */
 static int load(const char *path, enum fl_metric m, struct profile **p)
 {
+	struct jsonprofile_scope scope = { 0 };
 	FILE *f = fopen(path, "re");
+	const char *why;
 	int err;
 
 	if (!f) {
@@ -444,10 +461,16 @@ static int load(const char *path, enum fl_metric m, struct profile **p)
 	if (!*p)
 		err = -ENOMEM;
 	else if (starts_like_json(f))
-		err = jsonprofile__read(f, path, *p, stderr);
+		err = jsonprofile__read(f, path, *p, stderr, &scope);
 	else
 		err = folded__read_file(f, path, *p, m, stderr);
 	fclose(f);
+	why = err ? NULL : diff__unmeasured(&scope, m);
+	if (why) {
+		fprintf(stderr, "faultline: %s has no %s to compare: %s\n", path, metric__name(m),
+			why);
+		err = -EDOM;
+	}
 	return err;
 }
 
@@ -509,5 +532,5 @@ int diff__main(int argc, char **argv)
 	diff__fini(&d);
 	profile__free(before);
 	profile__free(after);
-	return err ? 1 : 0;
+	return err == -EDOM ? 2 : err ? 1 : 0;
 }

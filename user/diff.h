@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "formats/jsonprofile.h"
 #include "model/profile.h"
 
 #define DIFF_DEFAULT_TOP 20
@@ -44,6 +45,10 @@ struct diff {
  * (cli.h) after printing --help to stdout, or -EINVAL after a one-line usage error on stderr.
  */
 int diff__parse_args(int argc, char **argv, struct diff_config *cfg);
+
+/* Why a session that measured @scope has no @m to compare (a one-line reason), or NULL when
+ * it has, or cannot tell. */
+const char *diff__unmeasured(const struct jsonprofile_scope *scope, enum fl_metric m);
 
 /* Compares the stacks (nodes with a self value of @m above 0) of @before and @after into @d.
  * Returns 0 or -ENOMEM (then @d holds nothing). */

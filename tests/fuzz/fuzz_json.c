@@ -81,7 +81,7 @@ static void profile_of(const char *text, size_t len)
 
 	if (!p || !in)
 		abort();
-	if (!jsonprofile__read(in, "fuzz.json", p, devnull)) {
+	if (!jsonprofile__read(in, "fuzz.json", p, devnull, NULL)) {
 		for (enum fl_metric m = 0; m < FL_METRIC__COUNT; m += 5) {
 			if (diff__compute(p, p, m, &d) || d.n || d.total_before != d.total_after)
 				abort();

@@ -417,6 +417,27 @@ Test(diff, arguments)
 	cr_expect_eq(cfg.metric, FL_METRIC_RESIDENT);
 }
 
+/* A --json file says what its session measured: a metric it did not is refused, with why. */
+Test(diff, metrics_a_session_did_not_measure)
+{
+	struct jsonprofile_scope unknown = { 0 }, rss = { .known = true },
+				 exact = { .known = true, .alloc = true },
+				 churn = { .known = true, .alloc = true, .churn = true },
+				 vm = { .known = true, .vm = true };
+
+	cr_expect_null(diff__unmeasured(&unknown, FL_METRIC_LIVE_BYTES), "no options: no say");
+	cr_expect_null(diff__unmeasured(&rss, FL_METRIC_RESIDENT));
+	cr_expect_str_eq(diff__unmeasured(&rss, FL_METRIC_ALLOC_COUNT),
+			 "it was written without --alloc");
+	cr_expect_null(diff__unmeasured(&exact, FL_METRIC_LIVE_BYTES));
+	cr_expect_null(diff__unmeasured(&churn, FL_METRIC_ALLOC_BYTES));
+	cr_expect(strstr(diff__unmeasured(&churn, FL_METRIC_LIVE_COUNT) ?: "",
+			 "--alloc=churn, which does not trace frees"));
+	cr_expect_str_eq(diff__unmeasured(&exact, FL_METRIC_RESERVED),
+			 "it was written without --vm");
+	cr_expect_null(diff__unmeasured(&vm, FL_METRIC_UNMAPPED));
+}
+
 Test(diff, usage_errors, .init = cr_redirect_stderr)
 {
 	const char *cases[][5] = {

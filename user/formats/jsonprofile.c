@@ -248,7 +248,25 @@ static int last_document(struct jp *r, const char *text, size_t len, struct jv *
 	return err;
 }
 
-int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs)
+static bool option_true(const struct jv *options, const char *key)
+{
+	const struct jv *v = options ? jv_get(options, key) : NULL;
+
+	return v && v->type == JV_BOOL && v->b;
+}
+
+static void read_scope(const struct jv *root, struct jsonprofile_scope *scope)
+{
+	const struct jv *o = jv_get(root, "options"), *mode = o ? jv_get(o, "alloc_mode") : NULL;
+
+	scope->known = o && o->type == JV_OBJ;
+	scope->alloc = option_true(o, "alloc");
+	scope->churn = scope->alloc && mode && mode->type == JV_STR && !strcmp(mode->text, "churn");
+	scope->vm = option_true(o, "vm");
+}
+
+int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs,
+		      struct jsonprofile_scope *scope)
 {
 	struct jp r = { .name = name, .errs = errs };
 	const struct jv *schema, *stacks;
@@ -274,6 +292,8 @@ int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs)
 		jv_free(&root);
 		return -EINVAL;
 	}
+	if (scope)
+		read_scope(&root, scope);
 	for (size_t i = 0; i < stacks->n && err != -ENOMEM; i++)
 		err = add_stack(&r, p, &stacks->items[i], i) ?: err;
 	if (r.bad > FOLDED_MAX_ERRORS)

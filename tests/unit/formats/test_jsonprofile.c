@@ -60,7 +60,7 @@ static struct profile *read_errs(const char *text, size_t len, int want, char **
 	FILE *e = open_memstream(&e_text, &elen);
 
 	cr_assert(in && e && p);
-	cr_expect_eq(jsonprofile__read(in, "x.json", p, e), want, "errors: %s", e_text);
+	cr_expect_eq(jsonprofile__read(in, "x.json", p, e, NULL), want, "errors: %s", e_text);
 	fclose(in);
 	fclose(e);
 	if (errs)
@@ -95,6 +95,35 @@ Test(jsonprofile, every_counter_comes_back)
 	cr_expect_str_eq(p->root.children[0]->name, "app");
 	profile__free(p);
 	free(text);
+}
+
+/* What the session measured, from "options"; a document without them says nothing. */
+Test(jsonprofile, scope_from_the_options)
+{
+	static const char churn[] = "{\"schema\":\"faultline/1\",\"options\":{\"alloc\":true,"
+				    "\"alloc_mode\":\"churn\",\"vm\":false},\"stacks\":[]}";
+	static const char vm[] = "{\"schema\":\"faultline/1\",\"options\":{\"alloc\":false,"
+				 "\"vm\":true},\"stacks\":[]}";
+	static const char bare[] = "{\"schema\":\"faultline/1\",\"stacks\":[]}";
+	const char *docs[] = { churn, vm, bare };
+	struct jsonprofile_scope want[] = { { .known = true, .alloc = true, .churn = true },
+					    { .known = true, .vm = true },
+					    { 0 } };
+
+	for (size_t i = 0; i < 3; i++) {
+		struct jsonprofile_scope got;
+		struct profile *p = profile__new();
+		FILE *in = fmemopen((void *)docs[i], strlen(docs[i]), "r");
+
+		cr_assert(in && p);
+		memset(&got, 0xff, sizeof(got));
+		cr_expect_eq(jsonprofile__read(in, "x.json", p, stderr, &got), 0);
+		cr_expect(got.known == want[i].known && got.alloc == want[i].alloc &&
+				  got.churn == want[i].churn && got.vm == want[i].vm,
+			  "document %zu", i);
+		fclose(in);
+		profile__free(p);
+	}
 }
 
 /* A --json-stream file: the last line is the final document. */
