@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "alloc_math.h"
 #include "base/grow.h"
 #include "trace/collector.h"
@@ -104,14 +103,6 @@ static int add_live(const void *key, const void *value, void *ctx)
 	return 0;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Keeps the oldest live block of each row the walk found, for the reads until the next. */
 static int keep_ages(struct collector *c)
 {
@@ -168,7 +159,7 @@ static int exec_id_moved(const void *key, const void *value, void *ctx)
  */
 static int walk(struct collector *c)
 {
-	uint64_t start = clock_ns(CLOCK_MONOTONIC), cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t start = pace__now(), cpu = pace__thread_cpu();
 	int err;
 
 	c->ndrops = 0;
@@ -186,7 +177,7 @@ static int walk(struct collector *c)
 	if (err)
 		c->walk_stale = true;
 	c->walked = true;
-	livewalk__done(&c->pace, start, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu);
+	pace__done(&c->pace, start, pace__thread_cpu() - cpu);
 	return err;
 }
 
@@ -223,7 +214,7 @@ void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t 
  * left behind, from this read's walk or the last one. */
 int collector_alloc__read(struct collector *c)
 {
-	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, clock_ns(CLOCK_MONOTONIC));
+	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, pace__now());
 	int err;
 
 	c->nhists = 0;

@@ -54,7 +54,7 @@ struct collector {
 	size_t nkept, kept_cap;
 	/* the live table's walks (collector_alloc.c, livewalk.h) and what the last one found */
 	enum collector_walk walk; /* what the next reads do */
-	struct livewalk_pace pace;
+	struct pace pace;
 	bool walked;	 /* the last read walked */
 	bool walk_stale; /* an exec id moved under the last walk: its drops may be wrong */
 	struct livewalk_age *ages; /* the oldest live block of each row, sorted by row */

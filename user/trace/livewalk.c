@@ -5,7 +5,7 @@
 #include <sys/types.h>
 #include "trace/collector_state.h"
 
-bool livewalk__due(const struct livewalk_pace *p, enum collector_walk w, uint64_t now)
+bool livewalk__due(const struct pace *p, enum collector_walk w, uint64_t now)
 {
 	switch (w) {
 	case COLLECTOR_WALK_NOW:
@@ -15,13 +15,7 @@ bool livewalk__due(const struct livewalk_pace *p, enum collector_walk w, uint64_
 	case COLLECTOR_WALK_PACED:
 		break;
 	}
-	return !p->at || now >= p->next;
-}
-
-void livewalk__done(struct livewalk_pace *p, uint64_t start, uint64_t cpu_ns)
-{
-	p->at = start;
-	p->next = start + cpu_ns * LIVEWALK_SHARE_INV;
+	return pace__due(p, now);
 }
 
 void livewalk__apply_ages(struct collector_hist *h, size_t nh, const struct livewalk_age *ages,

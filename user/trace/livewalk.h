@@ -10,22 +10,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "base/pace.h"
 #include "trace/collector.h"
 
-/* A paced walk's CPU time is at most 1 / LIVEWALK_SHARE_INV of the time to the next one. */
-#define LIVEWALK_SHARE_INV 100
-
-struct livewalk_pace {
-	uint64_t at;   /* CLOCK_MONOTONIC ns at the start of the last walk; 0: none yet */
-	uint64_t next; /* from then on a paced walk is due */
-};
-
-/* True when a walk is due at @now (CLOCK_MONOTONIC ns) for a read asking @w. */
-bool livewalk__due(const struct livewalk_pace *p, enum collector_walk w, uint64_t now);
-
-/* A walk that started at @start took @cpu_ns of CPU: the next paced one waits
- * LIVEWALK_SHARE_INV times that from its start. */
-void livewalk__done(struct livewalk_pace *p, uint64_t start, uint64_t cpu_ns);
+/* True when a walk is due at @now (CLOCK_MONOTONIC ns) for a read asking @w: always for
+ * COLLECTOR_WALK_NOW, when @p says so (base/pace.h) for COLLECTOR_WALK_PACED. */
+bool livewalk__due(const struct pace *p, enum collector_walk w, uint64_t now);
 
 /* The oldest live block of one row at the last walk. */
 struct livewalk_age {

@@ -31,11 +31,11 @@ static struct collector_drop drop(uint32_t tgid, uint64_t stack, uint64_t count)
 /* The first read walks; then a walk of 200 ms of CPU waits 100 times that, from its start. */
 Test(livewalk, paced_at_a_hundredth_of_the_time)
 {
-	struct livewalk_pace p = {};
+	struct pace p = {};
 
 	cr_expect(livewalk__due(&p, COLLECTOR_WALK_PACED, 5 * MS), "never walked: due");
 	cr_expect_not(livewalk__due(&p, COLLECTOR_WALK_NONE, 5 * MS), "nothing shows the ages");
-	livewalk__done(&p, 1000 * MS, 200 * MS);
+	pace__done(&p, 1000 * MS, 200 * MS);
 	cr_expect_eq(p.at, 1000 * MS);
 	cr_expect_not(livewalk__due(&p, COLLECTOR_WALK_PACED, 1200 * MS));
 	cr_expect_not(livewalk__due(&p, COLLECTOR_WALK_PACED, 20999 * MS));
@@ -43,7 +43,7 @@ Test(livewalk, paced_at_a_hundredth_of_the_time)
 	cr_expect(livewalk__due(&p, COLLECTOR_WALK_NOW, 1200 * MS), "the final report walks");
 	cr_expect_not(livewalk__due(&p, COLLECTOR_WALK_NONE, 30000 * MS));
 	/* a small table: every read */
-	livewalk__done(&p, 21000 * MS, 1 * MS / 10);
+	pace__done(&p, 21000 * MS, 1 * MS / 10);
 	cr_expect(livewalk__due(&p, COLLECTOR_WALK_PACED, 21010 * MS));
 }
 
