@@ -48,13 +48,13 @@ static void start_naming_child(struct session *s, struct target *t)
 	s->child_syms += t->sym != NULL;
 }
 
-void follow__refresh(struct session *s, struct target *t)
+void follow__refresh(struct session *s, struct target *t, bool final)
 {
 	struct fl_proc p;
 	/* the count before the read: an exec in between only makes the figures look stale */
 	bool have = t->sum.alive && !tracer__target_proc(s->tracer, t->sum.pid, &p);
 
-	target__refresh(t);
+	target__refresh(t, final);
 	if (have && t->sum.alive)
 		t->now_execs = p.execs;
 	sync_unwind(s, t);

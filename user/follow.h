@@ -12,8 +12,9 @@
 /* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
 void follow__start_naming(struct session *s, struct target *t);
 
-/* Reads @t's /proc figures (target__refresh()), noting which image they belong to. */
-void follow__refresh(struct session *s, struct target *t);
+/* Reads @t's /proc figures (target__refresh(), @final for the last ones), noting which image
+ * they belong to. */
+void follow__refresh(struct session *s, struct target *t, bool final);
 
 /* Takes @t, which exited, out of the BPF target set and names its stacks from what it mapped
  * as it exited (or what is known); its rows stay, and so do the peaks they are measured at.

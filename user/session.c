@@ -144,7 +144,7 @@ static int show(struct session *s, bool final)
 	if (!err)
 		err = debuginfo__refresh(s, final);
 	for (size_t i = 0; i < s->targets.n; i++)
-		follow__refresh(s, &s->targets.v[i]);
+		follow__refresh(s, &s->targets.v[i], final);
 	if (!err)
 		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets);
 	if (err) {
@@ -245,7 +245,7 @@ static void reap(struct session *s)
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
-			follow__refresh(s, &s->targets.v[0]);
+			follow__refresh(s, &s->targets.v[0], true);
 			launch__release(&s->launch);
 			break;
 		case LAUNCH_GONE:

@@ -82,6 +82,10 @@ int procfs__parse_smaps_rollup(FILE *f, struct proc_status *out);
  * all zombie), or another -errno from open. */
 int procfs__read_status(pid_t pid, struct proc_status *out);
 
+/* procfs__read_status() but for smaps_rollup, whose figures stay those @out holds; @out is
+ * left as it was on failure. */
+int procfs__read_status_keep_rollup(pid_t pid, struct proc_status *out);
+
 /* The signal sets of /proc/PID/status: bit N - 1 stands for signal N. */
 struct proc_signals {
 	uint64_t pending;	 /* SigPnd: sent to this thread */

@@ -155,7 +155,9 @@ static void status(struct json *j, const char *key, const struct proc_status *s,
 	json__object_end(j);
 }
 
-static void rollup(struct json *j, const char *key, const struct proc_status *s, bool known)
+/* @age_ns: how long before the report the figures were read (paced), or -1 to say nothing. */
+static void rollup(struct json *j, const char *key, const struct proc_status *s, bool known,
+		   int64_t age_ns)
 {
 	if (!known || !s->have_pss) {
 		json__null(j, key);
@@ -166,6 +168,8 @@ static void rollup(struct json *j, const char *key, const struct proc_status *s,
 	json__u64(j, "pss_anon", s->pss_anon);
 	json__u64(j, "pss_file", s->pss_file);
 	json__u64(j, "pss_shmem", s->pss_shmem);
+	if (age_ns >= 0)
+		json__i64(j, "age_ns", age_ns);
 	json__object_end(j);
 }
 
@@ -244,8 +248,8 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 	exit_fields(j, s);
 	status(j, "status_at_attach", &s->at_attach, !s->no_status);
 	status(j, "status_now", &s->now, !s->no_status);
-	rollup(j, "smaps_rollup_at_attach", &s->at_attach, !s->no_status);
-	rollup(j, "smaps_rollup_now", &s->now, !s->no_status);
+	rollup(j, "smaps_rollup_at_attach", &s->at_attach, !s->no_status, -1);
+	rollup(j, "smaps_rollup_now", &s->now, !s->no_status, (int64_t)s->rollup_age_ns);
 	counts(j, "attributed", &s->attributed, r);
 	reconcile(j, s);
 	private_cost(j, s);

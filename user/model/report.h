@@ -18,6 +18,8 @@ struct fl_proc_summary {
 	bool no_status;		      /* it exited before its status could be read */
 	struct proc_status at_attach; /* /proc/PID/status when the session began */
 	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */
+	uint64_t rollup_age_ns;	      /* now's smaps_rollup figures were read so long before
+				       * (paced: the read costs about 6 ms per GiB resident) */
 	struct fl_counts attributed;  /* all faultline charged to this process but [exit] */
 	int64_t peak;		      /* highest anon + file + shmem seen since attach */
 	uint64_t hugetlb_faults;      /* --by mapping: faults in hugetlb mappings (not RSS) */

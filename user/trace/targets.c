@@ -202,13 +202,21 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 	return err;
 }
 
-void target__refresh(struct target *t)
+void target__refresh(struct target *t, bool final)
 {
-	struct proc_status now;
+	uint64_t start = pace__now(), cpu = pace__thread_cpu();
+	bool rollup = final || pace__due(&t->rollup, start);
+	struct proc_status now = t->sum.now;
+	int err;
 
 	if (!t->sum.alive)
 		return;
-	if (procfs__read_status(t->sum.pid, &now) == 0 && target__same_process(t))
+	err = rollup ? procfs__read_status(t->sum.pid, &now) :
+		       procfs__read_status_keep_rollup(t->sum.pid, &now);
+	if (rollup)
+		pace__done(&t->rollup, start, pace__thread_cpu() - cpu);
+	t->sum.rollup_age_ns = start - t->rollup.at;
+	if (!err && target__same_process(t))
 		t->sum.now = now;
 	else
 		t->sum.alive = false;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "base/pace.h"
 #include "model/report.h"
 #include "symbols/symbolizer.h"
 #include "trace/exitmaps.h"
@@ -25,6 +26,7 @@ struct target {
 	bool retired;		/* taken out of the BPF target set (it exited) */
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
 	size_t older;		/* index + 1 of the previous target of the same pid; 0: none */
+	struct pace rollup;	/* reads of smaps_rollup, whose cost grows with the process */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */
@@ -99,9 +101,10 @@ void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t par
 int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
 			 const struct symbolizer *parent);
 
-/* Reads /proc/PID/status into sum.now; marks the target exited when it is gone (or its pid is
- * another process's). */
-void target__refresh(struct target *t);
+/* Reads /proc/PID/status into sum.now, and smaps_rollup when @final or its pace allows (its
+ * figures are then sum.rollup_age_ns old); marks the target exited when it is gone (or its
+ * pid is another process's). */
+void target__refresh(struct target *t, bool final);
 
 /* Returns true when the target has exited (pidfd readable, or /proc gone). A child's exit is
  * the BPF side's word: this only says what is known. */

@@ -72,9 +72,10 @@ static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *
 		    "total");
 }
 
-/* Two rows of four kernel figures: their values now and their change since attach. */
-static void kernel_rows(FILE *out, unsigned width, const char *label, const char *const names[4],
-			const uint64_t now[4], const uint64_t then[4])
+/* Two rows of four kernel figures: their values now (read @age_ns ago) and their change
+ * since attach. */
+static void kernel_rows(FILE *out, unsigned width, const char *label, uint64_t age_ns,
+			const char *const names[4], const uint64_t now[4], const uint64_t then[4])
 {
 	char a[4][UNITS_BUF], v[4][UNITS_BUF], d[4][UNITS_BUF], l[3][LABEL_COLS + 1];
 
@@ -84,7 +85,10 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, const char
 		units__sbytes(d[i], UNITS_BUF, report__sdiff(now[i], then[i]));
 	}
 	snprintf(l[2], sizeof(l[2]), "%s at attach", label);
-	snprintf(l[0], sizeof(l[0]), "%s now", label);
+	if (age_ns >= 500000000)
+		snprintf(l[0], sizeof(l[0]), "%s %.0fs ago", label, (double)age_ns / 1e9);
+	else
+		snprintf(l[0], sizeof(l[0]), "%s now", label);
 	snprintf(l[1], sizeof(l[1]), "%s change", label);
 	units__emit(out, width, "%-*s%11s%11s%11s%11s", LABEL_COLS, "", names[0], names[1],
 		    names[2], names[3]);
@@ -110,10 +114,11 @@ static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_s
 	uint64_t then[4] = { t->vm_rss, t->vm_swap, t->vm_pte, t->hugetlb };
 	char v[UNITS_BUF], d[UNITS_BUF];
 
-	kernel_rows(out, width, "status", status, now, then);
+	kernel_rows(out, width, "status", 0, status, now, then);
 	if (!n->have_pss || !t->have_pss)
 		return;
-	kernel_rows(out, width, "smaps_rollup", rollup,
+	/* paced: its read costs about 6 ms per GiB resident */
+	kernel_rows(out, width, "smaps_rollup", s->rollup_age_ns, rollup,
 		    (const uint64_t[4]){ n->pss, n->pss_anon, n->pss_file, n->pss_shmem },
 		    (const uint64_t[4]){ t->pss, t->pss_anon, t->pss_file, t->pss_shmem });
 	units__bytes(v, sizeof(v), proc_status__private_cost(n));

@@ -242,6 +242,8 @@ Test(jsonreport, process_figures)
 	EXPECT_U64(p, "smaps_rollup_now.pss_anon", 20 + 8 * MIB);
 	EXPECT_U64(p, "smaps_rollup_now.pss_file", 30);
 	EXPECT_U64(p, "smaps_rollup_now.pss_shmem", 40);
+	EXPECT_I64(p, "smaps_rollup_now.age_ns", 0);
+	cr_expect_null(jv_path(p, "smaps_rollup_at_attach.age_ns"), "an age only for now's");
 	EXPECT_U64(p, "attributed.growth.anon", 8 * MIB);
 	EXPECT_U64(p, "attributed.released.shmem", 12288);
 	EXPECT_I64(p, "kernel_change.anon", 8 * MIB);

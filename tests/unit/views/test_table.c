@@ -399,6 +399,21 @@ Test(table, process_figures)
 	cr_expect_not_null(strstr(l, "        0 B    2.0 MiB        0 B        0 B"), "'%s'", l);
 	free(l);
 	free(out);
+	/* smaps_rollup is read at a pace: its row says how old it is, once it is a second old */
+	s.at_attach.have_pss = s.now.have_pss = true;
+	s.now.pss = 3 * MIB;
+	s.rollup_age_ns = 400000000;
+	out = render(&r, p, &o);
+	cr_expect_neq(line_of(out, "  smaps_rollup now              3.0 MiB        0 B        0 B "
+				   "       0 B"),
+		      -1, "%s", out);
+	free(out);
+	s.rollup_age_ns = 12400000000;
+	out = render(&r, p, &o);
+	cr_expect_neq(line_of(out, "  smaps_rollup 12s ago          3.0 MiB        0 B        0 B "
+				   "       0 B"),
+		      -1, "%s", out);
+	free(out);
 	s.alive = false;
 	out = render(&r, p, &o);
 	cr_expect_neq(line_of(out, "pid 42 demo (exited)"), -1, "%s", out);
