@@ -18,6 +18,14 @@ struct object {
 	uint32_t rows;
 };
 
+/* A table loaded into its own map, waiting to be put in unwind_tables: each update of a map
+ * of maps waits for a grace period (15 ms here), so one sync puts all its new tables at once. */
+struct pending {
+	uint32_t id;
+	int fd;
+	size_t obj; /* index in objs */
+};
+
 struct unwinder {
 	int tables_fd, procs_fd;
 	uint64_t max_bytes;
@@ -28,6 +36,8 @@ struct unwinder {
 	struct fl_unwind_figures stats;
 	struct fl_unwind_proc proc; /* 8 KiB: built here, not on the stack */
 	struct symbolizer_code code[FL_UNWIND_MAPS];
+	struct pending pending[FL_UNWIND_MAPS];
+	size_t npending;
 };
 
 struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint64_t max_bytes)
@@ -59,9 +69,18 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* An inner map of @t's rows, put in unwind_tables at @id. 0 or -errno, with the step that
- * failed in *@step. */
-static int load_table(struct unwinder *u, const struct cfi_table *t, uint32_t id, const char **step)
+static void report_load_error(struct unwinder *u, const char *step, int err)
+{
+	if (!u->stats.load_failed++)
+		fprintf(stderr,
+			"faultline: an unwind table could not be loaded into the kernel (%s: %s): "
+			"stacks through such code fall back to frame pointers\n",
+			step, strerror(-err));
+}
+
+/* An inner map of @t's rows, its fd into *@out (put_pending() adds it to unwind_tables). 0
+ * or -errno, with the step that failed in *@step. */
+static int load_table(const struct cfi_table *t, int *out, const char **step)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
@@ -80,17 +99,69 @@ static int load_table(struct unwinder *u, const struct cfi_table *t, uint32_t id
 	} else if (bpf_map_update_batch(fd, keys, t->rows, &count, &bo)) {
 		err = -errno;
 		*step = "filling it";
-	} else if (bpf_map_update_elem(u->tables_fd, &id, &fd, BPF_ANY)) {
-		err = -errno;
-		*step = "adding it to the tables";
+		close(fd);
+	} else {
+		*out = fd;
 	}
-	if (fd >= 0)
-		close(fd); /* the outer map holds it */
 	free(keys);
 	return err;
 }
 
-/* The object of @c, its table compiled and loaded when first seen. NULL when out of memory. */
+/* The figures of a table that is in unwind_tables. */
+static void count_loaded(struct unwinder *u, struct object *o)
+{
+	u->stats.objects++;
+	u->stats.rows += o->rows;
+	u->stats.bytes += (uint64_t)o->rows * sizeof(struct fl_unwind_row);
+}
+
+/* Puts the tables loaded by this sync in unwind_tables, in one update where the kernel takes
+ * a batch (6.7 waits for one grace period per batch), one by one where it does not. */
+static void put_pending(struct unwinder *u)
+{
+	uint32_t ids[FL_UNWIND_MAPS], done = (uint32_t)u->npending;
+	int fds[FL_UNWIND_MAPS], err = 0;
+
+	for (size_t i = 0; i < u->npending; i++) {
+		ids[i] = u->pending[i].id;
+		fds[i] = u->pending[i].fd;
+	}
+	if (done && bpf_map_update_batch(u->tables_fd, ids, fds, &done, NULL)) {
+		err = -errno;
+		for (done = 0; done < u->npending; done++)
+			if (bpf_map_update_elem(u->tables_fd, &ids[done], &fds[done], BPF_ANY)) {
+				err = -errno;
+				break;
+			}
+		if (done == u->npending)
+			err = 0;
+	}
+	for (size_t i = 0; i < u->npending; i++) {
+		struct object *o = &u->objs[u->pending[i].obj];
+
+		close(fds[i]); /* the outer map holds those it took */
+		if (i < done)
+			count_loaded(u, o);
+		else
+			o->id = 0;
+	}
+	if (err)
+		report_load_error(u, "adding it to the tables", err);
+	u->npending = 0;
+}
+
+/* The rows of the tables waiting in u->pending. */
+static uint64_t pending_bytes(const struct unwinder *u)
+{
+	uint64_t bytes = 0;
+
+	for (size_t i = 0; i < u->npending; i++)
+		bytes += (uint64_t)u->objs[u->pending[i].obj].rows * sizeof(struct fl_unwind_row);
+	return bytes;
+}
+
+/* The object of @c, its table compiled and loaded when first seen (put in unwind_tables by
+ * put_pending()). NULL when out of memory. */
 static struct object *object_of(struct unwinder *u, const struct symbolizer *sym,
 				const struct symbolizer_code *c)
 {
@@ -98,7 +169,7 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 	struct object *o;
 	const char *step = "";
 	double t0;
-	int fd, err;
+	int fd, err, table_fd = -1;
 
 	for (size_t i = 0; i < u->nobjs; i++)
 		if (u->objs[i].elf == c->elf)
@@ -113,20 +184,15 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 	fd = symbolizer__open_code(sym, c->index);
 	if (fd < 0 || cfi__compile_fd(fd, &t) || !t.n) {
 		u->stats.no_table++;
-	} else if (u->stats.bytes + t.n * sizeof(*t.rows) > u->max_bytes) {
+	} else if (u->stats.bytes + pending_bytes(u) + t.n * sizeof(*t.rows) > u->max_bytes) {
 		u->stats.over_budget++;
-	} else if (!(err = load_table(u, &t, u->next_id, &step))) {
+	} else if (!(err = load_table(&t, &table_fd, &step))) {
 		o->id = u->next_id++;
 		o->rows = (uint32_t)t.n;
-		u->stats.objects++;
-		u->stats.rows += t.n;
-		u->stats.bytes += t.n * sizeof(*t.rows);
+		u->pending[u->npending++] =
+			(struct pending){ .id = o->id, .fd = table_fd, .obj = u->nobjs - 1 };
 	} else {
-		if (!u->stats.load_failed++)
-			fprintf(stderr,
-				"faultline: an unwind table could not be loaded into the kernel "
-				"(%s: %s): stacks through such code fall back to frame pointers\n",
-				step, strerror(-err));
+		report_load_error(u, step, err);
 	}
 	if (fd >= 0) {
 		cfi__free(&t);
@@ -139,6 +205,7 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 {
 	uint32_t key = (uint32_t)pid;
+	double t0;
 	size_t n;
 
 	if (!u || !sym || !u->max_bytes)
@@ -150,14 +217,22 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
 	for (size_t i = 0; i < n; i++) {
+		if (!object_of(u, sym, &u->code[i])) {
+			put_pending(u);
+			return -ENOMEM;
+		}
+	}
+	/* the tables first: the walk may read this process's list as soon as it is in */
+	t0 = now_ms();
+	put_pending(u);
+	u->stats.compile_ms += now_ms() - t0;
+	for (size_t i = 0; i < n; i++) {
 		const struct symbolizer_code *c = &u->code[i];
-		struct object *o = object_of(u, sym, c);
+		const struct object *o = object_of(u, sym, c);
 		struct fl_unwind_map *m = &u->proc.maps[i];
 
-		if (!o)
-			return -ENOMEM;
 		*m = (struct fl_unwind_map){ .start = c->start, .end = c->end, .bias = c->bias };
-		if (o->id) {
+		if (o && o->id) {
 			m->table = o->id;
 			m->rows = o->rows;
 		}
