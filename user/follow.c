@@ -118,6 +118,12 @@ void follow__retire(struct session *s, struct target *t)
 		if (p.exec_id)
 			collector__keep_gen(s->col, (uint32_t)t->sum.pid, p.exec_id);
 	}
+	/* the blocks it leaves would sit in the live table for the rest of the session */
+	if ((!have || !p.exec_id) && collector__forget_blocks(s->col, (uint32_t)t->sum.pid))
+		fprintf(stderr,
+			"faultline: out of memory: blocks of process %d stay in the live "
+			"table\n",
+			t->sum.pid);
 	/* the parent names what the child did before an exec: with its mappings of now */
 	if (parent && parent->sym && parent->sum.alive)
 		symbolizer__refresh_stale(parent->sym);

@@ -104,6 +104,12 @@ uint64_t collector__walked(const struct collector *c, bool *now);
  * leaves behind. Returns 0 or -ENOMEM. */
 int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen);
 
+/* Process @tgid exited without an exec (collector__keep_gen() was not called for it): its live
+ * blocks can never be freed and count nowhere, but they fill the live table and every walk
+ * reads them. The next walk deletes those allocated before now; one is due at the walks' pace
+ * even when nothing shows the ages. Returns 0 or -ENOMEM; does nothing without a live table. */
+int collector__forget_blocks(struct collector *c, uint32_t tgid);
+
 /* The live blocks of @tgid's execs left behind at the last read (weights, as rows count). */
 void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,
 			     uint64_t *bytes);

@@ -2,6 +2,7 @@
 /* The collector's --alloc part: allocation histograms, the oldest live block of each row, and
  * the live blocks an exec left behind, both from walks of the live table made only when due
  * (livewalk.h). */
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,60 @@ int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen)
 	return push_gen(&c->kept, &c->nkept, &c->kept_cap, tgid, gen);
 }
 
+int collector__forget_blocks(struct collector *c, uint32_t tgid)
+{
+	struct collector_gone *g;
+
+	if (c->live_fd < 0)
+		return 0;
+	g = grow__reserve(c->gone, &c->gone_cap, c->ngone, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	c->gone = g;
+	g[c->ngone++] = (struct collector_gone){ tgid, pace__now() };
+	return 0;
+}
+
+static int cmp_gone(const void *a, const void *b)
+{
+	const struct collector_gone *x = a, *y = b;
+
+	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
+}
+
+/* True when the block of @k, allocated at @ts, belongs to a process gone without an exec. */
+static bool of_the_gone(const struct collector *c, const struct fl_live_key *k, uint64_t ts)
+{
+	struct collector_gone want = { .tgid = k->tgid };
+	const struct collector_gone *g =
+		c->ngone ? bsearch(&want, c->gone, c->ngone, sizeof(*g), cmp_gone) : NULL;
+
+	return g && ts < g->before;
+}
+
+static int push_doomed(struct collector *c, const struct fl_live_key *k)
+{
+	struct fl_live_key *d = grow__reserve(c->doomed, &c->doomed_cap, c->ndoomed, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	c->doomed = d;
+	d[c->ndoomed++] = *k;
+	return 0;
+}
+
+/* Deletes the blocks the walk doomed: in one batch, or key by key where the kernel has none
+ * for hash maps. */
+static void delete_doomed(struct collector *c)
+{
+	__u32 n = (__u32)c->ndoomed;
+
+	if (n && bpf_map_delete_batch(c->live_fd, c->doomed, &n, NULL))
+		for (size_t i = n; i < c->ndoomed; i++)
+			bpf_map_delete_elem(c->live_fd, &c->doomed[i]);
+	c->ndoomed = 0;
+}
+
 static int push_drop(struct collector *c, const struct fl_key *row, const struct fl_live *l)
 {
 	struct collector_drop *d = grow__reserve(c->drops, &c->drops_cap, c->ndrops, sizeof(*d));
@@ -95,6 +150,8 @@ static int add_live(const void *key, const void *value, void *ctx)
 		c->ngens ? bsearch(&want, c->gens, c->ngens, sizeof(*g), livewalk__cmp_gen) : NULL;
 	struct collector_hist *h;
 
+	if (of_the_gone(c, k, l->ts))
+		return push_doomed(c, k);
 	if (g && g->gen != k->gen)
 		return push_drop(c, &row, l);
 	h = c->nhists ? bsearch(&row, c->hists, c->nhists, sizeof(*h), collector_cmp_key) : NULL;
@@ -164,8 +221,13 @@ static int walk(struct collector *c)
 
 	c->ndrops = 0;
 	c->walk_stale = false;
+	if (c->ngone > 1)
+		qsort(c->gone, c->ngone, sizeof(*c->gone), cmp_gone);
 	err = collector_map_each(c->live_fd, sizeof(struct fl_live_key), sizeof(struct fl_live),
 				 &c->no_batch, add_live, c);
+	delete_doomed(c);
+	if (!err) /* every block of theirs was seen */
+		c->ngone = 0;
 	c->ndrops = livewalk__merge_drops(c->drops, c->ndrops);
 	if (!err)
 		err = keep_ages(c);
@@ -214,7 +276,8 @@ void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t 
  * left behind, from this read's walk or the last one. */
 int collector_alloc__read(struct collector *c)
 {
-	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, pace__now());
+	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, pace__now()) ||
+		    (c->ngone && pace__due(&c->pace, pace__now()));
 	int err;
 
 	c->nhists = 0;
@@ -269,4 +332,6 @@ void collector_alloc__free(struct collector *c)
 	free(c->drops);
 	free(c->ages);
 	free(c->walk_gens);
+	free(c->gone);
+	free(c->doomed);
 }

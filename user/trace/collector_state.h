@@ -63,6 +63,18 @@ struct collector {
 	size_t nwalk_gens, walk_gens_cap;
 	struct collector_drop *drops; /* the live blocks execs left behind, merged by row */
 	size_t ndrops, drops_cap;
+	/* processes gone without an exec: their live blocks go at the next walk */
+	struct collector_gone *gone; /* sorted by tgid at each walk */
+	size_t ngone, gone_cap;
+	struct fl_live_key *doomed; /* ... the keys that walk found */
+	size_t ndoomed, doomed_cap;
+};
+
+/* A process gone without an exec, and when it was found gone (CLOCK_MONOTONIC ns, as the live
+ * blocks' times): its blocks are all older (a new process with its pid has newer ones). */
+struct collector_gone {
+	uint32_t tgid;
+	uint64_t before;
 };
 
 /* Calls @fn on every entry of map @fd: bulk lookup, or key by key on kernels without batch

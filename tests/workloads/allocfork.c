@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+/*
+ * allocfork: forked children that allocate and exit without freeing, as a server's worker
+ * processes do (a BGSAVE child, a database backend), for --alloc -f: blocks that no free can
+ * ever match once their process is gone.
+ *
+ *   allocfork [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]             (default: 4 500 400)
+ *
+ * Work (after SIGUSR1, see workload.h): CHILDREN children are forked one after the other; each
+ * waits WAIT_MS (the time a profiler following it needs to probe it), makes BLOCKS malloc(64)
+ * calls from child_leak(), frees none, and exits; the parent reaps it. The parent then prints
+ * "children N" and finishes as workload.h says.
+ */
+#include "workload.h"
+#include <sys/wait.h>
+
+#define USAGE "allocfork [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]"
+#define MAX_CHILDREN 10000
+#define MAX_BLOCKS 1000000
+#define MAX_WAIT_MS 60000
+#define BLOCK_SIZE 64
+
+static void *volatile sink; /* keeps the compiler from dropping the calls */
+
+__attribute__((noinline)) void child_leak(unsigned long blocks)
+{
+	for (unsigned long i = 0; i < blocks; i++)
+		sink = malloc(BLOCK_SIZE);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long children, blocks, wait_ms;
+	struct wl_args a;
+	char line[64];
+	int status;
+
+	wl_init(argc, argv, &a, USAGE);
+	if (a.nargs > 3)
+		wl_usage(USAGE);
+	children = wl_arg_ulong(&a, 0, 4, MAX_CHILDREN, USAGE);
+	blocks = wl_arg_ulong(&a, 1, 500, MAX_BLOCKS, USAGE);
+	wait_ms = wl_arg_ulong(&a, 2, 400, MAX_WAIT_MS, USAGE);
+
+	wl_wait_start(&a);
+	for (unsigned long i = 0; i < children; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			wl_die("fork");
+		if (pid == 0) {
+			struct timespec ts = { (time_t)(wait_ms / 1000),
+					       (long)(wait_ms % 1000) * 1000000 };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+			child_leak(blocks);
+			_exit(0);
+		}
+		while (waitpid(pid, &status, 0) < 0)
+			if (errno != EINTR)
+				wl_die("waitpid");
+	}
+	snprintf(line, sizeof(line), "children %lu\n", children);
+	wl_say(line);
+	wl_finish(&a);
+	return 0;
+}
