@@ -127,8 +127,7 @@ static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_wa
 			max = idx;
 	}
 	c->maxidx = max;
-	c->tables = w->proc != NULL;
-	c->unwind_gen = w->proc ? w->proc->gen : 0;
+	c->unwind_epoch = s->w.epoch;
 	c->nwords = n;
 }
 
@@ -141,9 +140,8 @@ static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_wa
 static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_stack_cache *c,
 					   __u64 ip, __u64 bp, __u64 sp)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n = c->nwords, i, len;
+	__u32 zero = 0, n = c->nwords, i, len;
 	struct uprobe_task *ut = task->utask;
-	struct fl_unwind_proc *p;
 	struct fl_scratch *s;
 	bool same = true;
 
@@ -151,8 +149,7 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 		return false;
 	if (ut && (fl_pending_ri(ut, sp) || ut->active_uprobe))
 		return false;
-	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	if ((p != NULL) != c->tables || (p && p->gen != c->unwind_gen))
+	if (c->unwind_epoch != *(volatile __u32 *)&unwind_epoch)
 		return false;
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!s || s->busy)
