@@ -309,11 +309,10 @@ struct fl_stack_cache {
 	 * read, and its value. nwords 0: the walk cannot be checked (it read outside the
 	 * window at sp, read more than FL_CACHE_WORDS words, met a uprobe, or was no fault's).
 	 */
-	__u32 unwind_gen; /* fl_unwind_proc.gen of the tables it used */
+	__u32 unwind_epoch; /* unwind_epoch when the walk began (see unwind_procs.bpf.h) */
 	__u8 nwords;
 	__u8 maxidx; /* the highest of slots[] */
-	__u8 tables; /* the process had unwind tables (unwind_gen is theirs) */
-	__u8 _pad;
+	__u8 _pad[2];
 	__u8 slots[FL_CACHE_WORDS];
 	__u64 words[FL_CACHE_WORDS];
 };

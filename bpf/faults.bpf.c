@@ -20,6 +20,7 @@
 #define X86_PF_WRITE 0x2 /* arch/x86/include/asm/trap_pf.h */
 
 struct fl_stats stats;
+__u32 unwind_epoch;
 
 /* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
 static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member, __s64 delta)

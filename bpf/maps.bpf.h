@@ -94,21 +94,13 @@ static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 
 		fl_drop(FL_DROP_THREADS_FULL);
 }
 
-/*
- * The counters of @key, created when missing. When the map is full the process's overflow
- * row (created by the loader at attach, or at fork; one per pid, generation 0) takes the
- * charge, so no byte is lost.
- */
-static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct fl_key *key)
+/* fl_counts_get() when @key has no row yet. */
+static __noinline __attribute__((unused)) struct fl_counts *fl_counts_new(struct fl_key *key)
 {
 	static const struct fl_counts zero;
 	struct fl_key overflow = { .tgid = key->tgid, .origin = FL_ORIGIN_OVERFLOW };
-	struct fl_counts *c;
 	long err;
 
-	c = bpf_map_lookup_elem(&counts, key);
-	if (c)
-		return c;
 	err = bpf_map_update_elem(&counts, key, &zero, BPF_NOEXIST);
 	if (!err) {
 		if (key->tid)
@@ -118,6 +110,18 @@ static __noinline __attribute__((unused)) struct fl_counts *fl_counts_get(struct
 		return bpf_map_lookup_elem(&counts, &overflow);
 	}
 	return bpf_map_lookup_elem(&counts, key);
+}
+
+/*
+ * The counters of @key, created when missing. When the map is full the process's overflow
+ * row (created by the loader at attach, or at fork; one per pid, generation 0) takes the
+ * charge, so no byte is lost. The lookup is inlined: the row is there for nearly every event.
+ */
+static __always_inline __attribute__((unused)) struct fl_counts *fl_counts_get(struct fl_key *key)
+{
+	struct fl_counts *c = bpf_map_lookup_elem(&counts, key);
+
+	return c ? c : fl_counts_new(key);
 }
 
 #endif /* FAULTLINE_MAPS_BPF_H */

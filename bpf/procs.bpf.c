@@ -37,7 +37,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 		mm->flags &= ~FL_MM_IN_EXEC;
 	__sync_fetch_and_add(&p->execs, 1);
 	/* the old image's mappings are gone: frame pointers until userspace maps the new one */
-	bpf_map_delete_elem(&unwind_procs, &tgid);
+	if (!bpf_map_delete_elem(&unwind_procs, &tgid))
+		fl_unwind_changed();
 	fl_note_thread(tgid, (__u32)pid_tgid);
 	return 0;
 }
@@ -87,8 +88,9 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 		/* the child runs its parent's code: its stacks unwind by the parent's tables */
 		struct fl_unwind_proc *code = bpf_map_lookup_elem(&unwind_procs, &ptgid);
 
-		if (code && code->n)
-			bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY);
+		if (code && code->n && !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code,
+							       BPF_ANY))
+			fl_unwind_changed();
 	} else if (err == -FL_EEXIST) {
 		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
 

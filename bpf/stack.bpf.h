@@ -127,8 +127,7 @@ static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_wa
 			max = idx;
 	}
 	c->maxidx = max;
-	c->tables = w->proc != NULL;
-	c->unwind_gen = w->proc ? w->proc->gen : 0;
+	c->unwind_epoch = s->w.epoch;
 	c->nwords = n;
 }
 
@@ -141,9 +140,8 @@ static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_wa
 static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_stack_cache *c,
 					   __u64 ip, __u64 bp, __u64 sp)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0, n = c->nwords, i, len;
+	__u32 zero = 0, n = c->nwords, i, len;
 	struct uprobe_task *ut = task->utask;
-	struct fl_unwind_proc *p;
 	struct fl_scratch *s;
 	bool same = true;
 
@@ -151,8 +149,7 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 		return false;
 	if (ut && (fl_pending_ri(ut, sp) || ut->active_uprobe))
 		return false;
-	p = bpf_map_lookup_elem(&unwind_procs, &tgid);
-	if ((p != NULL) != c->tables || (p && p->gen != c->unwind_gen))
+	if (c->unwind_epoch != *(volatile __u32 *)&unwind_epoch)
 		return false;
 	s = bpf_map_lookup_elem(&stack_scratch, &zero);
 	if (!s || s->busy)
@@ -268,51 +265,27 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 	}
 }
 
-/*
- * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
- * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @refill: called for a new page fault
- * or a traced syscall entry, which always walks and fills the cache (with @key's mapping
- * class and call too); other callers use the cache, mapping class and call included, when it
- * holds the current fault or call: an RSS change inside a traced syscall is the call's.
- * @exact: the user registers are where the thread is (a page fault), not just past a syscall
- * instruction.
- */
-static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
-							     bool refill, bool exact)
+#define FL_STACK_REFILL 1
+#define FL_STACK_EXACT 2
+
+/* fl_user_stack() when the cache does not hold the walk: a subprogram, so that each caller
+ * inlines the cache hit alone. @c: the thread's cache, NULL when it has none. */
+static __noinline __attribute__((unused)) void fl_user_stack_walk(struct fl_key *key,
+								  struct fl_stack_cache *c, int how)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	__u64 ip = regs->ip, sp = regs->sp;
 	__u64 bp = regs->bp;
-	struct fl_stack_cache *c;
+	bool exact = how & FL_STACK_EXACT;
 
-	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
 		fl_walk(task, ip, bp, sp, exact, key, NULL, false);
 		return;
 	}
-	if (!refill) {
-		if (c->ip == ip && c->sp == sp && c->bp == bp) {
-			key->stack = c->stack;
-			key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
-			key->leaf_ret = c->leaf_ret;
-			key->map_class = c->map_class;
-			key->map_file = c->map_file;
-			key->call = c->call;
-		} else {
-			fl_walk(task, ip, bp, sp, exact, key, c, false);
-		}
-		return;
-	}
-	if (exact && fl_cache_check(task, c, ip, bp, sp)) {
-		/* the same walk as the last fault's: its map class and call are this one's */
-		key->stack = c->stack;
-		key->origin = FL_ORIGIN_USER;
-		key->leaf_ret = c->leaf_ret;
-		c->map_class = key->map_class;
-		c->map_file = key->map_file;
-		c->call = key->call;
+	if (!(how & FL_STACK_REFILL)) {
+		fl_walk(task, ip, bp, sp, exact, key, c, false);
 		return;
 	}
 	fl_walk(task, ip, bp, sp, exact, key, c, exact);
@@ -324,6 +297,48 @@ static __noinline __attribute__((unused)) void fl_user_stack(void *ctx, struct f
 	c->ip = ip;
 	c->sp = sp;
 	c->bp = bp;
+}
+
+/*
+ * Fills stack, origin and leaf_ret of @key with the current thread's user stack (stack 0 and
+ * origin FL_ORIGIN_STACK_LOST when it cannot be taken). @refill: called for a new page fault
+ * or a traced syscall entry, which always walks and fills the cache (with @key's mapping
+ * class and call too); other callers use the cache, mapping class and call included, when it
+ * holds the current fault or call: an RSS change inside a traced syscall is the call's.
+ * @exact: the user registers are where the thread is (a page fault), not just past a syscall
+ * instruction. Inlined: a BPF-to-BPF call and its return cost some 10 ns on a kernel with
+ * return thunks, and the hit is the common case (once per fault in each fault program).
+ */
+static __always_inline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
+								  bool refill, bool exact)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 ip = regs->ip, sp = regs->sp;
+	__u64 bp = regs->bp;
+	struct fl_stack_cache *c;
+
+	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (c && !refill && c->ip == ip && c->sp == sp && c->bp == bp) {
+		key->stack = c->stack;
+		key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
+		key->leaf_ret = c->leaf_ret;
+		key->map_class = c->map_class;
+		key->map_file = c->map_file;
+		key->call = c->call;
+		return;
+	}
+	if (c && refill && exact && fl_cache_check(task, c, ip, bp, sp)) {
+		/* the same walk as the last fault's: its map class and call are this one's */
+		key->stack = c->stack;
+		key->origin = FL_ORIGIN_USER;
+		key->leaf_ret = c->leaf_ret;
+		c->map_class = key->map_class;
+		c->map_file = key->map_file;
+		c->call = key->call;
+		return;
+	}
+	fl_user_stack_walk(key, c, (refill ? FL_STACK_REFILL : 0) | (exact ? FL_STACK_EXACT : 0));
 }
 
 /* The current thread's cached walk will not match its next event (see stack_cache). */

@@ -72,7 +72,7 @@ struct fl_walk {
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 	__u8 nocache;	  /* it read a word outside the window, or met a uprobe (fl_stack_cache) */
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
-	__u32 _pad;
+	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
 };
 
 /* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
@@ -430,6 +430,9 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.leaf_by_row = false;
 	w->s->w.nslots = 0;
 	w->s->w.tgid = tgid;
+	/* read before the lookup: a change in between leaves the walk's cache entry stale */
+	w->s->w.epoch = *(volatile __u32 *)&unwind_epoch;
+	barrier();
 	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
 	w->s->w.ri = (__u64)ri;

@@ -17,4 +17,17 @@ struct {
 	__type(value, struct fl_unwind_proc);
 } unwind_procs SEC(".maps") __weak;
 
+/*
+ * Bumped after every change of unwind_procs, by the loader (through the skeleton's .bss) and
+ * by the BPF side: a cached walk (fl_stack_cache) made while it had another value may have used
+ * tables that are gone. One global read is cheaper on every fault than looking up the
+ * process's entry to compare its generation; a change anywhere costs each thread one walk.
+ */
+extern __u32 unwind_epoch;
+
+static __always_inline __attribute__((unused)) void fl_unwind_changed(void)
+{
+	__sync_fetch_and_add(&unwind_epoch, 1);
+}
+
 #endif /* FAULTLINE_UNWIND_PROCS_BPF_H */

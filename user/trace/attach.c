@@ -768,3 +768,8 @@ int tracer__unwind_procs_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.unwind_procs);
 }
+
+uint32_t *tracer__unwind_epoch(const struct tracer *t)
+{
+	return &t->skel->bss->unwind_epoch;
+}

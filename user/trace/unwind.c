@@ -28,6 +28,7 @@ struct pending {
 
 struct unwinder {
 	int tables_fd, procs_fd;
+	uint32_t *epoch; /* the BPF side's unwind_epoch (see unwinder__new) */
 	uint64_t max_bytes;
 	struct object *objs;
 	size_t nobjs, cap;
@@ -40,7 +41,14 @@ struct unwinder {
 	size_t npending;
 };
 
-struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint64_t max_bytes)
+/* After a change of unwind_procs: the threads' cached walks of the BPF side may be stale. */
+static void epoch_bump(struct unwinder *u)
+{
+	if (u->epoch)
+		__atomic_fetch_add(u->epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint32_t *epoch, uint64_t max_bytes)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
@@ -48,6 +56,7 @@ struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint64_t max_bytes)
 		return NULL;
 	u->tables_fd = tables_fd;
 	u->procs_fd = procs_fd;
+	u->epoch = epoch;
 	u->max_bytes = max_bytes;
 	u->next_id = 1;
 	return u;
@@ -239,15 +248,18 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 	}
 	u->proc.n = (uint32_t)n;
 	u->proc.gen = ++u->gen; /* the rows the BPF side cached for this pid are stale */
-	return bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY))
+		return -errno;
+	epoch_bump(u);
+	return 0;
 }
 
 void unwinder__forget(struct unwinder *u, pid_t pid)
 {
 	uint32_t key = (uint32_t)pid;
 
-	if (u)
-		bpf_map_delete_elem(u->procs_fd, &key);
+	if (u && !bpf_map_delete_elem(u->procs_fd, &key))
+		epoch_bump(u);
 }
 
 void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out)
