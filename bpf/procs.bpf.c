@@ -88,8 +88,8 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 		/* the child runs its parent's code: its stacks unwind by the parent's tables */
 		struct fl_unwind_proc *code = bpf_map_lookup_elem(&unwind_procs, &ptgid);
 
-		if (code && code->n && !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code,
-							       BPF_ANY))
+		if (code && code->n &&
+		    !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY))
 			fl_unwind_changed();
 	} else if (err == -FL_EEXIST) {
 		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
