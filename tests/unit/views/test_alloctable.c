@@ -7,18 +7,25 @@
 #include <string.h>
 #include "views/alloctable.h"
 
-static char *heap_dropped(const struct fl_proc_summary *s, uint64_t live_full)
+/* The heap line(s) of process @s in report @r. */
+static char *heap_in(const struct fl_proc_summary *s, const struct fl_report *r)
 {
-	struct fl_report r = { .alloc = true };
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	r.drops[FL_DROP_LIVE_FULL] = live_full;
-	alloctable__render_heap(f, 200, s, &r);
+	alloctable__render_heap(f, 200, s, r);
 	fclose(f);
 	return buf;
+}
+
+static char *heap_dropped(const struct fl_proc_summary *s, uint64_t live_full)
+{
+	struct fl_report r = { .alloc = true };
+
+	r.drops[FL_DROP_LIVE_FULL] = live_full;
+	return heap_in(s, &r);
 }
 
 static char *heap(const struct fl_proc_summary *s)
@@ -93,15 +100,11 @@ Test(alloctable, churn_says_what_it_does_not_trace)
 	struct fl_call_site site = { .pid = 1, .caller = "main > churn_path", .fn = "malloc" };
 	struct fl_report r = { .alloc = true, .alloc_churn = true, .elapsed_s = 2.0 };
 	struct fl_proc_summary s = { .pid = 1 };
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	char *out;
 
-	cr_assert_not_null(f);
 	s.attributed.allocs = 10000;
 	s.attributed.alloc_bytes = 640000;
-	alloctable__render_heap(f, 200, &s, &r);
-	fclose(f);
+	out = heap_in(&s, &r);
 	cr_expect_str_eq(out, "  allocator churn since attach: allocs 10000 (625.0 KiB asked), "
 			      "5000 calls/s; frees not traced\n");
 	free(out);
@@ -143,15 +146,11 @@ Test(alloctable, churn_in_time_windows)
 			       .sites = &site,
 			       .nsites = 1 };
 	struct fl_proc_summary s = { .pid = 1 };
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
+	char *out;
 
-	cr_assert_not_null(f);
 	s.attributed.allocs = 10000;
 	s.attributed.alloc_bytes = 640000;
-	alloctable__render_heap(f, 200, &s, &r);
-	fclose(f);
+	out = heap_in(&s, &r);
 	cr_expect_str_eq(out, "  allocator churn since attach while probed (2.0 s of 20.0 s, "
 			      "--sample-time 10%): allocs 10000 (625.0 KiB asked), 5000 calls/s; "
 			      "frees not traced\n");
