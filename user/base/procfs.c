@@ -378,6 +378,31 @@ int procfs__read_start(pid_t pid, uint64_t *ticks)
 	return procfs__parse_start(buf, ticks);
 }
 
+/* include/linux/sched.h: the task is in do_exit(), its mappings going */
+#define PF_EXITING 0x4
+
+bool procfs__gone(pid_t pid)
+{
+	unsigned flags;
+	char buf[1024];
+	ssize_t n;
+	int fd = procfs__open(pid, "stat", O_RDONLY);
+	const char *p;
+
+	if (fd < 0)
+		return fd == -ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return true;
+	buf[n] = '\0';
+	/* the comm may hold ") ": the state follows the last one, the flags 6 fields on */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return true;
+	return sscanf(p + 3, " %*d %*d %*d %*d %*d %u", &flags) == 1 && (flags & PF_EXITING);
+}
+
 uint64_t procfs__ticks_of_ns(uint64_t ns)
 {
 	long hz = sysconf(_SC_CLK_TCK);

@@ -39,6 +39,10 @@ int procfs__open(pid_t pid, const char *name, int flags);
  * process's identity. Returns 0 or -EINVAL. */
 int procfs__parse_start(const char *stat, uint64_t *ticks);
 
+/* True when process @pid has exited or is exiting: no /proc entry, a zombie, or its main
+ * thread in do_exit() (its mappings and root go with it). */
+bool procfs__gone(pid_t pid);
+
 /* procfs__parse_start() of /proc/@pid/stat. Returns 0, -ESRCH when the process is gone, or
  * another -errno. */
 int procfs__read_start(pid_t pid, uint64_t *ticks);

@@ -273,7 +273,8 @@ static int find_allocator(const struct alloc_opts *o, pid_t pid, const char *lau
 		  allocator__choose(rootfd, (const char *const *)c.paths, c.n, o->prefix ?: "");
 	if (i >= 0)
 		err = allocator__plan(rootfd, c.paths[i], o->prefix ?: "", keep, plan);
-	else if (!err)
+	/* a followed child that is exiting maps nothing any more */
+	else if (!err && c.n && !procfs__gone(pid))
 		fprintf(stderr,
 			"faultline: --alloc: pid %d maps no object that defines %smalloc "
 			"(try --alloc-lib)\n",
@@ -302,8 +303,9 @@ int allocsetup__attach(struct tracer *t, struct alloc_opts *o, pid_t pid, const 
 			rootfd = errno == ENOENT ? -ESRCH : -errno;
 	}
 	if (rootfd < 0 && rootfd != AT_FDCWD) {
-		fprintf(stderr, "faultline: --alloc: cannot open /proc/%d/root: %s\n", pid,
-			strerror(-rootfd));
+		if (!procfs__gone(pid))
+			fprintf(stderr, "faultline: --alloc: cannot open /proc/%d/root: %s\n", pid,
+				strerror(-rootfd));
 		if (procfd >= 0)
 			close(procfd);
 		free(plan);
@@ -313,7 +315,7 @@ int allocsetup__attach(struct tracer *t, struct alloc_opts *o, pid_t pid, const 
 	if (!err) {
 		report_plan(o, pid, plan);
 		err = tracer__attach_alloc(t, pid, plan);
-	} else if (err != -ENOENT) {
+	} else if (err != -ENOENT && !procfs__gone(pid)) {
 		fprintf(stderr, "faultline: --alloc: reading the allocator of pid %d failed: %s\n",
 			pid, strerror(-err));
 	}

@@ -679,7 +679,8 @@ int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *p
 	int err = t->windowed ? attach_windowed(t, pid, plan) :
 				attach_plan(t, &t->links, pid, plan);
 
-	if (err)
+	/* a followed child may be gone already: nothing to say */
+	if (err && !procfs__gone(pid))
 		report_attach_error(pid, plan, err);
 	return err;
 }

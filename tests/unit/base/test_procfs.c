@@ -249,3 +249,23 @@ Test(procfs, start_of_self_matches_ticks)
 	cr_expect_eq(procfs__ticks_of_ns(1000000000ULL * 3 + 9999999), 300, "USER_HZ 100: 10 ms");
 	cr_expect_eq(procfs__read_start(NO_SUCH_PID, &a), -ESRCH);
 }
+
+/* A process that runs is not gone; one that exited is, reaped (no /proc entry) or not yet
+ * (a zombie, whose mappings and root are gone). */
+Test(procfs, gone_when_exited_or_a_zombie)
+{
+	siginfo_t info;
+	pid_t child;
+
+	cr_expect_not(procfs__gone(getpid()));
+	cr_expect(procfs__gone(NO_SUCH_PID));
+	child = fork();
+	cr_assert_geq(child, 0);
+	if (child == 0)
+		_exit(0);
+	/* exited, not reaped */
+	cr_assert_eq(waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT), 0);
+	cr_expect(procfs__gone(child), "a zombie");
+	cr_assert_eq(waitpid(child, NULL, 0), child);
+	cr_expect(procfs__gone(child), "reaped");
+}
