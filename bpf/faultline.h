@@ -213,6 +213,7 @@ _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 #define FL_PROC_FRESH (1u << 2)	     /* the next new mm of this process starts at 0 */
 #define FL_PROC_MM_KNOWN (1u << 3)   /* mm_id holds the process's current mm */
 #define FL_PROC_EXITED (1u << 4)     /* its last thread exited: nothing of it is charged since */
+#define FL_PROC_LAST_KEPT (1u << 5)  /* gone_last holds its image's counters at its teardown */
 
 /*
  * Value of the procs map (key: tgid). Its keys are the target set: the loader adds -p targets
@@ -243,8 +244,12 @@ struct fl_proc {
 	 * which its rows' at_peak refer to; 0 when none */
 	__s64 gone_peak;
 	__u64 gone_peak_seq;
+	/* with FL_PROC_LAST_KEPT, its image's counters as their teardown began (each member
+	 * FL_SIZE_UNKNOWN when no event gave it): its RSS at exit, which /proc no longer tells
+	 * once the teardown has begun */
+	__s64 gone_last[FL_MEMBERS];
 };
-_Static_assert(sizeof(struct fl_proc) == 88, "fl_proc layout");
+_Static_assert(sizeof(struct fl_proc) == 120, "fl_proc layout");
 
 /* fl_mm.flags */
 #define FL_MM_IN_EXEC (1u << 0) /* made by an exec not finished yet: its changes are the kernel's */

@@ -138,6 +138,8 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 
 	if (!mm || !(p = bpf_map_lookup_elem(&procs, &mm->tgid)))
 		return;
+	if (pid_tgid >> 32 == mm->tgid || (p->flags & FL_PROC_EXITED))
+		fl_keep_last(p, mm);
 	delta = fl_mm_advance(mm, member, size);
 	if (!delta)
 		return;

@@ -85,6 +85,20 @@ static __always_inline struct fl_proc *fl_target(__u32 tgid)
 	return p && !(p->flags & (FL_PROC_AWAIT_EXEC | FL_PROC_EXITED)) ? p : NULL;
 }
 
+/*
+ * The counters of the process's image before its teardown (its exit; an exec's of the image it
+ * leaves, which fl_exec forgets): its RSS at exit. Kept at the exit of its last thread, or at
+ * the first change of the teardown, whichever comes first (the order of the two varies).
+ */
+static __always_inline __attribute__((unused)) void fl_keep_last(struct fl_proc *p,
+								 const struct fl_mm *mm)
+{
+	if ((p->flags & FL_PROC_LAST_KEPT) || mm->mm_ptr != p->image_mm)
+		return;
+	__builtin_memcpy(p->gone_last, mm->last, sizeof(p->gone_last));
+	__sync_fetch_and_or(&p->flags, FL_PROC_LAST_KEPT);
+}
+
 static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 tid)
 {
 	struct fl_thread t = { .tgid = tgid };

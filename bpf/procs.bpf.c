@@ -32,6 +32,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
 	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec) */
 	p->image_mm = (__u64)bpf_get_current_task_btf()->mm;
+	/* the teardown of the image it left was not its exit */
+	p->flags &= ~FL_PROC_LAST_KEPT;
 	mm = bpf_map_lookup_elem(&mm_state, &p->mm_id);
 	if (mm && mm->mm_ptr == p->image_mm)
 		mm->flags &= ~FL_MM_IN_EXEC;
@@ -66,6 +68,7 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 	static const struct fl_counts zero;
 	struct fl_proc fresh = {
 		.seed = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
+		.gone_last = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
 	};
 	struct task_struct *parent = (struct task_struct *)ctx->args[0];
 	struct task_struct *child = (struct task_struct *)ctx->args[1];
@@ -115,12 +118,17 @@ int fl_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = task->tgid;
 	struct fl_proc *p;
+	struct fl_mm *mm;
 
 	if (task->signal->live.counter)
 		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
-	if (p)
-		__sync_fetch_and_or(&p->flags, FL_PROC_EXITED);
+	if (!p)
+		return 0;
+	mm = (p->flags & FL_PROC_MM_KNOWN) ? bpf_map_lookup_elem(&mm_state, &p->mm_id) : NULL;
+	if (mm && mm->tgid == tgid)
+		fl_keep_last(p, mm);
+	__sync_fetch_and_or(&p->flags, FL_PROC_EXITED);
 	return 0;
 }
 

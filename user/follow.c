@@ -55,8 +55,10 @@ void follow__refresh(struct session *s, struct target *t, bool final)
 	bool have = t->sum.alive && !tracer__target_proc(s->tracer, t->sum.pid, &p);
 
 	target__refresh(t, final);
-	if (have && t->sum.alive)
+	if (have && t->sum.alive) {
 		t->now_execs = p.execs;
+		target__take_bases(t, &p);
+	}
 	sync_unwind(s, t);
 }
 
@@ -114,6 +116,8 @@ void follow__retire(struct session *s, struct target *t)
 	if (have) {
 		if (p.execs != t->now_execs)
 			t->sum.no_status = true;
+		target__take_bases(t, &p);
+		target__take_exit_rss(t, &p);
 		/* the blocks its execs left behind stay told apart */
 		if (p.exec_id)
 			collector__keep_gen(s->col, (uint32_t)t->sum.pid, p.exec_id);

@@ -321,6 +321,8 @@ int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *se
 	struct fl_proc p = {};
 	__u32 tgid = pid;
 
+	for (int m = 0; m < FL_MEMBERS; m++)
+		p.gone_last[m] = FL_SIZE_UNKNOWN;
 	if (seed) {
 		p.flags = FL_PROC_SEEDED;
 		p.seed[FL_FILE] = seed->rss_file;

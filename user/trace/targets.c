@@ -70,11 +70,40 @@ void target__init_launched(struct target *t, pid_t pid)
 	t->pidfd = pidfd_of(pid);
 }
 
-/* A member's baseline from the BPF side when it has one (and the image is the forked one). */
-static void take_base(uint64_t *field, const struct fl_proc *bpf, int member)
+void target__take_bases(struct target *t, const struct fl_proc *bpf)
 {
-	if (bpf && !bpf->execs && bpf->seed[member] != FL_SIZE_UNKNOWN && bpf->seed[member] >= 0)
-		*field = (uint64_t)bpf->seed[member];
+	uint64_t *base[FL_MEMBERS] = { [FL_ANON] = &t->sum.at_attach.rss_anon,
+				       [FL_FILE] = &t->sum.at_attach.rss_file,
+				       [FL_SHMEM] = &t->sum.at_attach.rss_shmem,
+				       [FL_SWAP] = &t->sum.at_attach.vm_swap };
+
+	if (!t->sum.followed || t->sum.no_status || bpf->execs)
+		return;
+	for (int m = 0; m < FL_MEMBERS; m++)
+		if (!(t->based & 1u << m) && bpf->seed[m] >= 0) {
+			*base[m] = (uint64_t)bpf->seed[m];
+			t->based |= (uint8_t)(1u << m);
+		}
+}
+
+void target__take_exit_rss(struct target *t, const struct fl_proc *bpf)
+{
+	uint64_t *now[FL_MEMBERS] = { [FL_ANON] = &t->sum.now.rss_anon,
+				      [FL_FILE] = &t->sum.now.rss_file,
+				      [FL_SHMEM] = &t->sum.now.rss_shmem,
+				      [FL_SWAP] = &t->sum.now.vm_swap };
+	bool any = false;
+
+	if (t->sum.no_status || !(bpf->flags & FL_PROC_LAST_KEPT))
+		return;
+	for (int m = 0; m < FL_MEMBERS; m++)
+		if (bpf->gone_last[m] >= 0) {
+			*now[m] = (uint64_t)bpf->gone_last[m];
+			any = true;
+		}
+	if (any)
+		t->sum.now.vm_rss =
+			t->sum.now.rss_anon + t->sum.now.rss_file + t->sum.now.rss_shmem;
 }
 
 bool target__same_process(const struct target *t)
@@ -107,10 +136,7 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
 		t->sum.alive = true;
 		t->sum.now = t->sum.at_attach;
 		/* VmRSS stays as read: the other figures (Pss, VmPTE) have no baseline but this */
-		take_base(&t->sum.at_attach.rss_anon, bpf, FL_ANON);
-		take_base(&t->sum.at_attach.rss_file, bpf, FL_FILE);
-		take_base(&t->sum.at_attach.rss_shmem, bpf, FL_SHMEM);
-		take_base(&t->sum.at_attach.vm_swap, bpf, FL_SWAP);
+		target__take_bases(t, bpf);
 		return;
 	}
 	/* gone before we looked: its rows are still shown, its kernel figures are unknown */

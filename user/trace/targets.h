@@ -27,6 +27,8 @@ struct target {
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
 	size_t older;		/* index + 1 of the previous target of the same pid; 0: none */
 	struct pace rollup;	/* reads of smaps_rollup, whose cost grows with the process */
+	uint8_t based; /* -f: the members (bit 1 << enum fl_member) whose sum.at_attach figure is
+			* the BPF side's baseline */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */
@@ -100,6 +102,15 @@ void target__name_from_parent(struct target *t, struct elf_cache *elf, pid_t par
  */
 int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_maps *exits,
 			 const struct symbolizer *parent);
+
+/* -f: each RSS counter's baseline from the BPF side (its first value, fork's copy of the
+ * parent's pages) into sum.at_attach, for the members it knows now and did not before: the
+ * first read of /proc may come after a member grew, and its first event after that read. */
+void target__take_bases(struct target *t, const struct fl_proc *bpf);
+
+/* @t exited: its RSS counters as its teardown began (@bpf's gone_last), for the members the
+ * BPF side knows, into sum.now (a /proc read during the teardown sees part of it gone). */
+void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
 
 /* Reads /proc/PID/status into sum.now, and smaps_rollup when @final or its pace allows (its
  * figures are then sum.rollup_age_ns old); marks the target exited when it is gone (or its

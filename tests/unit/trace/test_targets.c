@@ -34,3 +34,72 @@ Test(targets, found_by_pid_and_generation)
 	cr_expect_eq(target_set__find(&set, 2999)->sum.pid, 2999);
 	target_set__fini(&set);
 }
+
+#define KIB 1024
+
+/* A BPF-side entry with no baseline and no exit figures yet. */
+static struct fl_proc unknown_proc(void)
+{
+	struct fl_proc p = { 0 };
+
+	for (int m = 0; m < FL_MEMBERS; m++)
+		p.seed[m] = p.gone_last[m] = FL_SIZE_UNKNOWN;
+	return p;
+}
+
+/*
+ * A followed child read from /proc before its first anon event: the read came after it grew
+ * (3 MiB anon), so the kernel's change would miss that growth. The BPF side's baseline (2 MiB,
+ * the fork's copy) replaces the read when it comes, once, and never over a baseline taken.
+ */
+Test(targets, followed_baselines_come_from_the_bpf_side)
+{
+	struct target t = { .sum = { .followed = true } };
+	struct fl_proc p = unknown_proc();
+
+	t.sum.at_attach.rss_anon = 3072 * KIB;
+	t.sum.at_attach.rss_file = 900 * KIB;
+	p.seed[FL_FILE] = 800 * KIB;
+	target__take_bases(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_file, 800 * KIB);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 3072 * KIB, "no baseline yet: the read stays");
+	p.seed[FL_ANON] = 2048 * KIB;
+	p.seed[FL_FILE] = 999 * KIB; /* never changes on the BPF side: a taken one stays */
+	target__take_bases(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 2048 * KIB);
+	cr_expect_eq(t.sum.at_attach.rss_file, 800 * KIB);
+	/* after an exec the baselines are of another image; a given target has its read */
+	t.sum.at_attach.rss_shmem = 5;
+	p.seed[FL_SHMEM] = 7;
+	p.execs = 1;
+	target__take_bases(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_shmem, 5);
+	p.execs = 0;
+	t.sum.followed = false;
+	target__take_bases(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_shmem, 5);
+}
+
+/* An exited process's RSS is its counters as the teardown began, for the members the BPF side
+ * kept; a /proc read made during the teardown (here: file already half gone) is replaced. */
+Test(targets, rss_at_exit_from_the_teardowns_start)
+{
+	struct target t = { .sum = { .followed = true } };
+	struct fl_proc p = unknown_proc();
+
+	t.sum.now = (struct proc_status){ .rss_anon = 100, .rss_file = 40, .rss_shmem = 7 };
+	p.gone_last[FL_ANON] = 300;
+	p.gone_last[FL_FILE] = 80;
+	target__take_exit_rss(&t, &p);
+	cr_expect_eq(t.sum.now.rss_file, 40, "not kept (FL_PROC_LAST_KEPT): the read stays");
+	p.flags = FL_PROC_LAST_KEPT;
+	target__take_exit_rss(&t, &p);
+	cr_expect_eq(t.sum.now.rss_anon, 300);
+	cr_expect_eq(t.sum.now.rss_file, 80);
+	cr_expect_eq(t.sum.now.rss_shmem, 7, "no event gave it: the read stays");
+	cr_expect_eq(t.sum.now.vm_rss, 387);
+	t.sum.no_status = true; /* never read: no kernel figures to complete */
+	t.sum.now = (struct proc_status){ 0 };
+	target__take_exit_rss(&t, &p);
+	cr_expect_eq(t.sum.now.rss_anon, 0);
+}
