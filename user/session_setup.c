@@ -122,6 +122,11 @@ static void announce(const struct session *s)
 	fprintf(stderr, "%s; Ctrl-C to stop\n", s->cfg->children ? " and their new children" : "");
 	if (s->note)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
+	if (s->cfg->sample_time)
+		fprintf(stderr,
+			"faultline: allocator probes in %.0f%% of the time, in windows of 10-30 ms: "
+			"the counts are of the calls made in them\n",
+			s->cfg->sample_time * 100);
 	if (s->cfg->verbose)
 		fprintf(stderr,
 			"faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "
