@@ -76,6 +76,12 @@ int collector__forget_blocks(struct collector *c, uint32_t tgid)
 
 	if (c->live_fd < 0)
 		return 0;
+	/* its pid's process before it, gone since the last walk too: one entry, the later time */
+	for (size_t i = 0; i < c->ngone; i++)
+		if (c->gone[i].tgid == tgid) {
+			c->gone[i].before = pace__now();
+			return 0;
+		}
 	g = grow__reserve(c->gone, &c->gone_cap, c->ngone, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
