@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/calls.h"
+#include "rowgroups.h"
 
 /* A site before merging: rows of one process, call and caller text are one site (two calls
  * from one function, which whole stacks tell apart by their return addresses, read alike). */
@@ -86,47 +87,90 @@ static enum fl_metric site_metric(enum fl_metric m, bool vm)
 	return metric__needs_alloc(m) ? m : FL_METRIC_LIVE_BYTES;
 }
 
+/* What sites__build() keeps: a target's rows of allocator calls (or, vm, memory syscalls). */
+struct site_filter {
+	bool vm;
+	struct target_set *set;
+};
+
+static bool is_site_row(const struct fl_row *r, void *ctx)
+{
+	const struct site_filter *f = ctx;
+
+	return (f->vm ? fl_call_is_vm(r->key.call) : fl_call_is_alloc(r->key.call)) &&
+	       target_set__find_gen(f->set, (pid_t)r->key.tgid, r->key.gen);
+}
+
+/* The allocation histograms of row @key and the time of its oldest live block into @s. */
+static void take_hist(struct fl_call_site *s, const struct collector *col, const struct fl_key *key,
+		      bool vm)
+{
+	const struct collector_hist *h = vm ? NULL : collector__hist(col, key);
+
+	if (h) {
+		s->hist = h->hist;
+		s->oldest_ts = h->oldest_ts;
+	}
+}
+
+/* The site of row @r, its stack named (by its callers) and its histograms taken. */
+static void site_of(struct site_row *sr, const struct fl_row *r, bool vm,
+		    const struct collector *col, struct frames *frames, struct target *t)
+{
+	const char *const *names = NULL;
+	size_t depth = 0;
+
+	sr->key = r->key;
+	sr->key.tid = 0;
+	if (r->key.origin == FL_ORIGIN_USER)
+		depth = frames__get(frames, col, t->sym, &r->key, &names);
+	sr->site = (struct fl_call_site){
+		.pid = (pid_t)r->key.tgid,
+		.fn = call__name(r->key.call),
+		.counts = r->counts,
+	};
+	if (depth)
+		name_caller(sr->site.caller, sizeof(sr->site.caller), names, depth, vm ? 3 : 2);
+	else
+		snprintf(sr->site.caller, sizeof(sr->site.caller), "%s",
+			 origin__name(r->key.origin));
+	take_hist(&sr->site, col, &r->key, vm);
+}
+
 int sites__build(enum fl_metric metric, bool vm, const struct collector *col, struct frames *frames,
 		 struct target_set *set, struct fl_call_site **out, size_t *nout)
 {
 	enum fl_metric m = site_metric(metric, vm);
-	size_t nrows, n = 0, nsites = 0;
+	struct site_filter filter = { vm, set };
+	size_t nrows, ngroups, n = 0, nsites = 0;
 	const struct fl_row *rows = collector__rows(col, &nrows);
-	struct site_row *sr = calloc(nrows ? nrows : 1, sizeof(*sr));
 	struct fl_call_site *sites;
+	struct row_group *g;
+	struct site_row *sr;
+	int err = row_groups__build(rows, nrows, is_site_row, &filter, &g, &ngroups);
 
-	if (!sr)
+	if (err)
+		return err;
+	sr = calloc(ngroups ? ngroups : 1, sizeof(*sr));
+	if (!sr) {
+		free(g);
 		return -ENOMEM;
-	for (size_t i = 0; i < nrows; i++) {
-		const struct fl_row *r = &rows[i];
-		const struct collector_hist *h = vm ? NULL : collector__hist(col, &r->key);
-		struct target *t = target_set__find_gen(set, (pid_t)r->key.tgid, r->key.gen);
-		const char *const *names = NULL;
-		size_t depth = 0;
-
-		if (!t || !(vm ? fl_call_is_vm(r->key.call) : fl_call_is_alloc(r->key.call)))
-			continue;
-		sr[n].key = r->key;
-		sr[n].key.tid = 0;
-		if (r->key.origin == FL_ORIGIN_USER)
-			depth = frames__get(frames, col, t->sym, &r->key, &names);
-		sr[n].site = (struct fl_call_site){
-			.pid = (pid_t)r->key.tgid,
-			.fn = call__name(r->key.call),
-			.counts = r->counts,
-		};
-		if (depth)
-			name_caller(sr[n].site.caller, sizeof(sr[n].site.caller), names, depth,
-				    vm ? 3 : 2);
-		else
-			snprintf(sr[n].site.caller, sizeof(sr[n].site.caller), "%s",
-				 origin__name(r->key.origin));
-		if (h) {
-			sr[n].site.hist = h->hist;
-			sr[n].site.oldest_ts = h->oldest_ts;
-		}
-		n++;
 	}
+	/* the threads of a stack: named once (rowgroups.h) */
+	for (size_t i = 0, j; i < ngroups; i = j, n++) {
+		const struct fl_row *r = &rows[g[i].row];
+
+		j = row_groups__end(g, ngroups, i);
+		site_of(&sr[n], r, vm, col, frames,
+			target_set__find_gen(set, (pid_t)r->key.tgid, r->key.gen));
+		for (size_t k = i + 1; k < j; k++) {
+			struct fl_call_site more = { .counts = rows[g[k].row].counts };
+
+			take_hist(&more, col, &rows[g[k].row].key, vm);
+			site_merge(&sr[n].site, &more);
+		}
+	}
+	free(g);
 	qsort(sr, n, sizeof(*sr), cmp_site_key);
 	sites = calloc(n ? n : 1, sizeof(*sites));
 	if (!sites) {

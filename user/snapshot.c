@@ -9,6 +9,7 @@
 #include "formats/output.h"
 #include "formats/svg.h"
 #include "model/calls.h"
+#include "rowgroups.h"
 #include "sites.h"
 #include "stackpath.h"
 #include "symbols/mapclass.h"
@@ -249,6 +250,37 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	return err;
 }
 
+static bool is_target_row(const struct fl_row *r, void *set)
+{
+	/* not: a process dropped from the targets */
+	return target_set__find_gen(set, (pid_t)r->key.tgid, r->key.gen) != NULL;
+}
+
+/* Without -T, the rows that differ by their thread alone are summed and added to the tree once
+ * (rowgroups.h). */
+static int add_rows_merged(struct snapshot *snap, const struct snapshot_opts *o,
+			   const struct collector *col, struct frames *frames,
+			   struct target_set *set, const struct fl_row *rows, size_t nrows)
+{
+	struct row_group *g;
+	size_t n;
+	int err = row_groups__build(rows, nrows, is_target_row, set, &g, &n);
+
+	if (err)
+		return err;
+	for (size_t i = 0, j; i < n && !err; i = j) {
+		struct fl_row r = rows[g[i].row];
+
+		j = row_groups__end(g, n, i);
+		for (size_t k = i + 1; k < j; k++)
+			snap->profile->saturated |= counts__add(&r.counts, &rows[g[k].row].counts);
+		err = add_row(snap, o, col, frames,
+			      target_set__find_gen(set, (pid_t)r.key.tgid, r.key.gen), &r);
+	}
+	free(g);
+	return err;
+}
+
 /* The bytes of row @r by how the walk of its stack ended. */
 static void add_stack_share(struct fl_stack_share *s, struct collector *col, const struct fl_row *r)
 {
@@ -311,8 +343,12 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 		if (rows[i].key.origin == FL_ORIGIN_USER ||
 		    rows[i].key.origin == FL_ORIGIN_STACK_LOST)
 			add_stack_share(&snap->report.stacks, col, &rows[i]);
-		err = add_row(snap, o, col, frames, t, &rows[i]);
+		/* a thread's frame, or pprof's thread labels, need the rows one by one */
+		if (o->threads || snap->pprof)
+			err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
+	if (!err && !o->threads && !snap->pprof)
+		err = add_rows_merged(snap, o, col, frames, set, rows, nrows);
 	if (!err)
 		sort_threads(snap, o->metric);
 	/* allocation sites by the metric, else live bytes, or in churn mode bytes asked */
