@@ -467,11 +467,14 @@ enum fl_cfa_kind {
 	FL_CFA_RBP_DEREF = 5, /* CFA = *(rbp + cfa_off) */
 	FL_CFA_STOP = 6,      /* the return address is undefined: the outermost frame */
 	FL_CFA_SIGNAL = 7,    /* a signal trampoline: the registers are in the signal frame */
+	FL_CFA_RBX = 8,	      /* CFA = rbx + cfa_off (ld.so's lazy-binding resolver) */
 };
 
+/* Where a row says the caller's rbp (or rbx) is. */
 enum fl_rbp_kind {
-	FL_RBP_SAME = 0,   /* the caller's rbp is the current one */
-	FL_RBP_AT_CFA = 1, /* saved at CFA + rbp_off */
+	FL_RBP_SAME = 0,   /* the caller's is the current one */
+	FL_RBP_AT_CFA = 1, /* saved at CFA + rbp_off (rbx_off) */
+	FL_RBP_LOST = 2,   /* rbx alone: undefined, or a rule the walk does not follow */
 };
 
 /* One executable mapping of a process and the table that covers it (0: none). */
@@ -499,7 +502,11 @@ struct fl_unwind_row {
 	__s16 rbp_off;
 	__u8 cfa; /* enum fl_cfa_kind */
 	__u8 rbp; /* enum fl_rbp_kind */
+	/* rbx, callee-saved, followed for the rows whose CFA it defines */
+	__s16 rbx_off;
+	__u8 rbx; /* enum fl_rbp_kind */
+	__u8 _pad;
 };
-_Static_assert(sizeof(struct fl_unwind_row) == 12, "fl_unwind_row layout");
+_Static_assert(sizeof(struct fl_unwind_row) == 16, "fl_unwind_row layout");
 
 #endif /* FAULTLINE_H */

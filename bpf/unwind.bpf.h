@@ -39,8 +39,8 @@ struct fl_row_cache_entry {
 	__u32 tgid;
 	__u32 gen;
 	struct fl_unwind_row row;
-	__u32 _pad;
 };
+_Static_assert(sizeof(struct fl_row_cache_entry) == 32, "1024 of them in a per-CPU value");
 
 struct fl_row_cache {
 	struct fl_row_cache_entry e[FL_ROW_CACHE];
@@ -59,6 +59,8 @@ struct {
 /* The registers and progress of a walk. */
 struct fl_walk {
 	__u64 pc, sp, bp;
+	__u64 bx;	/* with bx_state FL_BX_KNOWN */
+	__u32 bx_state; /* enum fl_bx_state */
 	__u64 win_base; /* the stack pointer the window was read at */
 	__u64 hash;
 	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
@@ -73,6 +75,13 @@ struct fl_walk {
 	__u8 nocache;	  /* it read a word outside the window, or met a uprobe (fl_stack_cache) */
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
 	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
+};
+
+/* What the walk knows of the current frame's rbx, which few rows need (FL_CFA_RBX). */
+enum fl_bx_state {
+	FL_BX_REGS = 0,	 /* the thread's own: no frame below saved it (the ABI: callee-saved) */
+	FL_BX_KNOWN = 1, /* fl_walk.bx, read where a row said */
+	FL_BX_LOST = 2,	 /* a frame-pointer step passed a frame that may have changed it */
 };
 
 /* Where a walk is written before it is hashed: too big for the 512-byte BPF stack. */
@@ -212,6 +221,7 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 /* The saved registers of a signal frame: rt_sigframe's ucontext at the stack pointer once the
  * handler returned (pretcode popped), its uc_mcontext 40 bytes in (arch/x86 sigcontext). */
 #define FL_SIG_RBP 120
+#define FL_SIG_RBX 128
 #define FL_SIG_RSP 160
 #define FL_SIG_RIP 168
 
@@ -269,7 +279,26 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 	}
 	w->s->w.sp = bp + 16;
 	w->s->w.exact = false;
+	w->s->w.bx_state = FL_BX_LOST;
 	return fl_push_frame(i, w, ret);
+}
+
+/*
+ * The current frame's rbx into w->s->w.bx; false when a frame-pointer step lost it. The
+ * thread's own register makes the walk uncheckable by its stack words alone (fl_stack_cache):
+ * such walks, through ld.so's resolver, are rare.
+ */
+static __always_inline bool fl_frame_bx(struct fl_walk_state *w)
+{
+	if (w->s->w.bx_state == FL_BX_LOST)
+		return false;
+	if (w->s->w.bx_state == FL_BX_REGS) {
+		w->s->w.bx = BPF_CORE_READ(
+			(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), bx);
+		w->s->w.bx_state = FL_BX_KNOWN;
+		w->s->w.nocache = 1;
+	}
+	return true;
 }
 
 /* One frame up; bpf_loop() keeps verification to one pass over the body. */
@@ -290,6 +319,11 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		break;
 	case FL_CFA_RBP:
 		cfa = w->s->w.bp + (__s64)row->cfa_off;
+		break;
+	case FL_CFA_RBX:
+		if (!fl_frame_bx(w))
+			return fl_fp_step(i, w, FL_END_INVALID);
+		cfa = w->s->w.bx + (__s64)row->cfa_off;
 		break;
 	case FL_CFA_PLT:
 		cfa = w->s->w.sp + 8 + ((w->s->w.pc & 15) >= (__u64)row->cfa_off ? 8 : 0);
@@ -313,6 +347,12 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 			return 1;
 		}
 		w->s->w.bp = w->s->word;
+		if (!fl_read_word(w, base + FL_SIG_RBX)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.bx = w->s->word;
+		w->s->w.bx_state = FL_BX_KNOWN;
 		if (!fl_read_word(w, base + FL_SIG_RSP)) {
 			w->s->w.end = FL_END_READ;
 			return 1;
@@ -338,6 +378,16 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 			return 1;
 		}
 		w->s->w.bp = w->s->word;
+	}
+	if (row->rbx == FL_RBP_AT_CFA) {
+		if (!fl_read_word(w, cfa + (__s64)row->rbx_off)) {
+			w->s->w.end = FL_END_READ;
+			return 1;
+		}
+		w->s->w.bx = w->s->word;
+		w->s->w.bx_state = FL_BX_KNOWN;
+	} else if (row->rbx == FL_RBP_LOST) {
+		w->s->w.bx_state = FL_BX_LOST;
 	}
 	w->s->w.sp = cfa;
 	w->s->w.exact = false;
@@ -400,6 +450,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	struct return_instance *ri = NULL;
 
 	w->s->w.nocache = 0;
+	w->s->w.bx_state = FL_BX_REGS;
 	if (ut) {
 		ri = ut->return_instances;
 		if (ut->active_uprobe) {

@@ -18,6 +18,7 @@
 #include "symbols/ehframe.h"
 
 /* DWARF register numbers of x86-64 (System V ABI, figure 3.36) */
+#define REG_RBX 3
 #define REG_RBP 6
 #define REG_RSP 7
 
@@ -38,8 +39,8 @@ struct cfi_state {
 	uint8_t cfa_rule;
 	uint8_t cfa_reg; /* CFA_REG, CFA_DEREF */
 	int64_t cfa_off; /* CFA_REG, CFA_DEREF; CFA_PLT: the threshold byte */
-	uint8_t rbp_rule, ra_rule;
-	int64_t rbp_off, ra_off; /* REG_OFFSET: saved at CFA + off */
+	uint8_t rbp_rule, rbx_rule, ra_rule;
+	int64_t rbp_off, rbx_off, ra_off; /* REG_OFFSET: saved at CFA + off */
 };
 
 #define STATE_STACK 16 /* DW_CFA_remember_state nesting kept; deeper is unusual */
@@ -103,6 +104,9 @@ static void set_reg(struct cfi_state *s, uint64_t reg, uint64_t ra_reg, uint8_t 
 	if (reg == REG_RBP) {
 		s->rbp_rule = rule;
 		s->rbp_off = off;
+	} else if (reg == REG_RBX) {
+		s->rbx_rule = rule;
+		s->rbx_off = off;
 	} else if (reg == ra_reg) {
 		s->ra_rule = rule;
 		s->ra_off = off;
@@ -115,6 +119,8 @@ static void restore_reg(struct cfi_state *s, uint64_t reg, uint64_t ra_reg,
 {
 	if (reg == REG_RBP)
 		set_reg(s, reg, ra_reg, init->rbp_rule, init->rbp_off);
+	else if (reg == REG_RBX)
+		set_reg(s, reg, ra_reg, init->rbx_rule, init->rbx_off);
 	else if (reg == ra_reg)
 		set_reg(s, reg, ra_reg, init->ra_rule, init->ra_off);
 }
@@ -136,10 +142,13 @@ static struct fl_unwind_row to_row(const struct cfi_state *s, bool signal)
 	switch (s->cfa_rule) {
 	case CFA_REG:
 	case CFA_DEREF:
-		if ((s->cfa_reg != REG_RSP && s->cfa_reg != REG_RBP) || s->cfa_off < INT32_MIN ||
-		    s->cfa_off > INT32_MAX)
+		if (s->cfa_off < INT32_MIN || s->cfa_off > INT32_MAX)
 			return r;
-		if (s->cfa_rule == CFA_REG)
+		if (s->cfa_rule == CFA_REG && s->cfa_reg == REG_RBX)
+			r.cfa = FL_CFA_RBX;
+		else if (s->cfa_reg != REG_RSP && s->cfa_reg != REG_RBP)
+			return r;
+		else if (s->cfa_rule == CFA_REG)
 			r.cfa = s->cfa_reg == REG_RSP ? FL_CFA_RSP : FL_CFA_RBP;
 		else
 			r.cfa = s->cfa_reg == REG_RSP ? FL_CFA_RSP_DEREF : FL_CFA_RBP_DEREF;
@@ -156,13 +165,19 @@ static struct fl_unwind_row to_row(const struct cfi_state *s, bool signal)
 		r.rbp = FL_RBP_AT_CFA;
 		r.rbp_off = (int16_t)s->rbp_off;
 	}
+	if (s->rbx_rule == REG_OFFSET && s->rbx_off >= INT16_MIN && s->rbx_off <= INT16_MAX) {
+		r.rbx = FL_RBP_AT_CFA;
+		r.rbx_off = (int16_t)s->rbx_off;
+	} else if (s->rbx_rule != REG_SAME) {
+		r.rbx = FL_RBP_LOST;
+	}
 	return r;
 }
 
 static bool same_rule(const struct fl_unwind_row *a, const struct fl_unwind_row *b)
 {
 	return a->cfa == b->cfa && a->cfa_off == b->cfa_off && a->rbp == b->rbp &&
-	       a->rbp_off == b->rbp_off;
+	       a->rbp_off == b->rbp_off && a->rbx == b->rbx && a->rbx_off == b->rbx_off;
 }
 
 static int emit(struct builder *b, uint64_t addr, struct fl_unwind_row row, bool end)

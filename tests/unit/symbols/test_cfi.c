@@ -3,7 +3,8 @@
  * Unwind rows against binutils' own interpretation of the same call frame instructions
  * (readelf --debug-dump=frames-interp): at every location readelf prints, for every FDE of
  * Debian's libc, of libstdc++ and of an -O2 -fomit-frame-pointer test binary, the row that
- * covers it must say the same of the CFA, of where rbp was saved and of the return address.
+ * covers it must say the same of the CFA, of where rbp and rbx were saved and of the return
+ * address (ld.so too: its lazy-binding resolver keeps its CFA in rbx).
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -16,16 +17,21 @@
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBSTDCXX "/lib/x86_64-linux-gnu/libstdc++.so.6"
+#define LDSO "/lib64/ld-linux-x86-64.so.2"
 
 #define MAX_CIES 4096
 
-/* What readelf's row says, reduced as cfi.c reduces it; @exp: the CFA is an expression. */
+/* What readelf's row says, reduced as cfi.c reduces it; @exp: the CFA is an expression;
+ * @rbx_u: readelf's "u" for rbx, which it prints both before any rule and for
+ * DW_CFA_undefined (same or lost: either is right). */
 struct expect {
 	struct fl_unwind_row row;
 	bool exp;
+	bool rbx_u;
 };
 
-static struct expect expect_of(const char *cfa, const char *rbp, const char *ra, bool signal)
+static struct expect expect_of(const char *cfa, const char *rbp, const char *rbx, const char *ra,
+			       bool signal)
 {
 	struct expect e = { 0 };
 	int off;
@@ -46,6 +52,9 @@ static struct expect expect_of(const char *cfa, const char *rbp, const char *ra,
 	} else if (sscanf(cfa, "rbp+%d", &off) == 1) {
 		e.row.cfa = FL_CFA_RBP;
 		e.row.cfa_off = off;
+	} else if (sscanf(cfa, "rbx+%d", &off) == 1) {
+		e.row.cfa = FL_CFA_RBX;
+		e.row.cfa_off = off;
 	} else if (!strcmp(cfa, "exp")) {
 		e.exp = true;
 	} else {
@@ -54,6 +63,14 @@ static struct expect expect_of(const char *cfa, const char *rbp, const char *ra,
 	if (rbp && sscanf(rbp, "c%d", &off) == 1) {
 		e.row.rbp = FL_RBP_AT_CFA;
 		e.row.rbp_off = (int16_t)off;
+	}
+	if (rbx && sscanf(rbx, "c%d", &off) == 1) {
+		e.row.rbx = FL_RBP_AT_CFA;
+		e.row.rbx_off = (int16_t)off;
+	} else if (rbx && !strcmp(rbx, "u")) {
+		e.rbx_u = true;
+	} else if (rbx && strcmp(rbx, "s")) { /* another register's value, an expression */
+		e.row.rbx = FL_RBP_LOST;
 	}
 	return e;
 }
@@ -72,12 +89,15 @@ static void check_row(const char *path, const struct cfi_table *t, uint64_t loc,
 	}
 	cr_expect(r->cfa == e->row.cfa, "%s %#" PRIx64 ": CFA kind %u, readelf %u", path, loc,
 		  r->cfa, e->row.cfa);
-	if (e->row.cfa != FL_CFA_RSP && e->row.cfa != FL_CFA_RBP)
+	if (e->row.cfa != FL_CFA_RSP && e->row.cfa != FL_CFA_RBP && e->row.cfa != FL_CFA_RBX)
 		return;
 	cr_expect(r->cfa_off == e->row.cfa_off && r->rbp == e->row.rbp &&
-			  r->rbp_off == e->row.rbp_off,
-		  "%s %#" PRIx64 ": cfa+%d rbp %u@%d, readelf cfa+%d rbp %u@%d", path, loc,
-		  r->cfa_off, r->rbp, r->rbp_off, e->row.cfa_off, e->row.rbp, e->row.rbp_off);
+			  r->rbp_off == e->row.rbp_off &&
+			  (e->rbx_u ? r->rbx != FL_RBP_AT_CFA :
+				      r->rbx == e->row.rbx && r->rbx_off == e->row.rbx_off),
+		  "%s %#" PRIx64 ": cfa+%d rbp %u@%d rbx %u@%d, readelf cfa+%d rbp %u@%d rbx %u@%d",
+		  path, loc, r->cfa_off, r->rbp, r->rbp_off, r->rbx, r->rbx_off, e->row.cfa_off,
+		  e->row.rbp, e->row.rbp_off, e->row.rbx, e->row.rbx_off);
 }
 
 /* The column of @name in readelf's "LOC CFA ..." header line, or -1. */
@@ -157,7 +177,7 @@ static size_t expect_readelf(const char *path)
 		}
 		if (sscanf(line, "%" SCNx64, &loc) == 1 && strlen(line) > 17 && line[16] == ' ') {
 			char vals[32][16], *tok = strtok(line, " \n");
-			int nv = 0, rbp = column(cols, ncols, "rbp"),
+			int nv = 0, rbp = column(cols, ncols, "rbp"), rbx = column(cols, ncols, "rbx"),
 			    ra = column(cols, ncols, "ra");
 			struct expect e;
 
@@ -165,7 +185,8 @@ static size_t expect_readelf(const char *path)
 				if (*tok != '(') /* "r10 (r10)": a register rule, named twice */
 					snprintf(vals[nv++], sizeof(vals[0]), "%s", tok);
 			cr_assert(ra > 0 && ra < nv, "%s: no ra column: %s", path, line);
-			e = expect_of(vals[1], rbp > 0 && rbp < nv ? vals[rbp] : NULL, vals[ra],
+			e = expect_of(vals[1], rbp > 0 && rbp < nv ? vals[rbp] : NULL,
+				      rbx > 0 && rbx < nv ? vals[rbx] : NULL, vals[ra],
 				      in_cie >= 0 ? cies[in_cie].signal : signal);
 			if (in_cie >= 0) {
 				cies[in_cie].init = e;
@@ -190,6 +211,20 @@ TestSuite(cfi, .init = scratch_setup, .fini = scratch_teardown, .timeout = 120);
 Test(cfi, libc_as_readelf_interprets_it)
 {
 	cr_expect_gt(expect_readelf(LIBC), 20000);
+}
+
+/* ld.so's lazy-binding resolver keeps its CFA in rbx: those rows, and rbx's rules, too. */
+Test(cfi, ldso_as_readelf_interprets_it)
+{
+	struct cfi_table t;
+	size_t rbx_rows = 0;
+
+	cr_expect_gt(expect_readelf(LDSO), 1000);
+	cr_assert_eq(cfi__compile_file(LDSO, &t), 0);
+	for (size_t i = 0; i < t.n; i++)
+		rbx_rows += t.rows[i].cfa == FL_CFA_RBX;
+	cr_expect_geq(rbx_rows, 3, "ld.so: %zu rows with CFA = rbx + N", rbx_rows);
+	cfi__free(&t);
 }
 
 Test(cfi, libstdcxx_as_readelf_interprets_it)
