@@ -22,7 +22,8 @@
 #  the unwinder (map-in-map tables, bpf_loop, another verifier): the nofp workload, built
 #    -O2 -fomit-frame-pointer, attached by -p so that its tables are loaded before it works,
 #    has every fault of heap_leaf on stacks from _start, and of thread_leaf on stacks from
-#    the thread's start (how many faults depends on the VM's THP setting).
+#    the thread's start, and of realign_leaf through realign_call, whose CFA is in rbx as in
+#    ld.so's lazy-binding resolver (how many faults depends on the VM's THP setting).
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -120,7 +121,8 @@ ran NOFP "-p (the unwinder)"
 # The sum of section @1's lines that match the regular expression @2.
 sumre() { sed -n "/^@@$1\$/,/^@@/p" "$log" | awk -v re="$2" '$0 ~ re {s += $NF} END {print s + 0}'; }
 for e in "heap_leaf:^nofp;_start;[^;]*;[^;]*;main;heap_path;heap_leaf;" \
-	"thread_leaf:^nofp;[^;]*;[^;]*;thread_main;thread_leaf;"; do
+	"thread_leaf:^nofp;[^;]*;[^;]*;thread_main;thread_leaf;" \
+	"realign_leaf:^nofp;_start;[^;]*;[^;]*;main;realign_path;realign_call;realign_leaf;"; do
 	fn=${e%%:*} all=$(sum NOFP ";${e%%:*};") whole=$(sumre NOFP "${e#*:}")
 	[ "$all" -gt 0 ] && [ "$whole" = "$all" ]
 	check "-O2 -fomit-frame-pointer: $whole of $fn's $all faults on whole stacks" $?

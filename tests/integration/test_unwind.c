@@ -22,6 +22,8 @@ TestSuite(unwind, .init = h_require_root, .fini = h_cleanup, .timeout = 90);
 
 /* _start, __libc_start_main, __libc_start_call_main, main, PATH, LEAF: the leaf at 6 */
 #define MAIN_DEPTH 6
+/* ... main, realign_path, realign_call (its CFA in rbx), realign_leaf */
+#define REALIGN_DEPTH 7
 /* clone3, start_thread, thread_main, thread_leaf */
 #define THREAD_DEPTH 4
 /* _start, __libc_start_main, __libc_start_call_main, main, signal_path, raise,
@@ -97,6 +99,8 @@ Test(unwind, growth_on_whole_stacks)
 	expect_whole(&r.folded, "advise_leaf", MAIN_DEPTH, 4 * MIB, false);
 	expect_whole(&r.folded, "thread_leaf", THREAD_DEPTH, 2 * MIB, false);
 	expect_whole(&r.folded, "signal_leaf", SIGNAL_DEPTH, 1 * MIB, false);
+	/* through a frame whose CFA is rbx-based, as ld.so's lazy-binding resolver's */
+	expect_whole(&r.folded, "realign_leaf", REALIGN_DEPTH, 2 * MIB, false);
 	/* zlib, dlopen()ed after attach: its table came at a refresh, before it ran; compress2()
 	 * writes 1 MiB of output through its own code (and the pages zlib's state takes) */
 	all = through(&r.folded, "compress2", MAIN_DEPTH + 1, "_start", &whole);

@@ -12,6 +12,10 @@
  *   signal_path -> raise -> on_signal -> signal_leaf
  *                                 a SIGURG handler: malloc(SIGNAL_BYTES) + memset
  *   alloc_path                    ALLOC_N x malloc(ALLOC_SIZE), kept (--alloc)
+ *   realign_path -> realign_call -> realign_leaf
+ *                                 mmap + touch REALIGN_BYTES, called through an assembly frame
+ *                                 that realigns the stack and keeps its CFA in rbx, as ld.so's
+ *                                 lazy-binding resolver (_dl_runtime_resolve) does
  *   dlopen_path -> dlopen_leaf    dlopen()s zlib, waits DLOPEN_WAIT_MS (the profiler's tables
  *                                 for code mapped after attach come at its next refresh), then
  *                                 compress2() writes DLOPEN_BYTES into fresh pages: its stacks
@@ -35,6 +39,7 @@
 #define ALLOC_SIZE 1000
 #define DLOPEN_BYTES (1 * WL_MIB)
 #define DLOPEN_WAIT_MS 1500
+#define REALIGN_BYTES (2 * WL_MIB)
 
 static void *volatile sink;
 static bool stop_in_signal;
@@ -134,6 +139,51 @@ __attribute__((noinline)) void alloc_path(void)
 	NO_TAIL_CALL();
 }
 
+__attribute__((noinline)) void realign_leaf(size_t len)
+{
+	char *p = wl_map_anon(len);
+
+	memset(p, 5, len);
+	USED(p);
+	NO_TAIL_CALL();
+}
+
+/* realign_call(fn, arg): fn(arg) on a stack aligned down to 64 bytes; the frame's CFA is
+ * rbx + 16 from its second instruction on. */
+void realign_call(void (*fn)(size_t), size_t arg);
+
+__asm__(".pushsection .text\n"
+	".globl realign_call\n"
+	".type realign_call, @function\n"
+	".p2align 4\n"
+	"realign_call:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_rel_offset %rbx, 0\n"
+	"	mov %rsp, %rbx\n"
+	"	.cfi_def_cfa_register %rbx\n"
+	"	and $-64, %rsp\n"
+	"	sub $64, %rsp\n"
+	"	mov %rdi, %rax\n"
+	"	mov %rsi, %rdi\n"
+	"	call *%rax\n"
+	"	mov %rbx, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	"	pop %rbx\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore %rbx\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size realign_call, .-realign_call\n"
+	".popsection\n");
+
+__attribute__((noinline)) void realign_path(void)
+{
+	realign_call(realign_leaf, REALIGN_BYTES);
+	NO_TAIL_CALL();
+}
+
 typedef int (*compress2_fn)(unsigned char *dst, unsigned long *dst_len, const unsigned char *src,
 			    unsigned long src_len, int level);
 
@@ -185,6 +235,7 @@ int main(int argc, char **argv)
 		wl_die("pthread");
 	signal_path();
 	alloc_path();
+	realign_path();
 	dlopen_path();
 	wl_finish(&a);
 	return 0;
