@@ -283,6 +283,24 @@ static int on_keys(struct session *s)
 	return act == TUI_REFRESH ? show(s, false) : 0;
 }
 
+/*
+ * A launched command whose end a refresh saw first (its pidfd readable, its status gone)
+ * between two of the loop's reaps: reaped now, with its status. A refresh slowed by many
+ * targets made this race likely enough to lose the command's exit status.
+ */
+static void settle_launched(struct session *s)
+{
+	struct timespec step = { 0, 10000000 };
+
+	for (int i = 0; i < 100 && s->launched && !s->launch.reaped && !s->child_waiting &&
+			procfs__gone(s->launch.pid);
+	     i++) {
+		reap(s);
+		if (!s->launch.reaped)
+			nanosleep(&step, NULL);
+	}
+}
+
 static int loop(struct session *s)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -312,6 +330,7 @@ static int loop(struct session *s)
 			next += cfg->interval_s * (1 + (int)((t - next) / cfg->interval_s));
 		}
 	}
+	settle_launched(s);
 	return 0;
 }
 
