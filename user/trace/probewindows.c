@@ -5,12 +5,14 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
+#include "base/pace.h"
 #include "trace/attach.h"
 
 struct probe_windows {
 	struct tracer *t;
 	double fraction;
 	uint64_t start, in_ns, opened; /* opened: 0 while closed */
+	uint64_t toggle_ns; /* CPU time of the last window's attach, twice: its detach as much */
 	unsigned seed;
 	bool stop;
 	pthread_mutex_t lock;
@@ -24,6 +26,14 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t probe_windows__len(uint64_t drawn, uint64_t toggle_ns, double fraction)
+{
+	/* a window every len / fraction: toggle_ns of it at most 1 / PACE_SHARE_INV */
+	double floor = (double)toggle_ns * PACE_SHARE_INV * fraction;
+
+	return floor > (double)drawn ? (uint64_t)floor : drawn;
 }
 
 uint64_t probe_windows__next_open(uint64_t in_ns, uint64_t len, double fraction, uint64_t now_ns)
@@ -67,15 +77,18 @@ static void *run(void *arg)
 		t = now_ns();
 		w->in_ns += t - w->opened;
 		w->opened = 0;
-		len = draw_len(w);
+		len = probe_windows__len(draw_len(w), w->toggle_ns, w->fraction);
 		if (wait_until(w,
 			       probe_windows__next_open(w->in_ns, len, w->fraction, t - w->start)))
 			break;
 		pthread_mutex_unlock(&w->lock);
 		/* the kernel puts the breakpoints in at the end of the attach, after waiting for a
 		 * grace period (5-20 ms here): the window starts then */
+		t = pace__thread_cpu();
 		tracer__alloc_window(w->t, true);
+		t = pace__thread_cpu() - t;
 		pthread_mutex_lock(&w->lock);
+		w->toggle_ns = 2 * t;
 		w->opened = now_ns();
 	}
 	pthread_mutex_unlock(&w->lock);

@@ -18,6 +18,14 @@ struct probe_windows;
 #define PROBE_WINDOW_MIN_NS 10000000ull
 #define PROBE_WINDOW_MAX_NS 30000000ull
 
+/*
+ * The length of the next window: @drawn (PROBE_WINDOW_MIN_NS..MAX_NS at random), or longer when
+ * putting the probes in and out costs so much CPU (@toggle_ns, with many targets: each window
+ * attaches every one) that windows of that length would spend more than 1 / PACE_SHARE_INV
+ * of a core on it at @fraction.
+ */
+uint64_t probe_windows__len(uint64_t drawn, uint64_t toggle_ns, double fraction);
+
 /* When the next window of @len ns opens, in ns from the start, so that the probes will have
  * been in place @fraction of the time when it closes, after @in_ns in place so far; never
  * before @now_ns. */

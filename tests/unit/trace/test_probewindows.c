@@ -34,3 +34,14 @@ Test(probewindows, the_share_holds_over_many_windows)
 	}
 	cr_expect_float_eq((double)in / (double)now, 0.05, 1e-6);
 }
+
+/* A window's length grows when putting the probes in and out costs more than 1% of a core at
+ * the windows' pace: 200 targets taking 10 ms of CPU per window at 10% make 200 ms windows. */
+Test(probewindows, windows_lengthen_with_their_own_cost)
+{
+	cr_expect_eq(probe_windows__len(20 * MS, 100000, 0.10), 20 * MS, "0.1 ms: cheap enough");
+	cr_expect_eq(probe_windows__len(20 * MS, 20 * MS, 0.10), 200 * MS);
+	cr_expect_eq(probe_windows__len(20 * MS, 20 * MS, 0.01), 20 * MS);
+	/* and then the share of the time holds: one window every len / fraction */
+	cr_expect_eq(probe_windows__next_open(0, 200 * MS, 0.10, 0), 1800 * MS);
+}
