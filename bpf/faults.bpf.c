@@ -138,11 +138,6 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 
 	if (!mm || !(p = bpf_map_lookup_elem(&procs, &mm->tgid)))
 		return;
-	if (pid_tgid >> 32 == mm->tgid || (p->flags & FL_PROC_EXITED))
-		fl_keep_last(p, mm);
-	delta = fl_mm_advance(mm, member, size);
-	if (!delta)
-		return;
 	key.tgid = mm->tgid;
 	key.gen = mm->gen;
 	if (pid_tgid >> 32 == mm->tgid) {
@@ -155,6 +150,12 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 	} else {
 		key.origin = FL_ORIGIN_REMOTE;
 	}
+	/* before this change lands in mm->last */
+	if (key.origin == FL_ORIGIN_EXIT)
+		fl_keep_last(p, mm);
+	delta = fl_mm_advance(mm, member, size);
+	if (!delta)
+		return;
 	fl_charge(mm, &key, member, delta);
 }
 
