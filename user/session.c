@@ -264,6 +264,10 @@ static void reap(struct session *s)
 
 static bool any_alive(const struct session *s)
 {
+	/* a launched command's end is its reaping's to say: a refresh can see it first (its
+	 * pidfd readable), and the loop must reap it for its status */
+	if (s->launched && !s->child_waiting)
+		return true;
 	for (size_t i = 0; i < s->targets.n; i++)
 		if (s->targets.v[i].sum.alive)
 			return true;
@@ -281,24 +285,6 @@ static int on_keys(struct session *s)
 	if (act == TUI_QUIT)
 		s->stop = true;
 	return act == TUI_REFRESH ? show(s, false) : 0;
-}
-
-/*
- * A launched command whose end a refresh saw first (its pidfd readable, its status gone)
- * between two of the loop's reaps: reaped now, with its status. A refresh slowed by many
- * targets made this race likely enough to lose the command's exit status.
- */
-static void settle_launched(struct session *s)
-{
-	struct timespec step = { 0, 10000000 };
-
-	for (int i = 0; i < 100 && s->launched && !s->launch.reaped && !s->child_waiting &&
-			procfs__gone(s->launch.pid);
-	     i++) {
-		reap(s);
-		if (!s->launch.reaped)
-			nanosleep(&step, NULL);
-	}
 }
 
 static int loop(struct session *s)
@@ -330,7 +316,6 @@ static int loop(struct session *s)
 			next += cfg->interval_s * (1 + (int)((t - next) / cfg->interval_s));
 		}
 	}
-	settle_launched(s);
 	return 0;
 }
 
