@@ -559,10 +559,7 @@ summary()
 
 main()
 {
-	parse_args --rounds "$@"
-	set_sizes
-	need_root_and_build "BPF and uprobes need it"
-	bench_init
+	bench_start --rounds "BPF and uprobes need it" "$@"
 	install_tools
 	find_tools
 	run_sections

@@ -68,6 +68,20 @@ log() { printf '%s\n' "$*" >&2; }
 die() { local me=${0##*/}; log "${me%.sh}: $*"; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# What every benchmark does first: its arguments (@1, --rounds or --pairs: what its counting
+# option is called; the rest are the script's own), its sizes (its set_sizes), root and a
+# build (@2: what needs root), then the exit trap and the scratch folder.
+bench_start()
+{
+	local count=$1 why=$2
+
+	shift 2
+	parse_args "$count" "$@"
+	set_sizes
+	need_root_and_build "$why"
+	bench_init
+}
+
 # ---------------------------------------------------------------- exit trap
 
 # The exit trap, the scratch folder TMP and nap's FIFO.

@@ -740,10 +740,7 @@ summary()
 
 main()
 {
-	parse_args --pairs "$@"
-	set_sizes
-	need_root_and_build "BPF, perf and tracepoints need it"
-	bench_init
+	bench_start --pairs "BPF, perf and tracepoints need it" "$@"
 	install_tools
 	run_sections
 	summary
