@@ -282,8 +282,10 @@ void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t 
  * left behind, from this read's walk or the last one. */
 int collector_alloc__read(struct collector *c)
 {
-	bool need = c->walk_stale || livewalk__due(&c->pace, c->walk, pace__now()) ||
-		    (c->ngone && pace__due(&c->pace, pace__now()));
+	/* the blocks of processes gone call for a walk at the walks' pace, shown or not */
+	enum collector_walk due =
+		c->ngone && c->walk == COLLECTOR_WALK_NONE ? COLLECTOR_WALK_PACED : c->walk;
+	bool need = c->walk_stale || livewalk__due(&c->pace, due, pace__now());
 	int err;
 
 	c->nhists = 0;
