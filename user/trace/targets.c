@@ -70,35 +70,41 @@ void target__init_launched(struct target *t, pid_t pid)
 	t->pidfd = pidfd_of(pid);
 }
 
+/* The figure of @s that member @m (enum fl_member) of the BPF side's counters is. */
+static uint64_t *member_of(struct proc_status *s, int m)
+{
+	switch (m) {
+	case FL_ANON:
+		return &s->rss_anon;
+	case FL_FILE:
+		return &s->rss_file;
+	case FL_SHMEM:
+		return &s->rss_shmem;
+	default:
+		return &s->vm_swap;
+	}
+}
+
 void target__take_bases(struct target *t, const struct fl_proc *bpf)
 {
-	uint64_t *base[FL_MEMBERS] = { [FL_ANON] = &t->sum.at_attach.rss_anon,
-				       [FL_FILE] = &t->sum.at_attach.rss_file,
-				       [FL_SHMEM] = &t->sum.at_attach.rss_shmem,
-				       [FL_SWAP] = &t->sum.at_attach.vm_swap };
-
 	if (!t->sum.followed || t->sum.no_status || bpf->execs)
 		return;
 	for (int m = 0; m < FL_MEMBERS; m++)
 		if (!(t->based & 1u << m) && bpf->seed[m] >= 0) {
-			*base[m] = (uint64_t)bpf->seed[m];
+			*member_of(&t->sum.at_attach, m) = (uint64_t)bpf->seed[m];
 			t->based |= (uint8_t)(1u << m);
 		}
 }
 
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf)
 {
-	uint64_t *now[FL_MEMBERS] = { [FL_ANON] = &t->sum.now.rss_anon,
-				      [FL_FILE] = &t->sum.now.rss_file,
-				      [FL_SHMEM] = &t->sum.now.rss_shmem,
-				      [FL_SWAP] = &t->sum.now.vm_swap };
 	bool any = false;
 
 	if (t->sum.no_status || !(bpf->flags & FL_PROC_LAST_KEPT))
 		return;
 	for (int m = 0; m < FL_MEMBERS; m++)
 		if (bpf->gone_last[m] >= 0) {
-			*now[m] = (uint64_t)bpf->gone_last[m];
+			*member_of(&t->sum.now, m) = (uint64_t)bpf->gone_last[m];
 			any = true;
 		}
 	if (any)
