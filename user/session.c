@@ -146,7 +146,9 @@ static int show(struct session *s, bool final)
 	for (size_t i = 0; i < s->targets.n; i++)
 		follow__refresh(s, &s->targets.v[i], final);
 	if (!err)
-		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets);
+		/* the kept tree changes under what a paused view still shows */
+		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets,
+				      final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
 	if (err) {
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;

@@ -240,10 +240,11 @@ int session__setup(struct session *s)
 				tracer__threads_fd(s->tracer), to.max_counts);
 	s->elf = elf_cache__new();
 	s->frames = frames__new();
+	s->tree = treecache__new();
 	s->unwind = unwinder__new(tracer__unwind_tables_fd(s->tracer),
 				  tracer__unwind_procs_fd(s->tracer),
 				  tracer__unwind_epoch(s->tracer), (uint64_t)cfg->unwind_mib << 20);
-	if (!s->col || !s->elf || !s->frames || !s->unwind || debuginfo__start(s))
+	if (!s->col || !s->elf || !s->frames || !s->tree || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;
 	/* source lines only where an output shows them: DWARF costs memory */
 	elf_cache__set_dwarf(s->elf,
@@ -303,6 +304,7 @@ void session__teardown(struct session *s)
 	free(s->folds);
 	debuginfo__end(s);
 	frames__free(s->frames);
+	treecache__free(s->tree);
 	unwinder__free(s->unwind);
 	elf_cache__free(s->elf);
 	collector__free(s->col);

@@ -14,6 +14,7 @@
 #include "stackpath.h"
 #include "symbols/mapclass.h"
 #include "trace/retired.h"
+#include "treecache.h"
 
 static void thread_name(const struct collector *col, uint32_t tid, char name[FL_COMM_LEN])
 {
@@ -244,7 +245,7 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = call__name(r->key.call);
 	if (o->by_mapping)
 		path[depth++] = mapping_frame(t, &r->key);
-	err = stackpath__add(snap->profile, path, infos, depth, o->inline_frames, &r->counts);
+	err = treecache__add(snap->tree, path, infos, depth, o->inline_frames, &r->counts);
 	if (!err && snap->pprof)
 		err = add_pprof_sample(snap, t, r, path, addrs, infos, depth, o->inline_frames);
 	return err;
@@ -273,7 +274,8 @@ static int add_rows_merged(struct snapshot *snap, const struct snapshot_opts *o,
 
 		j = row_groups__end(g, n, i);
 		for (size_t k = i + 1; k < j; k++)
-			snap->profile->saturated |= counts__add(&r.counts, &rows[g[k].row].counts);
+			treecache__profile(snap->tree)->saturated |=
+				counts__add(&r.counts, &rows[g[k].row].counts);
 		err = add_row(snap, o, col, frames,
 			      target_set__find_gen(set, (pid_t)r.key.tgid, r.key.gen), &r);
 	}
@@ -289,8 +291,70 @@ static void add_stack_share(struct fl_stack_share *s, struct collector *col, con
 	stack_share__add(s, end < 0 ? FL_SHARE_LOST : (unsigned)end, &r->counts);
 }
 
-int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
+/* The rows into the tree: one by one for a thread's frame or pprof's thread labels, else
+ * those that differ by their thread alone summed first. */
+static int add_rows(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
 		    struct frames *frames, struct target_set *set)
+{
+	size_t nrows;
+	const struct fl_row *rows = collector__rows(col, &nrows);
+	int err = 0;
+
+	if (!o->threads && !snap->pprof)
+		return add_rows_merged(snap, o, col, frames, set, rows, nrows);
+	for (size_t i = 0; i < nrows && !err; i++) {
+		struct target *t =
+			target_set__find_gen(set, (pid_t)rows[i].key.tgid, rows[i].key.gen);
+
+		if (t)
+			err = add_row(snap, o, col, frames, t, &rows[i]);
+	}
+	return err;
+}
+
+/* What the rows' paths depend on beyond the rows: the options that shape them and the frames'
+ * naming epoch. */
+static uint64_t tree_stamp(const struct snapshot_opts *o, const struct frames *frames)
+{
+	return (uint64_t)frames__epoch(frames) << 8 | 1u << 4 | (unsigned)o->threads << 3 |
+	       (unsigned)o->by_stack << 2 | (unsigned)o->by_mapping << 1 |
+	       (unsigned)o->inline_frames;
+}
+
+/*
+ * The call tree of the rows: in @keep's tree, kept from the last refresh, when given; in a new
+ * one otherwise (pprof's samples are added with the paths, once: a new tree never asks for
+ * its rows again).
+ */
+static int build_tree(struct snapshot *snap, const struct snapshot_opts *o,
+		      struct collector *col, struct frames *frames, struct target_set *set,
+		      struct treecache *keep)
+{
+	struct treecache *tree = keep && !snap->pprof ? keep : treecache__new();
+	int err = tree ? treecache__begin(tree, tree_stamp(o, frames)) : -ENOMEM;
+
+	snap->tree = tree;
+	if (!err)
+		err = add_rows(snap, o, col, frames, set);
+	if (!err && (err = treecache__end(tree)) == -EAGAIN) {
+		/* a kept path no row brought: the tree was started over */
+		err = add_rows(snap, o, col, frames, set);
+		err = err ?: treecache__end(tree);
+	}
+	snap->tree = NULL;
+	if (tree == keep) {
+		snap->profile = treecache__profile(tree);
+		snap->profile_kept = true;
+	} else if (tree) {
+		snap->profile = err ? NULL : treecache__take(tree);
+		treecache__free(tree);
+		err = err ?: (snap->profile ? 0 : -ENOMEM);
+	}
+	return err;
+}
+
+int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
+		    struct frames *frames, struct target_set *set, struct treecache *keep)
 {
 	size_t nrows, ntargets = set->n;
 	const struct fl_row *rows = collector__rows(col, &nrows);
@@ -298,9 +362,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	int err = 0;
 
 	memset(snap, 0, sizeof(*snap));
-	snap->profile = profile__new();
 	snap->procs = calloc(ntargets ? ntargets : 1, sizeof(*snap->procs));
-	if (!snap->profile || !snap->procs || (o->pprof && pprof_setup(snap, o)))
+	if (!snap->procs || (o->pprof && pprof_setup(snap, o)))
 		return -ENOMEM;
 	for (size_t i = 0; i < ntargets; i++) {
 		const struct fl_mm *mm =
@@ -343,12 +406,9 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 		if (rows[i].key.origin == FL_ORIGIN_USER ||
 		    rows[i].key.origin == FL_ORIGIN_STACK_LOST)
 			add_stack_share(&snap->report.stacks, col, &rows[i]);
-		/* a thread's frame, or pprof's thread labels, need the rows one by one */
-		if (o->threads || snap->pprof)
-			err = add_row(snap, o, col, frames, t, &rows[i]);
 	}
-	if (!err && !o->threads && !snap->pprof)
-		err = add_rows_merged(snap, o, col, frames, set, rows, nrows);
+	if (!err)
+		err = build_tree(snap, o, col, frames, set, keep);
 	if (!err)
 		sort_threads(snap, o->metric);
 	/* allocation sites by the metric, else live bytes, or in churn mode bytes asked */
@@ -432,7 +492,8 @@ int snapshot__write_svg(const struct snapshot *snap, struct output *out, enum fl
 
 void snapshot__fini(struct snapshot *snap)
 {
-	profile__free(snap->profile);
+	if (!snap->profile_kept)
+		profile__free(snap->profile);
 	free(snap->procs);
 	free(snap->threads);
 	free(snap->sites);

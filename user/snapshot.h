@@ -12,6 +12,7 @@
 #include "trace/collector.h"
 #include "trace/frames.h"
 #include "trace/targets.h"
+#include "treecache.h"
 
 struct snapshot_opts {
 	bool threads; /* the thread name as the second frame */
@@ -27,6 +28,8 @@ struct snapshot_opts {
 
 struct snapshot {
 	struct profile *profile;
+	bool profile_kept;	/* the profile is a treecache's, which frees it */
+	struct treecache *tree; /* while building: where the rows' paths go */
 	struct fl_report report;
 	struct fl_proc_summary *procs; /* one per target, in the targets' order */
 	struct fl_thread_summary *threads;
@@ -37,9 +40,13 @@ struct snapshot {
 	size_t npprof_types;
 };
 
-/* Builds @snap from the rows @col last read. Returns 0 or -ENOMEM. */
+/*
+ * Builds @snap from the rows @col last read, its call tree in @keep's (kept from the last
+ * build, and changed by the next one) or, @keep NULL or with pprof, in a new one of its own.
+ * Returns 0 or -ENOMEM.
+ */
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
-		    struct frames *frames, struct target_set *targets);
+		    struct frames *frames, struct target_set *targets, struct treecache *keep);
 
 /*
  * The writers of the final outputs, each into an output opened when the session started

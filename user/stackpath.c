@@ -31,9 +31,9 @@ static void push(struct expanded *x, const char *name, const struct frame_line *
 	x->n++;
 }
 
-int stackpath__add(struct profile *p, const char *const *path,
-		   const struct frame_info *const *infos, size_t depth, bool inline_frames,
-		   const struct fl_counts *c)
+int stackpath__leaf(struct profile *p, const char *const *path,
+		    const struct frame_info *const *infos, size_t depth, bool inline_frames,
+		    struct pnode **leaf)
 {
 	struct expanded x = { 0 };
 	size_t frames = 0;
@@ -51,7 +51,7 @@ int stackpath__add(struct profile *p, const char *const *path,
 			}
 	}
 	if (!any && !inline_frames)
-		return profile__add(p, path, depth, c);
+		return profile__path(p, path, NULL, depth, leaf);
 	x.names = calloc(frames ? frames : 1, sizeof(*x.names));
 	x.srcs = calloc(frames ? frames : 1, sizeof(*x.srcs));
 	x.text = malloc(x.cap ? x.cap : 1);
@@ -69,7 +69,7 @@ int stackpath__add(struct profile *p, const char *const *path,
 		for (size_t k = fi->nlines - 1; inline_frames && k-- > 0;)
 			push(&x, fi->lines[k].name, &fi->lines[k]);
 	}
-	err = profile__add_src(p, x.names, x.srcs, x.n, c);
+	err = profile__path(p, x.names, x.srcs, x.n, leaf);
 cleanup:
 	free(x.names);
 	free(x.srcs);

@@ -353,15 +353,14 @@ static int set_src(struct pnode *node, const char *src)
 	return 0;
 }
 
-int profile__add_src(struct profile *p, const char *const *frames, const char *const *srcs,
-		     size_t n, const struct fl_counts *c)
+int profile__path(struct profile *p, const char *const *frames, const char *const *srcs,
+		  size_t n, struct pnode **leaf)
 {
 	struct pnode *node = &p->root;
 	size_t i;
 
 	if (n == 0)
 		return -EINVAL;
-	/* Build the whole path first so that a failure leaves every count unchanged. */
 	for (i = 0; i < n; i++) {
 		node = child_get(p, node, frames[i] ? frames[i] : "[unknown]");
 		if (!node)
@@ -370,16 +369,56 @@ int profile__add_src(struct profile *p, const char *const *frames, const char *c
 	for (struct pnode *up = node; srcs && up != &p->root; up = up->parent)
 		if (set_src(up, srcs[--i]))
 			return -ENOMEM;
-	if (counts__add(&node->self, c))
-		p->saturated = true;
 	if (!node->leaf) {
 		node->leaf = true;
 		p->nstacks++;
 	}
+	*leaf = node;
+	return 0;
+}
+
+int profile__add_src(struct profile *p, const char *const *frames, const char *const *srcs,
+		     size_t n, const struct fl_counts *c)
+{
+	struct pnode *node;
+	/* the whole path first, so that a failure leaves every count unchanged */
+	int err = profile__path(p, frames, srcs, n, &node);
+
+	if (err)
+		return err;
+	if (counts__add(&node->self, c))
+		p->saturated = true;
 	for (; node; node = node->parent)
 		if (counts__add(&node->total, c))
 			p->saturated = true;
 	return 0;
+}
+
+void profile__add_self(struct profile *p, struct pnode *leaf, const struct fl_counts *c)
+{
+	if (counts__add(&leaf->self, c))
+		p->saturated = true;
+}
+
+/* @n's total: its self and its children's totals (the depth is a stack's, at most a few
+ * hundred frames). */
+static void node_sum(struct profile *p, struct pnode *n)
+{
+	/* only a stack's end has a self: the others' is not read (a cache line less each) */
+	if (n->leaf)
+		n->total = n->self;
+	else
+		memset(&n->total, 0, sizeof(n->total));
+	for (size_t i = 0; i < n->nchildren; i++) {
+		node_sum(p, n->children[i]);
+		if (counts__add(&n->total, &n->children[i]->total))
+			p->saturated = true;
+	}
+}
+
+void profile__sum(struct profile *p)
+{
+	node_sum(p, &p->root);
 }
 
 static int name_cmp(const void *a, const void *b)

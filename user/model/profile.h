@@ -97,6 +97,19 @@ int profile__add(struct profile *p, const char *const *frames, size_t n, const s
  */
 int profile__add_src(struct profile *p, const char *const *frames, const char *const *srcs,
 		     size_t n, const struct fl_counts *c);
+/*
+ * The node at the end of @frames (with @srcs as profile__add_src() gives them), created with
+ * zero counts where missing and marked as a stack's end, in *@leaf, without adding counts:
+ * for a tree whose counts are set again at every refresh (the leaves' selves zeroed, then
+ * profile__add_self() and profile__sum()). Returns 0, -EINVAL when @n is 0, or -ENOMEM.
+ */
+int profile__path(struct profile *p, const char *const *frames, const char *const *srcs,
+		  size_t n, struct pnode **leaf);
+/* @c added to the self of @leaf alone: the totals wait for profile__sum(). */
+void profile__add_self(struct profile *p, struct pnode *leaf, const struct fl_counts *c);
+/* Every node's total made its self (a stack's end's; the others' is zero) plus its children's
+ * totals: after profile__add_self(), the counts profile__add() would have given. */
+void profile__sum(struct profile *p);
 /* Orders every node's children by total of @m, heaviest first, ties by name. */
 void profile__sort(struct profile *p, enum fl_metric m);
 

@@ -78,6 +78,11 @@ void frames__rename_all(struct frames *f)
 	f->epoch++;
 }
 
+unsigned frames__epoch(const struct frames *f)
+{
+	return f->epoch;
+}
+
 struct frames *frames__new(void)
 {
 	struct frames *f = calloc(1, sizeof(*f));

@@ -18,6 +18,8 @@ void frames__next_round(struct frames *f);
 
 /* Debug files arrived: every stack is named again at its next use. */
 void frames__rename_all(struct frames *f);
+/* The frames__rename_all() count: within one, a frame's name and lines keep their addresses. */
+unsigned frames__epoch(const struct frames *f);
 
 /* A frame's source line: a function inlined at the frame's address, or the function itself. */
 struct frame_line {

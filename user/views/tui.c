@@ -101,6 +101,11 @@ int tui__fd(const struct tui *t)
 	return STDIN_FILENO;
 }
 
+bool tui__paused(const struct tui *t)
+{
+	return t->paused;
+}
+
 enum fl_metric tui__metric(const struct tui *t)
 {
 	return t->metric;

@@ -40,6 +40,9 @@ int tui__fd(const struct tui *t);
 bool tui__show(struct tui *t, const struct fl_report *r, const struct profile *p,
 	       const struct table_opts *o);
 
+/* True while the user keeps the view on what it shows. */
+bool tui__paused(const struct tui *t);
+
 /* Reads every pending key and acts on it. */
 enum tui_action tui__input(struct tui *t);
 
