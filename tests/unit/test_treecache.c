@@ -152,11 +152,14 @@ Test(treecache, rounds_of_random_rows_give_the_tree_built_anew)
 		for (int i = 0; i < NPATHS; i++) {
 			if (i == skip)
 				continue;
-			/* a path brought by several rows (threads merged), counts growing */
+			/* a path brought by several rows (threads merged); the odd ones' counts
+			 * change from round to round, up or down, the even ones' stay */
 			for (int k = 0; k <= i % 3; k++, n++) {
+				uint64_t by = i % 2 ? (uint64_t)r + 1 : 1;
+
 				rows[n] = i;
-				c[n] = (struct fl_counts){ .faults = (uint64_t)(r + 1) * (i + k + 1),
-							   .allocs = (uint64_t)rand() % 1000 };
+				c[n] = (struct fl_counts){ .faults = by * (uint64_t)(i + k + 1),
+							   .allocs = i % 2 ? (uint64_t)rand() % 1000 : 7 };
 				c[n].grow[FL_ANON] = 4096 * c[n].faults;
 			}
 		}
