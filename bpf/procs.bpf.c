@@ -12,6 +12,23 @@
 #include "unwind_procs.bpf.h"
 
 /*
+ * Wake-ups for the loader: the tgid of a target that exec'd, or of a child -f follows from
+ * now on, so that their unwind tables (and allocator probes) go in within milliseconds rather
+ * than at its next poll, 100 ms away: a short-lived process (a compiler, a script) would
+ * otherwise run its whole life by frame pointers. Only a hint: when the ring is full, the
+ * poll finds the same processes, later.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} proc_events SEC(".maps");
+
+static __always_inline void fl_wake_loader(__u32 tgid)
+{
+	bpf_ringbuf_output(&proc_events, &tgid, sizeof(tgid), 0);
+}
+
+/*
  * A launched command is a target from fork on but ignored until its exec, so the loader's own
  * pages copied into the child are not counted. Any target's new mm starts at zero, all of it
  * growth: FL_PROC_FRESH says so even when the old mm was never seen (a child -f follows that
@@ -42,6 +59,7 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	if (!bpf_map_delete_elem(&unwind_procs, &tgid))
 		fl_unwind_changed();
 	fl_note_thread(tgid, (__u32)pid_tgid);
+	fl_wake_loader(tgid);
 	return 0;
 }
 
@@ -94,6 +112,7 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 		if (code && code->n &&
 		    !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY))
 			fl_unwind_changed();
+		fl_wake_loader(overflow.tgid);
 	} else if (err == -FL_EEXIST) {
 		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
 

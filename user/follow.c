@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "base/grow.h"
+#include "base/pace.h"
 
 /* The unwind tables of @t's code, when it maps other code than they were loaded for. */
 static void sync_unwind(struct session *s, struct target *t)
@@ -22,6 +23,19 @@ static void sync_unwind(struct session *s, struct target *t)
 		fprintf(stderr, "faultline: process %d: no unwind tables loaded\n", t->sum.pid);
 }
 
+/* Reads of the maps after an exec: at 1, 2, 4, ... 128 ms, while ld.so maps the libraries and
+ * the program opens its own (a short-lived one would otherwise run by frame pointers in
+ * them until the next refresh). */
+#define SETTLE_FIRST_NS 1000000ull
+#define SETTLE_STEPS 8
+
+/* @t runs a new image: its maps are read again while they settle (follow__settle()). */
+static void start_settling(struct target *t)
+{
+	t->settle_at = pace__now() + SETTLE_FIRST_NS;
+	t->settle_step = 0;
+}
+
 void follow__start_naming(struct session *s, struct target *t)
 {
 	struct fl_proc p;
@@ -29,6 +43,35 @@ void follow__start_naming(struct session *s, struct target *t)
 	target__start_naming(t, s->elf);
 	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
 	sync_unwind(s, t);
+	/* a new image (not a fork's copy of its parent's): ld.so is mapping its libraries */
+	if (t->execs)
+		start_settling(t);
+}
+
+uint64_t follow__settle(struct session *s)
+{
+	uint64_t now = pace__now(), next = 0;
+
+	for (size_t i = 0; i < s->targets.n; i++) {
+		struct target *t = &s->targets.v[i];
+
+		if (!t->settle_at)
+			continue;
+		if (!t->sym || !t->sum.alive || t->retired) {
+			t->settle_at = 0;
+			continue;
+		}
+		if (now >= t->settle_at) {
+			symbolizer__refresh(t->sym);
+			sync_unwind(s, t);
+			t->settle_at = ++t->settle_step < SETTLE_STEPS ?
+					       now + (SETTLE_FIRST_NS << t->settle_step) :
+					       0;
+		}
+		if (t->settle_at && (!next || t->settle_at < next))
+			next = t->settle_at;
+	}
+	return next;
 }
 
 /* A live child holds its /proc entry while it has a symbolizer: thousands of them at once

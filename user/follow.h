@@ -6,6 +6,7 @@
 #ifndef FAULTLINE_FOLLOW_H
 #define FAULTLINE_FOLLOW_H
 
+#include <stdint.h>
 #include <sys/types.h>
 #include "session_state.h"
 
@@ -37,6 +38,10 @@ void follow__discover(struct session *s);
  * mapping at their addresses (the symbolizer re-reads the maps on a miss).
  */
 void follow__reload_execs(struct session *s);
+
+/* Reads the maps of the targets that exec'd lately again, when due, and loads the unwind
+ * tables of what they mapped since. Returns when the next is due (pace__now() ns), 0: none. */
+uint64_t follow__settle(struct session *s);
 
 /* Retires the given targets that exited since the last look, saying so. */
 void follow__exits(struct session *s);

@@ -24,6 +24,7 @@
 
 /* after a SIGINT or SIGTERM, how long a launched command has to exit before the session ends */
 #define STOP_GRACE_S 5
+#define EVENTS_GAP_S 0.005
 
 /* Redraws the live table in place, cut to the terminal's height so the header stays put. */
 static void redraw(FILE *out, const char *text, unsigned rows)
@@ -289,23 +290,48 @@ static int on_keys(struct session *s)
 	return act == TUI_REFRESH ? show(s, false) : 0;
 }
 
+/* poll()'s timeout from @now to @until (CLOCK_MONOTONIC seconds), at most 100 ms: the loop
+ * wakes that often to notice targets that exit. */
+static int wake_ms(double until, double now)
+{
+	if (until > now + 0.1)
+		return 100;
+	return until > now ? (int)((until - now) * 1000) + 1 : 0;
+}
+
 static int loop(struct session *s)
 {
 	const struct fl_config *cfg = s->cfg;
 	double next = s->start + cfg->interval_s;
 	double end = cfg->duration_s > 0 ? s->start + cfg->duration_s : 0;
+	uint64_t settle = 0; /* follow__settle(): when the next maps are due */
 	int err = 0;
 
 	while (!s->stop && any_alive(s)) {
 		double t = session_now(), until = end && end < next ? end : next;
-		struct pollfd p[2] = { { .fd = s->sigfd, .events = POLLIN },
-				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN } };
-		int ms = until > t ? (int)((until - t) * 1000) + 1 : 0;
+		/* a target that exec'd, or a child -f found, has its tables and probes put in at
+		 * once; at most every EVENTS_GAP_S, or a storm of forks would wake the loop for
+		 * each of them */
+		bool hear = t >= s->events_at + EVENTS_GAP_S;
+		struct pollfd p[3] = { { .fd = s->sigfd, .events = POLLIN },
+				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN },
+				       { .fd = hear ? tracer__events_fd(s->tracer) : -1,
+					 .events = POLLIN } };
+		bool events;
 
-		/* wake at least every 100 ms to notice targets that exit */
-		if (poll(p, 2, ms < 100 ? ms : 100) < 0 && errno != EINTR)
+		if (!hear && s->events_at + EVENTS_GAP_S < until)
+			until = s->events_at + EVENTS_GAP_S;
+		if (settle && settle / 1e9 < until)
+			until = settle / 1e9; /* pace__now() is CLOCK_MONOTONIC too */
+		if (poll(p, 3, wake_ms(until, t)) < 0 && errno != EINTR)
 			return -errno;
+		events = tracer__take_events(s->tracer);
 		reap(s);
+		if (events) {
+			s->events_at = session_now();
+			follow__reload_execs(s);
+		}
+		settle = follow__settle(s);
 		if (s->tui && (err = on_keys(s)))
 			return err;
 		t = session_now();

@@ -55,6 +55,7 @@ struct session {
 	double start;
 	bool stop;
 	double grace_end; /* a first SIGINT/SIGTERM: when to stop waiting for the command */
+	double events_at; /* when the loop last acted on the BPF side's process events */
 	const char *note;
 	enum fl_metric metric;	       /* --metric, or faults when the kernel batches RSS updates */
 	bool threads;		       /* -T, or as the interactive view switched it */

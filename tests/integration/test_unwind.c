@@ -147,6 +147,36 @@ Test(unwind, launched_whole_from_the_start)
 	h_folded_free(&r.folded);
 }
 
+/*
+ * A child -f follows that execs and does its work tens of milliseconds later (a compiler make
+ * runs, a script's commands): its tables go in within milliseconds of its exec and of ld.so
+ * mapping its libraries, not when faultline's loop next looks, up to 100 ms later (before,
+ * such a child ran by frame pointers, which nofp has none of). The workload, a grandchild of
+ * the launched command (whose own forks faultline hears of at once), starts its work 30 ms
+ * after its exec, well before faultline's first refresh; nothing else execs meanwhile.
+ */
+Test(unwind, exec_child_whole_within_milliseconds)
+{
+	char script[512], path[128];
+	const char *argv[] = { "-q", "-f", "--metric", "resident", "--folded", path,
+			       "--", "sh", "-c", script, NULL };
+	struct h_session s;
+	struct h_folded f;
+
+	h_session_init_ok(&s);
+	snprintf(path, sizeof(path), "%s/folded", s.dir);
+	snprintf(script, sizeof(script), "sh -c '%s/nofp --in 30 --exit >/dev/null; true'",
+		 getenv("WORKLOADS"));
+	h_session_start_ok(&s, argv);
+	cr_assert_eq(h_wait_exit(&s.proc, H_WORK_MS), 0, "faultline did not end with its command");
+	cr_assert_eq(h_exit_code(&s.proc), 0, "faultline or nofp failed");
+	h_folded_load_ok(path, &f);
+	expect_whole(&f, "heap_leaf", MAIN_DEPTH, 8 * MIB, false);
+	expect_whole(&f, "advise_leaf", MAIN_DEPTH, 4 * MIB, false);
+	expect_whole(&f, "thread_leaf", THREAD_DEPTH, 2 * MIB, false);
+	h_folded_free(&f);
+}
+
 /* free()'s munmap and madvise give the pages back inside a libc syscall wrapper, which has no
  * frame: the caller of the wrapper is there all the same. */
 Test(unwind, releases_on_whole_stacks)

@@ -5,13 +5,14 @@
  * static inline (no unused-function warnings) and nothing here needs linking.
  *
  * The protocol (tests/integration relies on it):
- *   WORKLOAD [--now] [--exit] [ARG...]
+ *   WORKLOAD [--now | --in MS] [--exit] [ARG...]
  *   1. The first thing main() does is block SIGUSR1, SIGUSR2, SIGTERM and SIGINT, so a signal
  *      sent at any later moment is kept pending instead of killing the process; the waits
  *      below take them with sigwaitinfo(). Threads inherit the mask.
  *   2. Setup that must not count as work (creating a file, mapping memory) runs next.
  *   3. Without --now: print "ready" on stdout and wait for SIGUSR1 (SIGTERM/SIGINT: exit 0).
- *      With --now: print nothing and start at once.
+ *      With --now: print nothing and start at once. With --in MS: print nothing and start
+ *      MS milliseconds after main() began (a process no test can signal, a grandchild).
  *   4. The work. Every byte it makes resident is touched from a named, out-of-line function.
  *   5. Print "done" on stdout. With --exit, exit 0 right away; otherwise wait for SIGUSR2,
  *      SIGTERM or SIGINT, then exit 0. Between "done" and that signal the process sits still,
@@ -49,6 +50,7 @@
 
 struct wl_args {
 	bool now;	/* --now: do not wait for SIGUSR1 */
+	unsigned in_ms;	/* --in MS: ... but for MS ms */
 	bool exit_after; /* --exit: exit right after "done" */
 	int nargs;	/* positional arguments */
 	char *args[WL_MAX_ARGS];
@@ -100,6 +102,8 @@ static inline void wl_init(int argc, char **argv, struct wl_args *a, const char 
 			a->now = true;
 		else if (!strcmp(argv[i], "--exit"))
 			a->exit_after = true;
+		else if (!strcmp(argv[i], "--in") && i + 1 < argc && atoi(argv[i + 1]) > 0)
+			a->in_ms = (unsigned)atoi(argv[++i]);
 		else if (argv[i][0] == '-' && argv[i][1] != '\0')
 			wl_usage(usage);
 		else if (a->nargs < WL_MAX_ARGS)
@@ -156,6 +160,13 @@ static inline void wl_wait_start(const struct wl_args *a)
 {
 	static const int sigs[] = { SIGUSR1, SIGTERM, SIGINT, 0 };
 
+	if (a->in_ms) {
+		struct timespec ts = { a->in_ms / 1000, (long)(a->in_ms % 1000) * 1000000 };
+
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		return;
+	}
 	if (a->now)
 		return;
 	wl_say("ready\n");

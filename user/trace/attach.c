@@ -40,6 +40,8 @@ struct windowed {
 
 struct tracer {
 	struct faultline *skel;
+	struct ring_buffer *events; /* proc_events: targets that exec'd or were forked */
+	bool event_seen;
 	bool rss_batched;
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
@@ -223,6 +225,14 @@ static int unwind_template(struct bpf_map *tables, int *fd)
 	return err;
 }
 
+static int on_proc_event(void *ctx, void *data, size_t size)
+{
+	(void)data;
+	(void)size;
+	((struct tracer *)ctx)->event_seen = true;
+	return 0;
+}
+
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
 	struct alloc_prog progs[ALLOC_PROGS];
@@ -300,6 +310,14 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	close(tmpl_fd);
 	if (err) {
 		explain_load_error(err);
+		goto cleanup;
+	}
+	t->events = ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, t,
+				     NULL);
+	if (!t->events) {
+		err = -errno;
+		fprintf(stderr, "faultline: creating the process events ring failed: %s\n",
+			strerror(-err));
 		goto cleanup;
 	}
 	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
@@ -713,8 +731,24 @@ void tracer__destroy(struct tracer *t)
 	take_skeleton_links(t);
 	destroy_windowed(t);
 	destroy_links(&t->links);
+	ring_buffer__free(t->events);
 	faultline__destroy(t->skel);
 	free(t);
+}
+
+int tracer__events_fd(const struct tracer *t)
+{
+	return ring_buffer__epoll_fd(t->events);
+}
+
+bool tracer__take_events(struct tracer *t)
+{
+	bool seen;
+
+	ring_buffer__consume(t->events);
+	seen = t->event_seen;
+	t->event_seen = false;
+	return seen;
 }
 
 int tracer__procs_fd(const struct tracer *t)

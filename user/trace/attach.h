@@ -66,6 +66,11 @@ size_t tracer__alloc_window(struct tracer *t, bool open);
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
 
+/* An fd that polls readable when a target exec'd or -f found a child (a hint: the maps say
+ * which); tracer__take_events() empties it, true when something came. */
+int tracer__events_fd(const struct tracer *t);
+bool tracer__take_events(struct tracer *t);
+
 int tracer__procs_fd(const struct tracer *t);
 int tracer__counts_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);

@@ -25,6 +25,10 @@ struct target {
 	pid_t parent;		/* -f: the target that forked it */
 	bool retired;		/* taken out of the BPF target set (it exited) */
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
+	/* after an exec, ld.so maps the libraries: the maps are read again at settle_at, then
+	 * at twice the delay each time, settle_steps times in all */
+	uint64_t settle_at; /* pace__now() ns; 0: settled */
+	unsigned settle_step;
 	size_t older;		/* index + 1 of the previous target of the same pid; 0: none */
 	struct pace rollup;	/* reads of smaps_rollup, whose cost grows with the process */
 	uint8_t based; /* -f: the members (bit 1 << enum fl_member) whose sum.at_attach figure is
