@@ -12,11 +12,13 @@
 #include "unwind_procs.bpf.h"
 
 /*
- * Wake-ups for the loader: the tgid of a target that exec'd, or of a child -f follows from
- * now on, so that their unwind tables (and allocator probes) go in within milliseconds rather
- * than at its next poll, 100 ms away: a short-lived process (a compiler, a script) would
- * otherwise run its whole life by frame pointers. Only a hint: when the ring is full, the
- * poll finds the same processes, later.
+ * Wake-ups for the loader: the tgid of a target that exec'd, so that the new image's unwind
+ * tables go in within milliseconds rather than at the loader's next poll, 100 ms away: a
+ * short-lived program (a compiler, a script's commands) would otherwise run its whole life by
+ * frame pointers. A fork needs none: the child unwinds by its parent's tables (fl_fork), and
+ * naming it (and putting allocator probes into it, which stalls every fork on the machine
+ * while the kernel registers them) costs more than a child of a few milliseconds is worth.
+ * Only a hint: when the ring is full, the poll finds the same processes, later.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -112,7 +114,6 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 		if (code && code->n &&
 		    !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY))
 			fl_unwind_changed();
-		fl_wake_loader(overflow.tgid);
 	} else if (err == -FL_EEXIST) {
 		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
 
