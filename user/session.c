@@ -309,9 +309,8 @@ static int loop(struct session *s)
 
 	while (!s->stop && any_alive(s)) {
 		double t = session_now(), until = end && end < next ? end : next;
-		/* a target that exec'd, or a child -f found, has its tables and probes put in at
-		 * once; at most every EVENTS_GAP_S, or a storm of forks would wake the loop for
-		 * each of them */
+		/* a target that exec'd has its tables (and probes) put in at once; at most every
+		 * EVENTS_GAP_S, or a storm of execs would wake the loop for each of them */
 		bool hear = t >= s->events_at + EVENTS_GAP_S;
 		struct pollfd p[3] = { { .fd = s->sigfd, .events = POLLIN },
 				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN },

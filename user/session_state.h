@@ -18,11 +18,11 @@
 #include "trace/collector.h"
 #include "trace/exitmaps.h"
 #include "trace/frames.h"
-#include "treecache.h"
 #include "trace/launch.h"
 #include "trace/probewindows.h"
 #include "trace/targets.h"
 #include "trace/unwind.h"
+#include "treecache.h"
 
 /* Exited children that never exec'd, by name and code layout: the first one's rows hold the
  * rows of the others (follow.c) */
@@ -40,7 +40,7 @@ struct session {
 	struct elf_cache *elf;
 	struct debuginfod *debuginfod; /* DEBUGINFOD_URLS: debug files fetched meanwhile; or NULL */
 	struct frames *frames;
-	struct treecache *tree; /* the call tree, kept from one refresh to the next */
+	struct treecache *tree;	   /* the call tree, kept from one refresh to the next */
 	struct unwinder *unwind;   /* the targets' unwind tables in the BPF maps */
 	struct target_set targets; /* the given ones, then the children -f found */
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */

@@ -313,7 +313,7 @@ static int add_rows(struct snapshot *snap, const struct snapshot_opts *o, struct
 }
 
 /* What the rows' paths depend on beyond the rows: the options that shape them and the frames'
- * naming epoch. */
+ * naming epoch. Never 0, a new cache's stamp: bit 4 is always set. */
 static uint64_t tree_stamp(const struct snapshot_opts *o, const struct frames *frames)
 {
 	return (uint64_t)frames__epoch(frames) << 8 | 1u << 4 | (unsigned)o->threads << 3 |
@@ -326,9 +326,8 @@ static uint64_t tree_stamp(const struct snapshot_opts *o, const struct frames *f
  * one otherwise (pprof's samples are added with the paths, once: a new tree never asks for
  * its rows again).
  */
-static int build_tree(struct snapshot *snap, const struct snapshot_opts *o,
-		      struct collector *col, struct frames *frames, struct target_set *set,
-		      struct treecache *keep)
+static int build_tree(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
+		      struct frames *frames, struct target_set *set, struct treecache *keep)
 {
 	struct treecache *tree = keep && !snap->pprof ? keep : treecache__new();
 	int err = tree ? treecache__begin(tree, tree_stamp(o, frames)) : -ENOMEM;

@@ -158,8 +158,9 @@ Test(unwind, launched_whole_from_the_start)
 Test(unwind, exec_child_whole_within_milliseconds)
 {
 	char script[512], path[128];
-	const char *argv[] = { "-q", "-f", "--metric", "resident", "--folded", path,
-			       "--", "sh", "-c", script, NULL };
+	const char *argv[] = {
+		"-qf", "--metric=resident", "--folded", path, "--", "sh", "-c", script, NULL
+	};
 	struct h_session s;
 	struct h_folded f;
 

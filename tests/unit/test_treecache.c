@@ -96,8 +96,8 @@ static void expect_same_node(const struct pnode *a, const struct pnode *b)
 		cr_expect_str_eq(a->src, b->src);
 	cr_assert_eq(pnode__children_by_name(a, &ca, &na), 0);
 	cr_assert_eq(pnode__children_by_name(b, &cb, &nb), 0);
-	cr_assert_eq(na, nb, "children of %s: %zu kept, %zu anew", a->name ? a->name : "root",
-		     na, nb);
+	cr_assert_eq(na, nb, "children of %s: %zu kept, %zu anew", a->name ? a->name : "root", na,
+		     nb);
 	for (size_t i = 0; i < na; i++) {
 		cr_assert_str_eq(ca[i]->name, cb[i]->name);
 		expect_same_node(ca[i], cb[i]);
@@ -125,8 +125,8 @@ static int round_into(struct treecache *tc, uint64_t stamp, const int *rows,
 	return tries;
 }
 
-static void expect_round(struct treecache *tc, const int *rows, const struct fl_counts *c,
-			 size_t n, int want_tries)
+static void expect_round(struct treecache *tc, const int *rows, const struct fl_counts *c, size_t n,
+			 int want_tries)
 {
 	struct profile *ref = fresh(rows, c, n);
 
@@ -158,8 +158,10 @@ Test(treecache, rounds_of_random_rows_give_the_tree_built_anew)
 				uint64_t by = i % 2 ? (uint64_t)r + 1 : 1;
 
 				rows[n] = i;
-				c[n] = (struct fl_counts){ .faults = by * (uint64_t)(i + k + 1),
-							   .allocs = i % 2 ? (uint64_t)rand() % 1000 : 7 };
+				c[n] = (struct fl_counts){
+					.faults = by * (uint64_t)(i + k + 1),
+					.allocs = i % 2 ? (uint64_t)rand() % 1000 : 7
+				};
 				c[n].grow[FL_ANON] = 4096 * c[n].faults;
 			}
 		}

@@ -353,8 +353,8 @@ static int set_src(struct pnode *node, const char *src)
 	return 0;
 }
 
-int profile__path(struct profile *p, const char *const *frames, const char *const *srcs,
-		  size_t n, struct pnode **leaf)
+int profile__path(struct profile *p, const char *const *frames, const char *const *srcs, size_t n,
+		  struct pnode **leaf)
 {
 	struct pnode *node = &p->root;
 	size_t i;

@@ -103,8 +103,8 @@ int profile__add_src(struct profile *p, const char *const *frames, const char *c
  * for a tree whose counts are set again at every refresh (the leaves' selves zeroed, then
  * profile__add_self() and profile__sum()). Returns 0, -EINVAL when @n is 0, or -ENOMEM.
  */
-int profile__path(struct profile *p, const char *const *frames, const char *const *srcs,
-		  size_t n, struct pnode **leaf);
+int profile__path(struct profile *p, const char *const *frames, const char *const *srcs, size_t n,
+		  struct pnode **leaf);
 /* @c added to the self of @leaf alone: the totals wait for profile__sum(). */
 void profile__add_self(struct profile *p, struct pnode *leaf, const struct fl_counts *c);
 /* Every node's total made its self (a stack's end's; the others' is zero) plus its children's

@@ -40,7 +40,7 @@ struct windowed {
 
 struct tracer {
 	struct faultline *skel;
-	struct ring_buffer *events; /* proc_events: targets that exec'd or were forked */
+	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool event_seen;
 	bool rss_batched;
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
@@ -312,8 +312,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		explain_load_error(err);
 		goto cleanup;
 	}
-	t->events = ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, t,
-				     NULL);
+	t->events =
+		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, t, NULL);
 	if (!t->events) {
 		err = -errno;
 		fprintf(stderr, "faultline: creating the process events ring failed: %s\n",

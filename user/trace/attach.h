@@ -66,8 +66,8 @@ size_t tracer__alloc_window(struct tracer *t, bool open);
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
 
-/* An fd that polls readable when a target exec'd or -f found a child (a hint: the maps say
- * which); tracer__take_events() empties it, true when something came. */
+/* An fd that polls readable when a target exec'd (a hint: the procs map says which);
+ * tracer__take_events() empties it, true when something came. */
 int tracer__events_fd(const struct tracer *t);
 bool tracer__take_events(struct tracer *t);
 

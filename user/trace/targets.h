@@ -29,8 +29,8 @@ struct target {
 	 * at twice the delay each time, settle_steps times in all */
 	uint64_t settle_at; /* pace__now() ns; 0: settled */
 	unsigned settle_step;
-	size_t older;		/* index + 1 of the previous target of the same pid; 0: none */
-	struct pace rollup;	/* reads of smaps_rollup, whose cost grows with the process */
+	size_t older;	    /* index + 1 of the previous target of the same pid; 0: none */
+	struct pace rollup; /* reads of smaps_rollup, whose cost grows with the process */
 	uint8_t based; /* -f: the members (bit 1 << enum fl_member) whose sum.at_attach figure is
 			* the BPF side's baseline */
 };
