@@ -41,7 +41,6 @@ struct windowed {
 struct tracer {
 	struct faultline *skel;
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
-	bool event_seen;
 	bool rss_batched;
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
@@ -225,11 +224,12 @@ static int unwind_template(struct bpf_map *tables, int *fd)
 	return err;
 }
 
+/* A record says only that something happened: the procs map says what. */
 static int on_proc_event(void *ctx, void *data, size_t size)
 {
+	(void)ctx;
 	(void)data;
 	(void)size;
-	((struct tracer *)ctx)->event_seen = true;
 	return 0;
 }
 
@@ -313,7 +313,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		goto cleanup;
 	}
 	t->events =
-		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, t, NULL);
+		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, NULL, NULL);
 	if (!t->events) {
 		err = -errno;
 		fprintf(stderr, "faultline: creating the process events ring failed: %s\n",
@@ -743,12 +743,8 @@ int tracer__events_fd(const struct tracer *t)
 
 bool tracer__take_events(struct tracer *t)
 {
-	bool seen;
-
-	ring_buffer__consume(t->events);
-	seen = t->event_seen;
-	t->event_seen = false;
-	return seen;
+	/* the records consumed, or < 0 on an error (none of on_proc_event's) */
+	return ring_buffer__consume(t->events) > 0;
 }
 
 int tracer__procs_fd(const struct tracer *t)
