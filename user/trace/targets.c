@@ -236,13 +236,17 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 
 void target__refresh(struct target *t, bool final)
 {
-	uint64_t start = pace__now(), cpu = pace__thread_cpu();
-	bool rollup = final || pace__due(&t->rollup, start);
+	uint64_t start, cpu;
+	bool rollup;
 	struct proc_status now = t->sum.now;
 	int err;
 
+	/* before the clocks: a session of -f keeps every child gone, one call each a refresh */
 	if (!t->sum.alive)
 		return;
+	start = pace__now();
+	cpu = pace__thread_cpu();
+	rollup = final || pace__due(&t->rollup, start);
 	err = rollup ? procfs__read_status(t->sum.pid, &now) :
 		       procfs__read_status_keep_rollup(t->sum.pid, &now);
 	if (rollup)
