@@ -37,6 +37,7 @@ struct unwinder {
 	struct fl_unwind_figures stats;
 	struct fl_unwind_proc proc; /* 8 KiB: built here, not on the stack */
 	struct symbolizer_code code[FL_UNWIND_MAPS];
+	size_t obj_of[FL_UNWIND_MAPS]; /* the object of each code[] in objs, during a sync */
 	struct pending pending[FL_UNWIND_MAPS];
 	size_t npending;
 };
@@ -226,10 +227,13 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
 	for (size_t i = 0; i < n; i++) {
-		if (!object_of(u, sym, &u->code[i])) {
+		const struct object *o = object_of(u, sym, &u->code[i]);
+
+		if (!o) {
 			put_pending(u);
 			return -ENOMEM;
 		}
+		u->obj_of[i] = (size_t)(o - u->objs); /* u->objs may move as it grows */
 	}
 	/* the tables first: the walk may read this process's list as soon as it is in */
 	t0 = now_ms();
@@ -237,11 +241,11 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 	u->stats.compile_ms += now_ms() - t0;
 	for (size_t i = 0; i < n; i++) {
 		const struct symbolizer_code *c = &u->code[i];
-		const struct object *o = object_of(u, sym, c);
+		const struct object *o = &u->objs[u->obj_of[i]];
 		struct fl_unwind_map *m = &u->proc.maps[i];
 
 		*m = (struct fl_unwind_map){ .start = c->start, .end = c->end, .bias = c->bias };
-		if (o && o->id) {
+		if (o->id) {
 			m->table = o->id;
 			m->rows = o->rows;
 		}
