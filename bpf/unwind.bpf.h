@@ -29,15 +29,16 @@ struct {
 
 /*
  * The rows found lately on this CPU, by the address looked up: a hot stack's frames skip both
- * binary searches. An entry holds for its process while the process's mapping list keeps its
- * generation (fl_unwind_proc.gen).
+ * binary searches. An entry holds for every process whose mapping list has its generation
+ * (fl_unwind_proc.gen): the loader gives each list it writes a new one, and a fork's copy of
+ * its parent's list keeps it, so a new Postgres backend finds the rows its siblings found.
  */
 #define FL_ROW_CACHE 1024 /* 32 KiB a CPU: the most a per-CPU value may be */
 
 struct fl_row_cache_entry {
 	__u64 addr; /* the address looked up (pc, or pc - 1 for a return address) */
-	__u32 tgid;
 	__u32 gen;
+	__u32 _pad;
 	struct fl_unwind_row row;
 };
 _Static_assert(sizeof(struct fl_row_cache_entry) == 32, "1024 of them in a per-CPU value");
@@ -65,7 +66,6 @@ struct fl_walk {
 	__u64 hash;
 	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
 	__u64 ri_stack; /* where its return address was on the user stack */
-	__u32 tgid;
 	__u32 n;      /* frames written */
 	__u32 end;    /* enum fl_stack_end */
 	__u32 tables; /* frames found through a row */
@@ -160,9 +160,9 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	if (!p)
 		return false;
 	if (w->cache) {
-		idx = ((__u32)(key ^ (key >> 20)) ^ w->s->w.tgid) * 2654435761u;
+		idx = ((__u32)(key ^ (key >> 20)) ^ p->gen) * 2654435761u;
 		e = &w->cache->e[(idx >> 22) & (FL_ROW_CACHE - 1)];
-		if (e->addr == key && e->tgid == w->s->w.tgid && e->gen == p->gen) {
+		if (e->addr == key && e->gen == p->gen) {
 			w->s->row = e->row;
 			return true;
 		}
@@ -211,7 +211,6 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	w->s->row = *r;
 	if (e) {
 		e->addr = key;
-		e->tgid = w->s->w.tgid;
 		e->gen = p->gen;
 		e->row = *r;
 	}
@@ -480,7 +479,6 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.tables = 0;
 	w->s->w.leaf_by_row = false;
 	w->s->w.nslots = 0;
-	w->s->w.tgid = tgid;
 	/* read before the lookup: a change in between leaves the walk's cache entry stale */
 	w->s->w.epoch = *(volatile __u32 *)&unwind_epoch;
 	barrier();

@@ -35,7 +35,8 @@ struct unwinder {
 	uint32_t next_id;
 	uint32_t gen; /* the last fl_unwind_proc.gen given */
 	struct fl_unwind_figures stats;
-	struct fl_unwind_proc proc; /* 8 KiB: built here, not on the stack */
+	struct fl_unwind_proc proc;   /* 8 KiB: built here, not on the stack */
+	struct fl_unwind_proc loaded; /* ... and the list the BPF side holds, read back here */
 	struct symbolizer_code code[FL_UNWIND_MAPS];
 	size_t obj_of[FL_UNWIND_MAPS]; /* the object of each code[] in objs, during a sync */
 	struct pending pending[FL_UNWIND_MAPS];
@@ -212,6 +213,19 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 	return o;
 }
 
+/*
+ * Whether the BPF side's list for @key is the one just built in u->proc: a forked child's
+ * copy of its parent's list (fl_fork) that it still maps alike. Kept, it keeps its
+ * generation, so the child walks with the rows its parent and siblings cached, and no other
+ * thread's cached walk is made stale for nothing.
+ */
+static bool holds_already(struct unwinder *u, uint32_t key)
+{
+	if (bpf_map_lookup_elem(u->procs_fd, &key, &u->loaded) || u->loaded.n != u->proc.n)
+		return false;
+	return !memcmp(u->loaded.maps, u->proc.maps, u->proc.n * sizeof(u->proc.maps[0]));
+}
+
 int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 {
 	uint32_t key = (uint32_t)pid;
@@ -251,6 +265,8 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 		}
 	}
 	u->proc.n = (uint32_t)n;
+	if (holds_already(u, key))
+		return 0;
 	u->proc.gen = ++u->gen; /* the rows the BPF side cached for this pid are stale */
 	if (bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY))
 		return -errno;
