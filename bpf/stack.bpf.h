@@ -204,10 +204,10 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 	w->s = s;
 	fl_unwind_begin(w, ip, sp, bp, exact);
 	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
+	w->have_word = s->w.have_win; /* before the window moves */
+	w->sp_word = s->win[0];
 	h = fl_stack_walk(w);
 	w->leaf_by_row = s->w.leaf_by_row;
-	w->have_word = s->w.have_win;
-	w->sp_word = s->win[0];
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
 		long err = 0;

@@ -56,20 +56,23 @@ struct {
 
 /* The last user stack words a walk reads in one copy (see stack.bpf.h) */
 #define FL_WINDOW 1024
+#define FL_SLIDE_BACK 128 /* bytes below the word that moves the window, read with it */
 
 /* The registers and progress of a walk. */
 struct fl_walk {
 	__u64 pc, sp, bp;
 	__u64 bx;	/* with bx_state FL_BX_KNOWN */
 	__u32 bx_state; /* enum fl_bx_state */
-	__u64 win_base; /* the stack pointer the window was read at */
+	__u64 win_base; /* where the window was read: the stack pointer, until it moves up */
+	__u32 win_len;	/* its bytes */
 	__u64 hash;
 	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
 	__u64 ri_stack; /* where its return address was on the user stack */
-	__u32 n;      /* frames written */
-	__u32 end;    /* enum fl_stack_end */
-	__u32 tables; /* frames found through a row */
+	__u32 n;	/* frames written */
+	__u32 end;	/* enum fl_stack_end */
+	__u32 tables;	/* frames found through a row */
 	__u8 have_win;
+	__u8 no_slide;	  /* moving the window failed: single reads from here on */
 	__u8 exact;	  /* pc is where the thread is, not a return address */
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 	__u8 nocache;	  /* it read a word outside the window, or met a uprobe (fl_stack_cache) */
@@ -127,18 +130,53 @@ struct fl_walk_state {
 	bool leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 };
 
+/*
+ * Moves the window up to @addr, which the walk reached past its end: a deep stack (a Postgres
+ * backend's frames span kilobytes) would otherwise cost a read per word, each about as dear as
+ * a whole window. The main thread's stack ends a little above mm->start_stack, and a read past
+ * the end of a stack fails whole: the window stops at the end of that page. Words read from a
+ * moved window make the walk uncheckable (fl_stack_cache), as single reads do.
+ */
+static __always_inline bool fl_slide_window(struct fl_walk_state *w, __u64 addr)
+{
+	__u64 top, len = FL_WINDOW;
+
+	if (w->s->w.no_slide || addr <= w->s->w.win_base || addr & 7)
+		return false;
+	/* the frame's saved registers lie below its return address */
+	addr -= FL_SLIDE_BACK;
+	top = (bpf_get_current_task_btf()->mm->start_stack | 4095) + 1;
+	if (addr < top && top - addr < len)
+		len = top - addr;
+	if (bpf_probe_read_user(w->s->win, len, (void *)addr)) {
+		w->s->w.have_win = 0;
+		w->s->w.no_slide = 1;
+		return false;
+	}
+	w->s->w.win_base = addr;
+	w->s->w.win_len = len;
+	w->s->w.have_win = 1;
+	w->s->w.nocache = 1;
+	return true;
+}
+
 /* A user word at @addr, from the window when it holds it; false when it cannot be read. */
 static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 {
 	__u64 off = addr - w->s->w.win_base;
 
-	if (w->s->w.have_win && addr >= w->s->w.win_base && off <= FL_WINDOW - 8 && !(off & 7)) {
+	if (w->s->w.have_win && addr >= w->s->w.win_base && off + 8 <= w->s->w.win_len &&
+	    !(off & 7)) {
 		__u32 n = w->s->w.nslots;
 
 		w->s->word = w->s->win[(off / 8) & (FL_WINDOW / 8 - 1)];
 		if (n < FL_CACHE_WORDS)
 			w->s->slots[n & (FL_CACHE_WORDS - 1)] = off / 8;
 		w->s->w.nslots = n + 1;
+		return true;
+	}
+	if (fl_slide_window(w, addr)) {
+		w->s->word = w->s->win[FL_SLIDE_BACK / 8];
 		return true;
 	}
 	w->s->w.nocache = 1;
@@ -475,6 +513,8 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.bp = bp;
 	w->s->w.exact = exact;
 	w->s->w.win_base = sp;
+	w->s->w.win_len = FL_WINDOW;
+	w->s->w.no_slide = 0;
 	w->s->w.end = FL_END_FP;
 	w->s->w.tables = 0;
 	w->s->w.leaf_by_row = false;

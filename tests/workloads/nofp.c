@@ -16,6 +16,9 @@
  *                                 mmap + touch REALIGN_BYTES, called through an assembly frame
  *                                 that realigns the stack and keeps its CFA in rbx, as ld.so's
  *                                 lazy-binding resolver (_dl_runtime_resolve) does
+ *   wide_path -> wide_mid -> wide_leaf
+ *                                 mmap + touch WIDE_BYTES under two frames of WIDE_FRAME bytes
+ *                                 each: the walk reads words kilobytes above the stack pointer
  *   dlopen_path -> dlopen_leaf    dlopen()s zlib, waits DLOPEN_WAIT_MS (the profiler's tables
  *                                 for code mapped after attach come at its next refresh), then
  *                                 compress2() writes DLOPEN_BYTES into fresh pages: its stacks
@@ -40,6 +43,8 @@
 #define DLOPEN_BYTES (1 * WL_MIB)
 #define DLOPEN_WAIT_MS 1500
 #define REALIGN_BYTES (2 * WL_MIB)
+#define WIDE_BYTES (3 * WL_MIB)
+#define WIDE_FRAME 3000
 
 static void *volatile sink;
 static bool stop_in_signal;
@@ -184,6 +189,35 @@ __attribute__((noinline)) void realign_path(void)
 	NO_TAIL_CALL();
 }
 
+__attribute__((noinline)) void wide_leaf(void)
+{
+	char *p = wl_map_anon(WIDE_BYTES);
+
+	memset(p, 6, WIDE_BYTES);
+	USED(p);
+	NO_TAIL_CALL();
+}
+
+/* A frame of WIDE_FRAME bytes that the compiler cannot shrink. */
+#define WIDE_LOCALS()                     \
+	volatile char pad[WIDE_FRAME];    \
+	pad[0] = pad[WIDE_FRAME - 1] = 1; \
+	USED(&pad[0])
+
+__attribute__((noinline)) void wide_mid(void)
+{
+	WIDE_LOCALS();
+	wide_leaf();
+	NO_TAIL_CALL();
+}
+
+__attribute__((noinline)) void wide_path(void)
+{
+	WIDE_LOCALS();
+	wide_mid();
+	NO_TAIL_CALL();
+}
+
 typedef int (*compress2_fn)(unsigned char *dst, unsigned long *dst_len, const unsigned char *src,
 			    unsigned long src_len, int level);
 
@@ -236,6 +270,7 @@ int main(int argc, char **argv)
 	signal_path();
 	alloc_path();
 	realign_path();
+	wide_path();
 	dlopen_path();
 	wl_finish(&a);
 	return 0;
