@@ -152,7 +152,17 @@ static void share_biases(const struct procmaps *maps, struct sym_map *mods)
 }
 
 /* Ties every entry of @maps to its file's symbols, reusing what the previous snapshot knew. */
-static int load_mods(struct symbolizer *s, const struct procmaps *maps, struct sym_map **out)
+/* The object of @e as @s knows it, when @s had the very same mapping. */
+static const struct sym_map *known_mod(const struct symbolizer *s, const struct procmap_entry *e)
+{
+	const struct procmap_entry *old = s ? procmaps__find(&s->maps, e->start) : NULL;
+
+	return old && same_mapping(old, e) ? &s->mods[old - s->maps.entries] : NULL;
+}
+
+/* The objects of @maps: those @s or @like (NULL: none) mapped alike are known already. */
+static int load_mods(struct symbolizer *s, const struct procmaps *maps,
+		     const struct symbolizer *like, struct sym_map **out)
 {
 	struct sym_map *mods;
 	size_t i;
@@ -163,10 +173,12 @@ static int load_mods(struct symbolizer *s, const struct procmaps *maps, struct s
 		return -ENOMEM;
 	for (i = 0; i < maps->nr; i++) {
 		const struct procmap_entry *e = &maps->entries[i];
-		const struct procmap_entry *old = procmaps__find(&s->maps, e->start);
+		const struct sym_map *known = known_mod(s, e);
 
-		if (old && same_mapping(old, e)) {
-			mods[i] = s->mods[old - s->maps.entries];
+		if (!known && like && like->cache == s->cache)
+			known = known_mod(like, e);
+		if (known) {
+			mods[i] = *known;
 			continue;
 		}
 		err = load_mapping(s, e, &mods[i]);
@@ -181,7 +193,7 @@ static int load_mods(struct symbolizer *s, const struct procmaps *maps, struct s
 }
 
 /* Replaces the snapshot with the maps text of @f; on failure the old one stays. */
-static int load_maps(struct symbolizer *s, FILE *f)
+static int load_maps(struct symbolizer *s, FILE *f, const struct symbolizer *like)
 {
 	struct procmaps maps;
 	struct sym_map *mods = NULL;
@@ -195,7 +207,7 @@ static int load_maps(struct symbolizer *s, FILE *f)
 		procmaps__free(&maps);
 		return -ESRCH;
 	}
-	err = load_mods(s, &maps, &mods);
+	err = load_mods(s, &maps, like, &mods);
 	if (!err)
 		err = file_names__learn(&s->files, &maps);
 	if (err) {
@@ -219,7 +231,8 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int symbolizer__refresh(struct symbolizer *s)
+/* Re-reads the process's maps; the objects @like (NULL: none) maps alike are known already. */
+static int refresh_like(struct symbolizer *s, const struct symbolizer *like)
 {
 	FILE *f;
 	int fd, err;
@@ -237,9 +250,14 @@ int symbolizer__refresh(struct symbolizer *s)
 		close(fd);
 		return err;
 	}
-	err = load_maps(s, f);
+	err = load_maps(s, f, like);
 	fclose(f);
 	return err;
+}
+
+int symbolizer__refresh(struct symbolizer *s)
+{
+	return refresh_like(s, NULL);
 }
 
 static struct symbolizer *symbolizer__alloc(struct elf_cache *cache)
@@ -273,6 +291,12 @@ static int own_root(int procfd, int rootfd)
 
 struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 {
+	return symbolizer__new_like(cache, pid, NULL);
+}
+
+struct symbolizer *symbolizer__new_like(struct elf_cache *cache, pid_t pid,
+					const struct symbolizer *like)
+{
 	struct symbolizer *s;
 	int err;
 
@@ -290,7 +314,7 @@ struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid)
 		goto cleanup;
 	}
 	s->rootfd = own_root(s->procfd, s->rootfd);
-	err = symbolizer__refresh(s);
+	err = refresh_like(s, like);
 	if (err)
 		goto cleanup;
 	s->nr_refreshes = 0;
@@ -301,7 +325,8 @@ cleanup:
 	return NULL;
 }
 
-struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd)
+struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd,
+					   const struct symbolizer *like)
 {
 	struct symbolizer *s = symbolizer__alloc(cache);
 	int err;
@@ -313,7 +338,7 @@ struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, 
 		err = -errno;
 		goto cleanup;
 	}
-	err = load_maps(s, maps);
+	err = load_maps(s, maps, like);
 	if (err)
 		goto cleanup;
 	return s;
@@ -330,7 +355,7 @@ struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, con
 
 	if (fd < 0)
 		return NULL;
-	s = symbolizer__new_offline(cache, maps, fd);
+	s = symbolizer__new_offline(cache, maps, fd, NULL);
 	err = errno;
 	close(fd);
 	errno = err;

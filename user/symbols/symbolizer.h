@@ -24,14 +24,22 @@ struct symbolizer;
  * Returns NULL with errno set (ESRCH: no such process). */
 struct symbolizer *symbolizer__new(struct elf_cache *cache, pid_t pid);
 
+/* symbolizer__new(), but the objects of the mappings that @like (a symbolizer of @cache; NULL:
+ * none) has alike are not opened again: a forked child maps what its parent does. */
+struct symbolizer *symbolizer__new_like(struct elf_cache *cache, pid_t pid,
+					const struct symbolizer *like);
+
 /* For tests and offline use: the maps text is read from @maps and files are opened under the
  * directory @root_dir (NULL: "/"). symbolizer__refresh then has nothing to re-read.
  * Returns NULL with errno set. */
 struct symbolizer *symbolizer__new_from(struct elf_cache *cache, FILE *maps, const char *root_dir);
 
 /* For a process that is gone: the maps text is read from @maps, files are opened under
- * @rootfd (duplicated; AT_FDCWD or -1: faultline's own root). Returns NULL with errno set. */
-struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd);
+ * @rootfd (duplicated; AT_FDCWD or -1: faultline's own root), but those of mappings that
+ * @like (NULL: none; a symbolizer of @cache) has alike, which are not opened again: a forked
+ * child maps what its parent does. Returns NULL with errno set. */
+struct symbolizer *symbolizer__new_offline(struct elf_cache *cache, FILE *maps, int rootfd,
+					   const struct symbolizer *like);
 
 /* Writes the snapshot's mappings to @f as /proc/PID/maps lines, but those overlapping an entry
  * of @except (NULL: none). Returns 0 or -EIO. */

@@ -151,12 +151,12 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
 	snprintf(t->sum.comm, sizeof(t->sum.comm), "%s", fallback_comm ? fallback_comm : "");
 }
 
-void target__start_naming(struct target *t, struct elf_cache *elf)
+void target__start_naming(struct target *t, struct elf_cache *elf, const struct symbolizer *like)
 {
 	char comm[FL_COMM_LEN];
 
 	symbolizer__free(t->sym);
-	t->sym = symbolizer__new(elf, t->sum.pid);
+	t->sym = symbolizer__new_like(elf, t->sum.pid, like);
 	if (!procfs__read_comm(t->sum.pid, comm, sizeof(comm)) && target__same_process(t))
 		memcpy(t->sum.comm, comm, sizeof(comm));
 	else if (t->sum.followed) {
@@ -220,7 +220,8 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 	if (n && parent)
 		add_free_mappings(&text, &len, parent);
 	if (n && (f = fmemopen(text, len, "r"))) {
-		sym = symbolizer__new_offline(elf, f, root ? symbolizer__rootfd(root) : AT_FDCWD);
+		sym = symbolizer__new_offline(elf, f, root ? symbolizer__rootfd(root) : AT_FDCWD,
+					      root);
 		err = sym ? 0 : -errno;
 		fclose(f);
 	}

@@ -90,9 +90,10 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
  * read was of @t): its pidfd is not readable, or its start time is the same. */
 bool target__same_process(const struct target *t);
 
-/* After the launched child exec'd, at attach, or after an exec: name the process, snapshot its
- * maps (a new symbolizer; names already given to stacks stay). */
-void target__start_naming(struct target *t, struct elf_cache *elf);
+/* After the launched child exec'd, at attach, after an exec, or for a new child: name the
+ * process, snapshot its maps (a new symbolizer; names already given to stacks stay). @like:
+ * the parent's symbolizer, whose objects mapped alike are not opened again (or NULL). */
+void target__start_naming(struct target *t, struct elf_cache *elf, const struct symbolizer *like);
 
 /* For a forked child that exited before it could be named and never exec'd: its image was
  * its parent's, so the parent @parent (if still there) names its stacks. */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -666,7 +667,7 @@ Test(symbolizer, offline_after_exit)
 	stop(&t);
 	symbolizer__detach(live);
 	f = fmemopen(text, len, "r");
-	gone = symbolizer__new_offline(cache, f, AT_FDCWD);
+	gone = symbolizer__new_offline(cache, f, AT_FDCWD, NULL);
 	fclose(f);
 	cr_assert_not_null(gone, "%s", strerror(errno));
 	expect_program_names(gone, t.addr, true);
@@ -683,7 +684,7 @@ Test(symbolizer, offline_after_exit)
 	cr_assert_eq(symbolizer__write_maps(live, f, &except), 0);
 	fclose(f);
 	f = fmemopen(rest, rlen, "r");
-	gone = symbolizer__new_offline(cache, f, -1);
+	gone = symbolizer__new_offline(cache, f, -1, NULL);
 	fclose(f);
 	cr_assert_not_null(gone);
 	cr_expect(!symbolizer__is_code(gone, t.addr[A_ALPHA]));
@@ -693,6 +694,52 @@ Test(symbolizer, offline_after_exit)
 	procmaps__free(&except);
 	free(text);
 	free(rest);
+	elf_cache__free(cache);
+}
+
+/* A gone child named with its parent's symbolizer at hand: the objects the parent maps alike
+ * are not opened again. Here they could not be: the root given is an empty directory. */
+Test(symbolizer, offline_like_takes_known_objects)
+{
+	struct elf_cache *cache = elf_cache__new();
+	struct symbolizer *live, *gone;
+	char *text = NULL, empty[128], name[256];
+	size_t len = 0;
+	struct target t;
+	int rootfd;
+	FILE *f;
+
+	build("pie", "-fPIE -pie", true);
+	start(&t, "pie");
+	live = symbolizer__new(cache, t.pid);
+	cr_assert_not_null(live);
+	f = open_memstream(&text, &len);
+	cr_assert_eq(symbolizer__write_maps(live, f, NULL), 0);
+	fclose(f);
+	stop(&t);
+	symbolizer__detach(live);
+	snprintf(empty, sizeof(empty), "%s/empty", scratch_dir);
+	cr_assert_eq(mkdir(empty, 0700), 0);
+	rootfd = open(empty, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_geq(rootfd, 0);
+
+	f = fmemopen(text, len, "r");
+	gone = symbolizer__new_offline(cache, f, rootfd, NULL);
+	fclose(f);
+	cr_assert_not_null(gone);
+	symbolizer__name(gone, t.addr[A_ALPHA], name, sizeof(name));
+	cr_expect_str_neq(name, "fl_alpha", "named without its file: the test proves nothing");
+	symbolizer__free(gone);
+
+	f = fmemopen(text, len, "r");
+	gone = symbolizer__new_offline(cache, f, rootfd, live);
+	fclose(f);
+	cr_assert_not_null(gone);
+	expect_program_names(gone, t.addr, true);
+	symbolizer__free(gone);
+	symbolizer__free(live);
+	close(rootfd);
+	free(text);
 	elf_cache__free(cache);
 }
 
