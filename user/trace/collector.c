@@ -267,12 +267,29 @@ const struct retired_sum *collector__folded(const struct collector *c, uint32_t 
 	return retired_rows__folded(c->retired, tgid, gen);
 }
 
+void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz)
+{
+	__u32 done = (__u32)n;
+
+	/* a batch stops at a key that is gone already (or does nothing on an old kernel) */
+	if (n && bpf_map_delete_batch(fd, keys, &done, NULL))
+		for (size_t i = done; i < n; i++)
+			bpf_map_delete_elem(fd, (const char *)keys + i * ksz);
+}
+
+/* What one move of retired rows deletes from the maps, in one batch each. */
+struct moved {
+	struct fl_key *rows, *hists;
+	uint64_t *stacks;
+	size_t nrows, nhists, nstacks;
+};
+
 /*
- * Keeps the frames of stack @stack and deletes it from the stacks map. Safe for a stack that
+ * Keeps the frames of stack @stack, to be deleted from the stacks map. Safe for a stack that
  * other rows name, or that a CPU remembers as stored (stack.bpf.h stack_seen): its frames are
  * here from now on, and a walk that finds it missing stores it again.
  */
-static int move_stack(struct collector *c, uint64_t stack)
+static int move_stack(struct collector *c, uint64_t stack, struct moved *m)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
 	size_t n;
@@ -287,12 +304,12 @@ static int move_stack(struct collector *c, uint64_t stack)
 		return 0;
 	err = retired_rows__keep_stack(c->retired, stack, ips, n, end);
 	if (!err)
-		bpf_map_delete_elem(c->stacks_fd, &stack);
+		m->stacks[m->nstacks++] = stack;
 	return err;
 }
 
 /* Moves one row of a retired process, and its histograms (--alloc), out of the maps. */
-static int move_row(struct collector *c, const struct fl_row *row)
+static int move_row(struct collector *c, const struct fl_row *row, struct moved *m)
 {
 	struct fl_alloc_hist hist;
 	bool have = c->hists_fd >= 0 && fl_call_is_alloc(row->key.call) &&
@@ -301,31 +318,46 @@ static int move_row(struct collector *c, const struct fl_row *row)
 
 	if (err)
 		return err;
-	bpf_map_delete_elem(c->counts_fd, &row->key);
+	m->rows[m->nrows++] = row->key;
 	if (have)
-		bpf_map_delete_elem(c->hists_fd, &row->key);
+		m->hists[m->nhists++] = row->key;
 	return 0;
 }
 
 /*
  * Moves the rows of retired processes out of the counts map (and their stacks out of the
  * stacks map) into the retired rows. A change made to such a row between its read and its
- * delete (the teardown of an exited process's mm by whoever held it last) is lost.
+ * delete (the teardown of an exited process's mm by whoever held it last) is lost. The
+ * deletes go in batches: a storm of short-lived children has thousands of rows a second.
  */
 static int move_retired(struct collector *c)
 {
-	size_t live = 0;
+	struct moved m = { 0 };
+	size_t live = 0, n = 0;
 	int err = 0;
 
+	for (size_t i = 0; i < c->nrows; i++)
+		n += retired_rows__owns(c->retired, &c->rows[i].key);
+	m.rows = malloc(n * sizeof(*m.rows));
+	m.hists = malloc(n * sizeof(*m.hists));
+	m.stacks = malloc(n * sizeof(*m.stacks));
+	if (n && (!m.rows || !m.hists || !m.stacks))
+		err = -ENOMEM;
 	for (size_t i = 0; i < c->nrows && !err; i++) {
 		if (!retired_rows__owns(c->retired, &c->rows[i].key)) {
 			c->rows[live++] = c->rows[i];
 			continue;
 		}
-		err = move_row(c, &c->rows[i]);
+		err = move_row(c, &c->rows[i], &m);
 		if (!err)
-			err = move_stack(c, c->rows[i].key.stack);
+			err = move_stack(c, c->rows[i].key.stack, &m);
 	}
+	collector_delete_keys(c->counts_fd, m.rows, m.nrows, sizeof(*m.rows));
+	collector_delete_keys(c->hists_fd, m.hists, m.nhists, sizeof(*m.hists));
+	collector_delete_keys(c->stacks_fd, m.stacks, m.nstacks, sizeof(*m.stacks));
+	free(m.rows);
+	free(m.hists);
+	free(m.stacks);
 	c->nrows = live;
 	c->to_move = false;
 	return err;

@@ -118,15 +118,10 @@ static int push_doomed(struct collector *c, const struct fl_live_key *k)
 	return 0;
 }
 
-/* Deletes the blocks the walk doomed: in one batch, or key by key where the kernel has none
- * for hash maps. */
+/* Deletes the blocks the walk doomed. */
 static void delete_doomed(struct collector *c)
 {
-	__u32 n = (__u32)c->ndoomed;
-
-	if (n && bpf_map_delete_batch(c->live_fd, c->doomed, &n, NULL))
-		for (size_t i = n; i < c->ndoomed; i++)
-			bpf_map_delete_elem(c->live_fd, &c->doomed[i]);
+	collector_delete_keys(c->live_fd, c->doomed, c->ndoomed, sizeof(*c->doomed));
 	c->ndoomed = 0;
 }
 

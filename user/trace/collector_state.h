@@ -83,6 +83,10 @@ struct collector_gone {
 int collector_map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
 		       int (*fn)(const void *key, const void *value, void *ctx), void *ctx);
 
+/* Deletes the @n keys of @ksz bytes at @keys from map @fd (-1: none): in one batch, or key by
+ * key where the kernel has no batch for hash maps. A key that is gone already is skipped. */
+void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz);
+
 /* Orders struct fl_key (or what starts with one) byte by byte, as the rows are sorted. */
 int collector_cmp_key(const void *a, const void *b);
 
