@@ -157,8 +157,23 @@ Test(procmaps, parse_line_rejects)
 	cr_expect_eq(procmaps__parse_line("2000-1000 r--p 0 00:00 0", &e), -EINVAL);
 	cr_expect_eq(procmaps__parse_line("1000-2000 r- 0 00:00 0", &e), -EINVAL);
 	cr_expect_eq(procmaps__parse_line("1000-2000 r--p 0 00:00 0x /x", &e), -EINVAL);
+	cr_expect_eq(procmaps__parse_line("1000-2000 r--p 0 00:00 -1 /x", &e), -EINVAL);
+	cr_expect_eq(procmaps__parse_line("1000-2000 r--p 0 100000000:00 0 /x", &e), -EINVAL);
+	cr_expect_eq(procmaps__parse_line("1000-10000000000000000 r--p 0 00:00 0", &e), -EINVAL);
+	cr_expect_eq(procmaps__parse_line("1000 2000 r--p 0 00:00 0", &e), -EINVAL);
 	cr_assert_eq(procmaps__parse_line("1000-2000 r--p 0 00:00 0\n", &e), 0);
 	cr_expect_str_eq(e.path, "");
+	free(e.path);
+	cr_assert_eq(procmaps__parse_line("7f00a000-7f00b000 r-xp 0002f000 fd:1a 98765  /a b", &e),
+		     0);
+	cr_expect_eq(e.start, 0x7f00a000);
+	cr_expect_eq(e.end, 0x7f00b000);
+	cr_expect_eq(e.offset, 0x2f000);
+	cr_expect_eq(e.dev_major, 0xfd);
+	cr_expect_eq(e.dev_minor, 0x1a);
+	cr_expect_eq(e.inode, 98765);
+	cr_expect_eq(e.perms, PROCMAP_READ | PROCMAP_EXEC | PROCMAP_PRIVATE);
+	cr_expect_str_eq(e.path, "/a b");
 	free(e.path);
 }
 
