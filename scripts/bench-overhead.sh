@@ -5,7 +5,8 @@
 # test: it prints figures next to their targets and exits 0 unless the script itself failed).
 #
 #   scripts/bench-overhead.sh [--install] [--quick] [--pairs N] [--build DIR]
-#                             [--only faults|redis|startup|session|vm|mapping|storm]
+#                             [--only faults|redis|startup|session|vm|mapping|storm|unwind|
+#                                     connections]
 #
 #   1. faults: build/workloads/faultbench touches 1 GiB in 4 KiB pages and times itself; runs
 #      with no profiler and with a profiler attached alternate in pairs (the order flips every
@@ -46,6 +47,13 @@
 #      faultline --unwind-mem 0 (frame pointers only), faultline (unwind tables) and, when
 #      BASELINE_FL names an older faultline binary, that one; then each mode's BPF run time
 #      per fault as in 5 (the older binary's too, side by side).
+#   8. connections: a private PostgreSQL under pgbench -C -c 4 (a new backend for every
+#      transaction: what a server that forks per connection costs faultline -f), in rounds of
+#      no profiler, faultline -q -f -p POSTMASTER and, with BASELINE_FL, that binary, the order
+#      rotating each round. Figures: connections a second kept (median of the rounds' ratios),
+#      faultline's CPU over the run, its drops, and, in one run more of each with
+#      kernel.bpf_stats_enabled=1, the BPF run time per fl_page_fault. Skipped without
+#      postgresql (pgbench).
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
 # a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
@@ -55,7 +63,7 @@ set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-SECTIONS=(faults redis startup session vm mapping storm unwind)	# --only's choices, in the order they run
+SECTIONS=(faults redis startup session vm mapping storm unwind connections)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
 STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see stats_begin)
@@ -83,9 +91,11 @@ set_sizes()
 {
 	if ((QUICK)); then
 		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5 VM_CALLS=200000 STATS_N=1 STORM_N=1500
+		CONN_SECS=5
 		PAIRS=${COUNT:-3}
 	else
 		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7 VM_CALLS=500000 STATS_N=2 STORM_N=4500
+		CONN_SECS=10
 		PAIRS=${COUNT:-10}
 	fi
 	FB_CHUNK_MIB=256
@@ -98,6 +108,7 @@ set_sizes()
 cleanup_more()
 {
 	stop_redis
+	stop_postgres
 	[[ -n $BPF_STATS_OLD ]] && sysctl -q kernel.bpf_stats_enabled="$BPF_STATS_OLD" || true
 }
 
@@ -694,6 +705,125 @@ bench_unwind()
 	WL_BIN=$OUT/workloads/faultbench
 }
 
+# ---------------------------------------------------------------- 8. connections
+
+# A private PostgreSQL (Debian's newest installed) on 127.0.0.1 in a directory of its own (the
+# postgres user cannot enter TMP), with pgbench's tables at scale 2: sets PG_BIN, PG_DIR,
+# PG_PORT, PG_PID.
+start_postgres()
+{
+	PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+	PG_PORT=$(free_port) || die "no free port for postgres"
+	PG_DIR=$(mktemp -d /tmp/faultline-bench-pg.XXXXXX)
+	chown postgres "$PG_DIR"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" >/dev/null 2>&1 || die "initdb failed"
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -l "$PG_DIR/log" \
+		-o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+	PG_PID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+	runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -i -s 2 postgres \
+		>/dev/null 2>&1 || die "pgbench -i failed"
+}
+
+stop_postgres()
+{
+	[[ -n ${PG_DIR:-} ]] || return 0
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 ||
+		true
+	rm -rf "$PG_DIR"
+	PG_PID="" PG_DIR=""
+}
+
+# pgbench -C (a new connection, so a new backend, for every transaction; 4 clients, CONN_SECS)
+# with profiler @1 on the postmaster: none, fl-children (faultline -q -f) or fl-old (the same
+# with BASELINE_FL). Sets CONN_TPS, and for faultline CONN_CPU (its user + sys seconds over
+# the session), CONN_DROPS and, when BPF stats are on, CONN_BPF (ns per fl_page_fault run).
+conn_run()
+{
+	local log=$TMP/conn.log tfile=$TMP/conn.time json=$TMP/conn.json bin=$FL fpid flpid t0 t1
+
+	CONN_CPU="" CONN_DROPS="" CONN_BPF=""
+	rm -f "$log" "$tfile" "$json"
+	if [[ $1 != none ]]; then
+		[[ $1 == fl-old ]] && bin=$BASELINE_FL
+		/usr/bin/time -f '%U %S' -o "$tfile" "$bin" -q -f --json "$json" -p "$PG_PID" \
+			>/dev/null 2> >(stamp >"$log") &
+		fpid=$!
+		BG_PIDS+=("$fpid")
+		wait_line "$log" 'faultline: tracing' 20 >/dev/null || die "faultline did not start"
+		flpid=$(pgrep -P "$fpid" -x "${bin##*/}" || echo "$fpid")
+		t0=$(bpftool -j prog show 2>/dev/null) || true
+	fi
+	CONN_TPS=$(runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -C -c 4 \
+		-T "$CONN_SECS" postgres 2>/dev/null | awk '/^tps/ { print $3; exit }')
+	[[ -n $CONN_TPS ]] || die "pgbench -C gave no figure under $1"
+	[[ $1 != none ]] || return 0
+	t1=$(bpftool -j prog show 2>/dev/null) || true
+	if [[ $(sysctl -n kernel.bpf_stats_enabled) == 1 ]]; then
+		CONN_BPF=$(STATS_NAMES='["fl_page_fault"]' && join -j 1 \
+			<(prog_stats "$flpid" "$t0" | sort) <(prog_stats "$flpid" "$t1" | sort) |
+			awk '$4 > $2 { printf "%.0f", ($5 - $3) / ($4 - $2) }')
+	fi
+	kill -INT "$flpid" 2>/dev/null || true
+	reap "$fpid" 60
+	CONN_CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$tfile")
+	CONN_DROPS=$(jq -r '[.drops | to_entries[] | select(.value > 0) | "\(.key) \(.value)"]
+		| if length == 0 then "none" else join(", ") end' "$json" 2>/dev/null || echo "?")
+}
+
+bench_connections()
+{
+	local configs=(none fl-children) i j t tps order line
+	declare -A runs=()
+
+	[[ -n ${BASELINE_FL:-} ]] && configs+=(fl-old)
+	echo "== 8. connections: PostgreSQL under pgbench -C -c 4 -T $CONN_SECS (a backend per" \
+		"transaction), $PAIRS rounds of ${configs[*]} (faultline -q -f on the postmaster)," \
+		"the order rotating each round${BASELINE_FL:+; fl-old is $BASELINE_FL}"
+	if ! have pgbench || ! ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1; then
+		echo "  postgresql not installed: skipped"
+		return 0
+	fi
+	start_postgres
+	conn_run none	# warm-up: the tables into the page cache
+	for ((i = 0; i < PAIRS; i++)); do
+		order=("${configs[@]:i % ${#configs[@]}}" "${configs[@]:0:i % ${#configs[@]}}")
+		line=""
+		for t in "${order[@]}"; do
+			conn_run "$t"
+			runs[$t]+="$CONN_TPS "
+			[[ $t == none ]] || runs[cpu_$t]+="$CONN_CPU "
+			line+=$(printf ' %s %.1f tps' "$t" "$CONN_TPS")
+			[[ $t == none ]] || line+=$(printf ' (CPU %s s, drops %s)' "$CONN_CPU" "$CONN_DROPS")
+		done
+		echo "  round $((i + 1)):$line"
+	done
+	for t in "${configs[@]:1}"; do
+		local ratios=() on off
+		read -ra on <<<"${runs[$t]}"
+		read -ra off <<<"${runs[none]}"
+		for ((j = 0; j < ${#on[@]}; j++)); do
+			ratios+=("$(calc %.4f "${on[j]} / ${off[j]}")")
+		done
+		FIG[conn_$t]=$(median "${ratios[@]}")
+		# shellcheck disable=SC2086
+		FIG[conn_cpu_$t]=$(median ${runs[cpu_$t]})
+		printf '  connections a second kept with %s: median %.3fx (rounds %s); its CPU: median' \
+			"$t" "${FIG[conn_$t]}" "$(minmax "${ratios[@]}")"
+		printf ' %.2f s over %s s\n' "${FIG[conn_cpu_$t]}" "$CONN_SECS"
+	done
+	# shellcheck disable=SC2086
+	printf '  runs without a profiler: %s tps\n' "$(minmax ${runs[none]})"
+	bpf_stats_on
+	for t in "${configs[@]:1}"; do
+		conn_run "$t"
+		FIG[conn_bpf_$t]=$CONN_BPF
+		printf '  BPF per fault (fl_page_fault), %s, one run more with bpf_stats: %s ns\n' \
+			"$t" "${CONN_BPF:-?}"
+	done
+	bpf_stats_off
+	stop_postgres
+}
+
 # ---------------------------------------------------------------- summary
 
 summary()
@@ -734,6 +864,12 @@ summary()
 		" us" "<=" 1.5
 	row "... fp only (stacks cut)" unw_faultbench_nofp_add_fl-fp %.3f " us" - ""
 	row "... the baseline build" unw_faultbench_nofp_add_fl-old %.3f " us" - ""
+	row "pgbench -C connections kept, -f (8.)" conn_fl-children %.3f x - ""
+	row "... the baseline build" conn_fl-old %.3f x - ""
+	row "faultline CPU over pgbench -C, -f" conn_cpu_fl-children %.2f " s" - ""
+	row "... the baseline build" conn_cpu_fl-old %.2f " s" - ""
+	row "BPF per fault, pgbench -C backends" conn_bpf_fl-children %.0f " ns" - ""
+	row "... the baseline build" conn_bpf_fl-old %.0f " ns" - ""
 	row "BPF per fault (7.), fp code, tables" unw_faultbench_bpf_faultline %.0f " ns" - ""
 	row "BPF per fault (7.), nofp code, tables" unw_faultbench_nofp_bpf_faultline %.0f " ns" - ""
 }
