@@ -645,6 +645,25 @@ Test(symbolizer, cache_shared_between_processes)
 	elf_cache__free(cache);
 }
 
+/* The pie program run and gone: its symbolizer (detached), its maps as text in *@text. */
+static struct symbolizer *exited_pie(struct elf_cache *cache, struct target *t, char **text,
+				     size_t *len)
+{
+	struct symbolizer *live;
+	FILE *f;
+
+	build("pie", "-fPIE -pie", true);
+	start(t, "pie");
+	live = symbolizer__new(cache, t->pid);
+	cr_assert_not_null(live);
+	f = open_memstream(text, len);
+	cr_assert_eq(symbolizer__write_maps(live, f, NULL), 0);
+	fclose(f);
+	stop(t);
+	symbolizer__detach(live);
+	return live;
+}
+
 /* A process gone: named from the mappings written before (as the BPF side records them at
  * exit), but those that another snapshot's entries overlap. */
 Test(symbolizer, offline_after_exit)
@@ -657,15 +676,7 @@ Test(symbolizer, offline_after_exit)
 	size_t len = 0, rlen = 0;
 	FILE *f;
 
-	build("pie", "-fPIE -pie", true);
-	start(&t, "pie");
-	live = symbolizer__new(cache, t.pid);
-	cr_assert_not_null(live);
-	f = open_memstream(&text, &len);
-	cr_assert_eq(symbolizer__write_maps(live, f, NULL), 0);
-	fclose(f);
-	stop(&t);
-	symbolizer__detach(live);
+	live = exited_pie(cache, &t, &text, &len);
 	f = fmemopen(text, len, "r");
 	gone = symbolizer__new_offline(cache, f, AT_FDCWD, NULL);
 	fclose(f);
@@ -709,15 +720,7 @@ Test(symbolizer, offline_like_takes_known_objects)
 	int rootfd;
 	FILE *f;
 
-	build("pie", "-fPIE -pie", true);
-	start(&t, "pie");
-	live = symbolizer__new(cache, t.pid);
-	cr_assert_not_null(live);
-	f = open_memstream(&text, &len);
-	cr_assert_eq(symbolizer__write_maps(live, f, NULL), 0);
-	fclose(f);
-	stop(&t);
-	symbolizer__detach(live);
+	live = exited_pie(cache, &t, &text, &len);
 	snprintf(empty, sizeof(empty), "%s/empty", scratch_dir);
 	cr_assert_eq(mkdir(empty, 0700), 0);
 	rootfd = open(empty, O_PATH | O_DIRECTORY | O_CLOEXEC);
