@@ -56,7 +56,7 @@ struct {
 
 /* The last user stack words a walk reads in one copy (see stack.bpf.h) */
 #define FL_WINDOW 1024
-#define FL_SLIDE_BACK 128 /* bytes below the word that moves the window, read with it */
+#define FL_SLIDE_BACK 128 /* see fl_slide_window() */
 
 /* The registers and progress of a walk. */
 struct fl_walk {
@@ -131,33 +131,34 @@ struct fl_walk_state {
 };
 
 /*
- * Moves the window up to @addr, which the walk reached past its end: a deep stack (a Postgres
- * backend's frames span kilobytes) would otherwise cost a read per word, each about as dear as
- * a whole window. The main thread's stack ends a little above mm->start_stack, and a read past
- * the end of a stack fails whole: the window stops at the end of that page. Words read from a
+ * Moves the window up to the return address at @slot when it lies past the window's end: a
+ * deep stack (a Postgres backend's frames span kilobytes) would otherwise cost a read per word
+ * past the first window, each about as dear as a whole window. The window starts
+ * FL_SLIDE_BACK bytes below the slot, where the frame's saved registers are. Only a step by a
+ * row moves it, before it reads the return address, not every read: the verifier follows
+ * each place that can. The main thread's stack ends a little above mm->start_stack, and a read past the
+ * end of a stack fails whole: the window stops at the end of that page. Words read from a
  * moved window make the walk uncheckable (fl_stack_cache), as single reads do.
  */
-static __always_inline bool fl_slide_window(struct fl_walk_state *w, __u64 addr)
+static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 {
-	__u64 top, len = FL_WINDOW;
+	__u64 at = slot - FL_SLIDE_BACK, top, len = FL_WINDOW;
 
-	if (w->s->w.no_slide || addr <= w->s->w.win_base || addr & 7)
-		return false;
-	/* the frame's saved registers lie below its return address */
-	addr -= FL_SLIDE_BACK;
+	if (w->s->w.no_slide || slot & 7 || slot + 8 <= w->s->w.win_base + w->s->w.win_len ||
+	    at <= w->s->w.win_base)
+		return;
 	top = (bpf_get_current_task_btf()->mm->start_stack | 4095) + 1;
-	if (addr < top && top - addr < len)
-		len = top - addr;
-	if (bpf_probe_read_user(w->s->win, len, (void *)addr)) {
+	if (at < top && top - at < len)
+		len = top - at;
+	if (bpf_probe_read_user(w->s->win, len, (void *)at)) {
 		w->s->w.have_win = 0;
 		w->s->w.no_slide = 1;
-		return false;
+		return;
 	}
-	w->s->w.win_base = addr;
+	w->s->w.win_base = at;
 	w->s->w.win_len = len;
 	w->s->w.have_win = 1;
 	w->s->w.nocache = 1;
-	return true;
 }
 
 /* A user word at @addr, from the window when it holds it; false when it cannot be read. */
@@ -173,10 +174,6 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 		if (n < FL_CACHE_WORDS)
 			w->s->slots[n & (FL_CACHE_WORDS - 1)] = off / 8;
 		w->s->w.nslots = n + 1;
-		return true;
-	}
-	if (fl_slide_window(w, addr)) {
-		w->s->word = w->s->win[FL_SLIDE_BACK / 8];
 		return true;
 	}
 	w->s->w.nocache = 1;
@@ -405,6 +402,7 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 	default:
 		return fl_fp_step(i, w, FL_END_INVALID);
 	}
+	fl_slide_window(w, cfa - 8);
 	if (cfa <= w->s->w.sp || !fl_read_ret(w, cfa - 8, &ret)) {
 		w->s->w.end = cfa <= w->s->w.sp ? FL_END_INVALID : FL_END_READ;
 		return 1;
