@@ -317,6 +317,55 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 	return fl_push_frame(i, w, ret);
 }
 
+/* True when @addr lies in a mapping of the process that has unwind rows. */
+static __always_inline bool fl_in_tabled_code(struct fl_walk_state *w, __u64 addr)
+{
+	struct fl_unwind_proc *p = w->proc;
+	__u32 lo = 0, hi, mid;
+	struct fl_unwind_map *m;
+
+	if (!p)
+		return false;
+	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
+	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before addr */
+		lo = fl_opaque(w->s, 0, lo);
+		hi = fl_opaque(w->s, 1, hi);
+		mid = (lo + hi) / 2;
+		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
+	return addr < m->end && m->rows;
+}
+
+/*
+ * A frame no row covers (code without unwind info, or a gap between functions): a step by the
+ * frame pointer; and where that fails at a fault's own frame, a step as from a function just
+ * entered, its return address at the stack pointer, when that address lies in code with
+ * tables. ld.so calls the destructors crtstuff puts in every library (__do_global_dtors_aux,
+ * which has no unwind info) at every exit, and the first instruction of one faults as its
+ * page is touched; rbp is then whatever ld.so left there. Where the frame pointer fails, the
+ * walk ended there before: the step can only make a cut stack longer.
+ */
+static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 why)
+{
+	__u32 n = w->s->w.n;
+	long r = fl_fp_step(i, w, why);
+
+	if (!r || i || !w->s->w.exact || w->s->w.n != n)
+		return r;
+	if (!fl_read_word(w, w->s->w.sp) || !fl_in_tabled_code(w, w->s->word))
+		return 1;
+	w->s->w.sp += 8;
+	w->s->w.exact = false;
+	w->s->w.leaf_by_row = true; /* the leaf's caller is frame 1: no leaf_ret to add */
+	return fl_push_frame(i, w, w->s->word);
+}
+
 /*
  * The current frame's rbx into w->s->w.bx; false when a frame-pointer step lost it. The
  * thread's own register makes the walk uncheckable by its stack words alone (fl_stack_cache):
@@ -340,13 +389,16 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 {
 	struct fl_unwind_row *row = &w->s->row;
 	__u64 cfa, ret, base;
+	__u32 why;
 
 	if (i >= FL_MAX_STACK_DEPTH - 1) {
 		w->s->w.end = FL_END_DEPTH;
 		return 1;
 	}
-	if (!fl_find_row(w))
-		return fl_fp_step(i, w, w->s->w.tables ? FL_END_NO_TABLE : FL_END_FP);
+	if (!fl_find_row(w)) {
+		why = w->s->w.tables ? FL_END_NO_TABLE : FL_END_FP;
+		goto gap;
+	}
 	switch (row->cfa) {
 	case FL_CFA_RSP:
 		cfa = w->s->w.sp + (__s64)row->cfa_off;
@@ -400,7 +452,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		w->s->w.exact = true; /* the interrupted instruction, not a return address */
 		return fl_push_frame(i, w, w->s->word);
 	default:
-		return fl_fp_step(i, w, FL_END_INVALID);
+		why = FL_END_INVALID;
+		goto gap;
 	}
 	fl_slide_window(w, cfa - 8);
 	if (cfa <= w->s->w.sp || !fl_read_ret(w, cfa - 8, &ret)) {
@@ -430,6 +483,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 	if (!i)
 		w->s->w.leaf_by_row = true;
 	return fl_push_frame(i, w, ret);
+gap: /* one place: the verifier follows it once */
+	return fl_gap_step(i, w, why);
 }
 
 /*

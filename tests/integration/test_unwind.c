@@ -103,6 +103,12 @@ Test(unwind, growth_on_whole_stacks)
 	expect_whole(&r.folded, "realign_leaf", REALIGN_DEPTH, 2 * MIB, false);
 	/* under frames of kilobytes: the walk reads far past its first window of the stack */
 	expect_whole(&r.folded, "wide_leaf", MAIN_DEPTH + 1, 3 * MIB, false);
+	/* a fault on the first instruction of code without unwind info, rbp zeroed: its return
+	 * address is at the stack pointer (the text pages mapped around it are its growth) */
+	all = through(&r.folded, "nocfi_leaf", MAIN_DEPTH + 1, "_start", &whole);
+	cr_expect(whole >= 4096 && whole == all,
+		  "nocfi_leaf (no unwind info): %llu bytes on whole stacks of %llu",
+		  (unsigned long long)whole, (unsigned long long)all);
 	/* zlib, dlopen()ed after attach: its table came at a refresh, before it ran; compress2()
 	 * writes 1 MiB of output through its own code (and the pages zlib's state takes) */
 	all = through(&r.folded, "compress2", MAIN_DEPTH + 1, "_start", &whole);

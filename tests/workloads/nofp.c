@@ -19,6 +19,11 @@
  *   wide_path -> wide_mid -> wide_leaf
  *                                 mmap + touch WIDE_BYTES under two frames of WIDE_FRAME bytes
  *                                 each: the walk reads words kilobytes above the stack pointer
+ *   entry_path -> entry_call -> nocfi_leaf
+ *                                 drops nocfi_leaf's page (MADV_DONTNEED) and calls it with rbp
+ *                                 zeroed: a function without unwind info, alone on its page,
+ *                                 faults on its first instruction, as crtstuff's destructors
+ *                                 do when ld.so calls them at exit
  *   dlopen_path -> dlopen_leaf    dlopen()s zlib, waits DLOPEN_WAIT_MS (the profiler's tables
  *                                 for code mapped after attach come at its next refresh), then
  *                                 compress2() writes DLOPEN_BYTES into fresh pages: its stacks
@@ -218,6 +223,50 @@ __attribute__((noinline)) void wide_path(void)
 	NO_TAIL_CALL();
 }
 
+/* entry_call(fn): fn() with rbp zeroed, as ld.so's _dl_call_fini leaves it (it has unwind
+ * info); nocfi_leaf: a function without any, alone on its page. */
+void entry_call(void (*fn)(void));
+void nocfi_leaf(void);
+
+__asm__(".pushsection .text\n"
+	".globl entry_call\n"
+	".type entry_call, @function\n"
+	".p2align 4\n"
+	"entry_call:\n"
+	"	.cfi_startproc\n"
+	"	push %rbp\n"
+	"	.cfi_adjust_cfa_offset 8\n"
+	"	.cfi_rel_offset %rbp, 0\n"
+	"	xor %ebp, %ebp\n"
+	"	call *%rdi\n"
+	"	pop %rbp\n"
+	"	.cfi_adjust_cfa_offset -8\n"
+	"	.cfi_restore %rbp\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size entry_call, .-entry_call\n"
+	".popsection\n"
+	".pushsection .text.nocfi, \"ax\", @progbits\n"
+	".globl nocfi_leaf\n"
+	".type nocfi_leaf, @function\n"
+	".p2align 12\n"
+	"nocfi_leaf:\n"
+	"	ret\n"
+	".size nocfi_leaf, .-nocfi_leaf\n"
+	".p2align 12\n"
+	".popsection\n");
+
+__attribute__((noinline)) void entry_path(void)
+{
+	uintptr_t page = (uintptr_t)nocfi_leaf & ~(uintptr_t)4095;
+
+	/* out of the page tables: the call faults on nocfi_leaf's first instruction */
+	if (madvise((void *)page, 4096, MADV_DONTNEED))
+		wl_die("madvise");
+	entry_call(nocfi_leaf);
+	NO_TAIL_CALL();
+}
+
 typedef int (*compress2_fn)(unsigned char *dst, unsigned long *dst_len, const unsigned char *src,
 			    unsigned long src_len, int level);
 
@@ -271,6 +320,7 @@ int main(int argc, char **argv)
 	alloc_path();
 	realign_path();
 	wide_path();
+	entry_path();
 	dlopen_path();
 	wl_finish(&a);
 	return 0;
