@@ -180,6 +180,31 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 	return !bpf_probe_read_user(&w->s->word, sizeof(w->s->word), (void *)addr);
 }
 
+/* The mapping of the process's list with unwind rows that holds @addr, or NULL. */
+static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state *w, __u64 addr)
+{
+	struct fl_unwind_proc *p = w->proc;
+	__u32 lo = 0, hi, mid;
+	struct fl_unwind_map *m;
+
+	if (!p)
+		return NULL;
+	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
+	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before addr */
+		lo = fl_opaque(w->s, 0, lo);
+		hi = fl_opaque(w->s, 1, hi);
+		mid = (lo + hi) / 2;
+		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
+	return addr < m->end && m->rows ? m : NULL;
+}
+
 /* The row covering the current pc into w->s->row; false when no table covers it. */
 static __always_inline bool fl_find_row(struct fl_walk_state *w)
 {
@@ -202,20 +227,8 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 			return true;
 		}
 	}
-	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
-	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before pc */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
-		mid = (lo + hi) / 2;
-		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= w->s->w.pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
-	if (w->s->w.pc >= m->end || !m->rows)
+	m = fl_tabled_map(w, w->s->w.pc);
+	if (!m)
 		return false;
 	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
 	if (!rows)
@@ -317,31 +330,6 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 	return fl_push_frame(i, w, ret);
 }
 
-/* True when @addr lies in a mapping of the process that has unwind rows. */
-static __always_inline bool fl_in_tabled_code(struct fl_walk_state *w, __u64 addr)
-{
-	struct fl_unwind_proc *p = w->proc;
-	__u32 lo = 0, hi, mid;
-	struct fl_unwind_map *m;
-
-	if (!p)
-		return false;
-	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
-	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before addr */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
-		mid = (lo + hi) / 2;
-		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
-	return addr < m->end && m->rows;
-}
-
 /*
  * A frame no row covers (code without unwind info, or a gap between functions): a step by the
  * frame pointer; and where that fails at a fault's own frame, a step as from a function just
@@ -358,7 +346,7 @@ static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 
 
 	if (!r || i || !w->s->w.exact || w->s->w.n != n)
 		return r;
-	if (!fl_read_word(w, w->s->w.sp) || !fl_in_tabled_code(w, w->s->word))
+	if (!fl_read_word(w, w->s->w.sp) || !fl_tabled_map(w, w->s->word))
 		return 1;
 	w->s->w.sp += 8;
 	w->s->w.exact = false;
