@@ -341,6 +341,7 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
  */
 static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 why)
 {
+	__u64 bp = w->s->w.bp;
 	__u32 n = w->s->w.n;
 	long r = fl_fp_step(i, w, why);
 
@@ -348,6 +349,8 @@ static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 
 		return r;
 	if (!fl_read_word(w, w->s->w.sp) || !fl_tabled_map(w, w->s->word))
 		return 1;
+	/* a function just entered has not touched rbp: the failed step may have */
+	w->s->w.bp = bp;
 	w->s->w.sp += 8;
 	w->s->w.exact = false;
 	w->s->w.leaf_by_row = true; /* the leaf's caller is frame 1: no leaf_ret to add */
