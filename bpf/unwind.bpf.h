@@ -331,30 +331,50 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 }
 
 /*
+ * True when the code before @ret ends with a call: E8 rel32, or FF /2 (an indirect call, 2 to
+ * 7 bytes long, its ModRM byte's reg field 2). A filter, not a proof: a code address found on
+ * the stack where a return address may be is taken only if a call could have pushed it.
+ */
+static __always_inline bool fl_after_call(__u64 ret)
+{
+	__u8 b[8];
+
+	if (ret < 8 || bpf_probe_read_user(b, sizeof(b), (void *)(ret - 8)))
+		return false;
+	if (b[3] == 0xe8)
+		return true;
+#pragma unroll
+	for (int k = 2; k <= 7; k++)
+		if (b[8 - k] == 0xff && (b[9 - k] & 0x38) == 0x10)
+			return true;
+	return false;
+}
+
+/*
  * A frame no row covers (code without unwind info, or a gap between functions): a step by the
  * frame pointer; and where that fails at a fault's own frame, a step as from a function just
- * entered, its return address at the stack pointer, when that address lies in code with
- * tables. ld.so calls the destructors crtstuff puts in every library (__do_global_dtors_aux,
- * which has no unwind info) at every exit, and the first instruction of one faults as its
- * page is touched; rbp is then whatever ld.so left there. Where the frame pointer fails, the
- * walk ended there before: the step can only make a cut stack longer.
+ * entered, its return address at the stack pointer, when that address follows a call in code
+ * with tables. ld.so calls the destructors crtstuff puts in every library
+ * (__do_global_dtors_aux, which has no unwind info) at every exit, and the first instruction
+ * of one faults as its page is touched; rbp is then whatever ld.so left there. Where the frame
+ * pointer fails, the walk ended there before: the step only makes a cut stack longer.
  */
 static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 why)
 {
-	__u64 bp = w->s->w.bp;
+	__u64 bp = w->s->w.bp, ret;
 	__u32 n = w->s->w.n;
 	long r = fl_fp_step(i, w, why);
 
 	if (!r || i || !w->s->w.exact || w->s->w.n != n)
 		return r;
-	if (!fl_read_word(w, w->s->w.sp) || !fl_tabled_map(w, w->s->word))
+	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret) || !fl_after_call(ret))
 		return 1;
 	/* a function just entered has not touched rbp: the failed step may have */
 	w->s->w.bp = bp;
 	w->s->w.sp += 8;
 	w->s->w.exact = false;
 	w->s->w.leaf_by_row = true; /* the leaf's caller is frame 1: no leaf_ret to add */
-	return fl_push_frame(i, w, w->s->word);
+	return fl_push_frame(i, w, ret);
 }
 
 /*
