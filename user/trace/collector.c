@@ -271,10 +271,14 @@ void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz)
 {
 	__u32 done = (__u32)n;
 
-	/* a batch stops at a key that is gone already (or does nothing on an old kernel) */
-	if (n && bpf_map_delete_batch(fd, keys, &done, NULL))
+	/* a batch stops at a key that is gone already; a kernel without the batch refuses it
+	 * whole, the count untouched */
+	if (n && bpf_map_delete_batch(fd, keys, &done, NULL)) {
+		if (done >= n)
+			done = 0;
 		for (size_t i = done; i < n; i++)
 			bpf_map_delete_elem(fd, (const char *)keys + i * ksz);
+	}
 }
 
 /* What one move of retired rows deletes from the maps, in one batch each. */
@@ -341,8 +345,13 @@ static int move_retired(struct collector *c)
 	m.rows = malloc(n * sizeof(*m.rows));
 	m.hists = malloc(n * sizeof(*m.hists));
 	m.stacks = malloc(n * sizeof(*m.stacks));
-	if (n && (!m.rows || !m.hists || !m.stacks))
-		err = -ENOMEM;
+	if (n && (!m.rows || !m.hists || !m.stacks)) {
+		/* the rows stay as read, to be moved at the next read */
+		free(m.rows);
+		free(m.hists);
+		free(m.stacks);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < c->nrows && !err; i++) {
 		if (!retired_rows__owns(c->retired, &c->rows[i].key)) {
 			c->rows[live++] = c->rows[i];
