@@ -718,7 +718,8 @@ start_postgres()
 	chown postgres "$PG_DIR"
 	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" >/dev/null 2>&1 || die "initdb failed"
 	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -l "$PG_DIR/log" \
-		-o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null
+		-o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null ||
+		die "postgres did not start: $(tail -n 3 "$PG_DIR/log" 2>/dev/null)"
 	PG_PID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
 	runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -i -s 2 postgres \
 		>/dev/null 2>&1 || die "pgbench -i failed"
@@ -750,11 +751,14 @@ conn_run()
 		fpid=$!
 		BG_PIDS+=("$fpid")
 		wait_line "$log" 'faultline: tracing' 20 >/dev/null || die "faultline did not start"
-		flpid=$(pgrep -P "$fpid" -x "${bin##*/}" || echo "$fpid")
+		# time's child: time ignores SIGINT, and a comm is cut to 15 characters
+		flpid=$(child_named "$fpid" "$(basename "$bin" | cut -c1-15)") ||
+			die "no faultline process under /usr/bin/time ($bin)"
 		t0=$(bpftool -j prog show 2>/dev/null) || true
 	fi
+	# pgbench exits 2 when a connection failed: its tps line still says what it did
 	CONN_TPS=$(runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -C -c 4 \
-		-T "$CONN_SECS" postgres 2>/dev/null | awk '/^tps/ { print $3; exit }')
+		-T "$CONN_SECS" postgres 2>/dev/null | awk '/^tps/ { print $3; exit }' || true)
 	[[ -n $CONN_TPS ]] || die "pgbench -C gave no figure under $1"
 	[[ $1 != none ]] || return 0
 	t1=$(bpftool -j prog show 2>/dev/null) || true
@@ -765,7 +769,8 @@ conn_run()
 	fi
 	kill -INT "$flpid" 2>/dev/null || true
 	reap "$fpid" 60
-	CONN_CPU=$(awk '{ printf "%.2f", $1 + $2 }' "$tfile")
+	# the last line: time writes "Command exited with non-zero status N" before it
+	CONN_CPU=$(tail -n 1 "$tfile" 2>/dev/null | awk '{ printf "%.2f", $1 + $2 }')
 	CONN_DROPS=$(jq -r '[.drops | to_entries[] | select(.value > 0) | "\(.key) \(.value)"]
 		| if length == 0 then "none" else join(", ") end' "$json" 2>/dev/null || echo "?")
 }
