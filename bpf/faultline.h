@@ -509,4 +509,8 @@ struct fl_unwind_row {
 };
 _Static_assert(sizeof(struct fl_unwind_row) == 16, "fl_unwind_row layout");
 
+/* After a table's rows, its page index (user/symbols/cfi.h cfi__page_index): per page of
+ * this many bits, the last row at or before the page's start, four u32 entries a record. */
+#define FL_UNWIND_PAGE_SHIFT 12
+
 #endif /* FAULTLINE_H */

@@ -205,6 +205,34 @@ static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state 
 	return addr < m->end && m->rows ? m : NULL;
 }
 
+/*
+ * The rows, [*@lo, *@hi), among which the last one at or before @addr lies: between the
+ * entries of @addr's page and the next in the table's page index (user/symbols/cfi.h
+ * cfi__page_index, four entries to a record after its @n rows), a handful of rows; all of
+ * them where the table has no index or @addr is before its first row.
+ */
+static __always_inline void fl_page_bounds(void *rows, __u32 n, __u32 addr, __u32 *lo, __u32 *hi)
+{
+	__u32 at = 0, p, *e;
+	struct fl_unwind_row *first = bpf_map_lookup_elem(rows, &at);
+
+	*lo = 0;
+	*hi = n;
+	if (!first || addr < first->addr)
+		return;
+	p = (addr - first->addr) >> FL_UNWIND_PAGE_SHIFT;
+	at = n + p / 4;
+	e = bpf_map_lookup_elem(rows, &at);
+	if (!e || e[p & 3] >= n)
+		return;
+	*lo = e[p & 3];
+	p++;
+	at = n + p / 4;
+	e = bpf_map_lookup_elem(rows, &at);
+	if (e && e[p & 3] < n && e[p & 3] >= *lo)
+		*hi = e[p & 3] + 1;
+}
+
 /* The row covering the current pc into w->s->row; false when no table covers it. */
 static __always_inline bool fl_find_row(struct fl_walk_state *w)
 {
@@ -236,8 +264,7 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	addr = key - m->bias;
 	if (addr > 0xffffffffull)
 		return false;
-	lo = 0;
-	hi = m->rows;
+	fl_page_bounds(rows, m->rows, (__u32)addr, &lo, &hi);
 	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
 		lo = fl_opaque(w->s, 0, lo);
 		hi = fl_opaque(w->s, 1, hi);

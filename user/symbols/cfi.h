@@ -30,6 +30,19 @@ int cfi__compile_fd(int fd, struct cfi_table *t); /* @fd stays open */
 /* The row that covers virtual address @addr, or NULL when it is before the first row. */
 const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr);
 
+/*
+ * The page index of @t, which the BPF walk finds its rows by (bpf/unwind.bpf.h fl_find_row):
+ * for each page of 1 << FL_UNWIND_PAGE_SHIFT bytes (faultline.h) from the first row's address
+ * on, and one past the last row's, the index of the last row at or before the page's start. A
+ * row at or before an address on page p lies between entries p and p + 1, a handful of rows
+ * instead of a binary search of them all. Four entries to a record the size of a row (struct
+ * fl_unwind_row), put after the rows: *@out (malloc'ed) holds 4 x the records returned. 0
+ * (and NULL): no index (no rows, more than CFI_PAGES_MAX pages, or out of memory); the walk
+ * then searches every row.
+ */
+#define CFI_PAGES_MAX (1u << 22)
+size_t cfi__page_index(const struct cfi_table *t, uint32_t **out);
+
 void cfi__free(struct cfi_table *t);
 
 #endif /* FAULTLINE_CFI_H */

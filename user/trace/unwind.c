@@ -95,26 +95,38 @@ static int load_table(const struct cfi_table *t, int *out, const char **step)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
-	uint32_t *keys = malloc(t->n * sizeof(*keys)), count = (uint32_t)t->n;
+	uint32_t *index = NULL;
+	/* the rows, then their page index (cfi__page_index; none when it cannot be had) */
+	size_t recs = cfi__page_index(t, &index), n = t->n + recs;
+	struct fl_unwind_row *vals = malloc(n * sizeof(*vals));
+	uint32_t *keys = malloc(n * sizeof(*keys)), count = (uint32_t)n;
 	int fd, err = 0;
 
-	if (!keys)
-		return -ENOMEM;
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	for (uint32_t i = 0; i < count; i++)
 		keys[i] = i;
+	memcpy(vals, t->rows, t->n * sizeof(*vals));
+	if (recs)
+		memcpy(vals + t->n, index, recs * sizeof(*vals));
 	*step = "creating its map";
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "fl_unwind_rows", sizeof(uint32_t),
 			    sizeof(struct fl_unwind_row), count, &mo);
 	if (fd < 0) {
 		err = -errno;
-	} else if (bpf_map_update_batch(fd, keys, t->rows, &count, &bo)) {
+	} else if (bpf_map_update_batch(fd, keys, vals, &count, &bo)) {
 		err = -errno;
 		*step = "filling it";
 		close(fd);
 	} else {
 		*out = fd;
 	}
+cleanup:
 	free(keys);
+	free(vals);
+	free(index);
 	return err;
 }
 

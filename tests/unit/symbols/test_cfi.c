@@ -300,6 +300,41 @@ Test(cfi, rows_are_sorted_and_gaps_marked)
 	cfi__free(&t);
 }
 
+/* For every page, the index's entry is the row at or before the page's start: the search the
+ * BPF walk does between two entries finds the row cfi__find() finds, at every row's address
+ * and around each page's start. */
+Test(cfi, page_index_brackets_every_row)
+{
+	struct cfi_table t;
+	uint32_t *ix;
+	size_t recs;
+
+	cr_assert_eq(cfi__compile_file(LIBC, &t), 0);
+	recs = cfi__page_index(&t, &ix);
+	cr_assert_gt(recs, 0);
+	cr_assert_eq(sizeof(struct fl_unwind_row), 4 * sizeof(uint32_t), "4 entries a record");
+	for (size_t i = 0; i < t.n; i++) {
+		for (int d = 0; d < 2; d++) {
+			uint64_t addr = t.rows[i].addr + (uint64_t)d * 7;
+			uint64_t p = (addr - t.rows[0].addr) >> FL_UNWIND_PAGE_SHIFT;
+			const struct fl_unwind_row *want = cfi__find(&t, addr);
+			size_t lo, hi;
+
+			cr_assert_lt(p + 1, recs * 4, "row %zu: page %" PRIu64 " past the index", i, p);
+			lo = ix[p];
+			hi = ix[p + 1];
+			cr_assert_leq(t.rows[lo].addr, addr, "row %zu: entry past the address", i);
+			cr_assert(want >= &t.rows[lo] && want <= &t.rows[hi],
+				  "row %zu: the row at %#" PRIx64 " is %zd, outside [%zu, %zu]", i,
+				  addr, want - t.rows, lo, hi);
+		}
+	}
+	free(ix);
+	cfi__free(&t);
+	cr_expect_eq(cfi__page_index(&t, &ix), 0, "no rows, no index");
+	cr_expect_null(ix);
+}
+
 Test(cfi, truncated_or_garbage_sections_do_not_crash)
 {
 	static const uint8_t junk[] = {
