@@ -737,12 +737,13 @@ stop_postgres()
 # pgbench -C (a new connection, so a new backend, for every transaction; 4 clients, CONN_SECS)
 # with profiler @1 on the postmaster: none, fl-children (faultline -q -f) or fl-old (the same
 # with BASELINE_FL). Sets CONN_TPS, and for faultline CONN_CPU (its user + sys seconds over
-# the session), CONN_DROPS and, when BPF stats are on, CONN_BPF (ns per fl_page_fault run).
+# the session) and CONN_DROPS; in a stats run, adds its programs' run times (stats_end).
 conn_run()
 {
-	local log=$TMP/conn.log tfile=$TMP/conn.time json=$TMP/conn.json bin=$FL fpid flpid t0 t1
+	local log=$TMP/conn.log tfile=$TMP/conn.time json=$TMP/conn.json bin=$FL fpid
+	local PROF_PID="" PROF_TOOL=conn_$1 # what stats_begin and stats_end read
 
-	CONN_CPU="" CONN_DROPS="" CONN_BPF=""
+	CONN_CPU="" CONN_DROPS=""
 	rm -f "$log" "$tfile" "$json"
 	if [[ $1 != none ]]; then
 		[[ $1 == fl-old ]] && bin=$BASELINE_FL
@@ -752,22 +753,17 @@ conn_run()
 		BG_PIDS+=("$fpid")
 		wait_line "$log" 'faultline: tracing' 20 >/dev/null || die "faultline did not start"
 		# time's child: time ignores SIGINT, and a comm is cut to 15 characters
-		flpid=$(child_named "$fpid" "$(basename "$bin" | cut -c1-15)") ||
+		PROF_PID=$(child_named "$fpid" "$(basename "$bin" | cut -c1-15)") ||
 			die "no faultline process under /usr/bin/time ($bin)"
-		t0=$(bpftool -j prog show 2>/dev/null) || true
 	fi
+	stats_begin
 	# pgbench exits 2 when a connection failed: its tps line still says what it did
 	CONN_TPS=$(runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -C -c 4 \
 		-T "$CONN_SECS" postgres 2>/dev/null | awk '/^tps/ { print $3; exit }' || true)
 	[[ -n $CONN_TPS ]] || die "pgbench -C gave no figure under $1"
+	stats_end 0
 	[[ $1 != none ]] || return 0
-	t1=$(bpftool -j prog show 2>/dev/null) || true
-	if [[ $(sysctl -n kernel.bpf_stats_enabled) == 1 ]]; then
-		CONN_BPF=$(STATS_NAMES='["fl_page_fault"]' && join -j 1 \
-			<(prog_stats "$flpid" "$t0" | sort) <(prog_stats "$flpid" "$t1" | sort) |
-			awk '$4 > $2 { printf "%.0f", ($5 - $3) / ($4 - $2) }')
-	fi
-	kill -INT "$flpid" 2>/dev/null || true
+	kill -INT "$PROF_PID" 2>/dev/null || true
 	reap "$fpid" 60
 	# the last line: time writes "Command exited with non-zero status N" before it
 	CONN_CPU=$(tail -n 1 "$tfile" 2>/dev/null | awk '{ printf "%.2f", $1 + $2 }')
@@ -777,7 +773,7 @@ conn_run()
 
 bench_connections()
 {
-	local configs=(none fl-children) i j t tps order line
+	local configs=(none fl-children) i j t k order line ratios on off
 	declare -A runs=()
 
 	[[ -n ${BASELINE_FL:-} ]] && configs+=(fl-old)
@@ -803,7 +799,7 @@ bench_connections()
 		echo "  round $((i + 1)):$line"
 	done
 	for t in "${configs[@]:1}"; do
-		local ratios=() on off
+		ratios=()
 		read -ra on <<<"${runs[$t]}"
 		read -ra off <<<"${runs[none]}"
 		for ((j = 0; j < ${#on[@]}; j++)); do
@@ -819,12 +815,15 @@ bench_connections()
 	# shellcheck disable=SC2086
 	printf '  runs without a profiler: %s tps\n' "$(minmax ${runs[none]})"
 	bpf_stats_on
+	STATS_RUN=1 STATS_NAMES='["fl_page_fault"]'
 	for t in "${configs[@]:1}"; do
 		conn_run "$t"
-		FIG[conn_bpf_$t]=$CONN_BPF
+		k=conn_$t/fl_page_fault
+		((${BPF_CNT[$k]:-0})) && FIG[conn_bpf_$t]=$(calc %.0f "${BPF_NS[$k]} / ${BPF_CNT[$k]}")
 		printf '  BPF per fault (fl_page_fault), %s, one run more with bpf_stats: %s ns\n' \
-			"$t" "${CONN_BPF:-?}"
+			"$t" "${FIG[conn_bpf_$t]:-?}"
 	done
+	STATS_RUN=0
 	bpf_stats_off
 	stop_postgres
 }
