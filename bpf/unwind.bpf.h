@@ -136,9 +136,9 @@ struct fl_walk_state {
  * past the first window, each about as dear as a whole window. The window starts
  * FL_SLIDE_BACK bytes below the slot, where the frame's saved registers are. Only a step by a
  * row moves it, before it reads the return address, not every read: the verifier follows
- * each place that can. The main thread's stack ends a little above mm->start_stack, and a read past the
- * end of a stack fails whole: the window stops at the end of that page. Words read from a
- * moved window make the walk uncheckable (fl_stack_cache), as single reads do.
+ * each place that can. The main thread's stack ends a little above mm->start_stack, and a
+ * read past the end of a stack fails whole: the window stops at the end of that page. Words
+ * read from a moved window make the walk uncheckable (fl_stack_cache), as single reads do.
  */
 static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 {
@@ -493,9 +493,13 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		why = FL_END_INVALID;
 		goto gap;
 	}
+	if (cfa <= w->s->w.sp) {
+		w->s->w.end = FL_END_INVALID;
+		return 1;
+	}
 	fl_slide_window(w, cfa - 8);
-	if (cfa <= w->s->w.sp || !fl_read_ret(w, cfa - 8, &ret)) {
-		w->s->w.end = cfa <= w->s->w.sp ? FL_END_INVALID : FL_END_READ;
+	if (!fl_read_ret(w, cfa - 8, &ret)) {
+		w->s->w.end = FL_END_READ;
 		return 1;
 	}
 	if (row->rbp == FL_RBP_AT_CFA) {
