@@ -151,7 +151,6 @@ static void share_biases(const struct procmaps *maps, struct sym_map *mods)
 	}
 }
 
-/* Ties every entry of @maps to its file's symbols, reusing what the previous snapshot knew. */
 /* The object of @e as @s knows it, when @s had the very same mapping. */
 static const struct sym_map *known_mod(const struct symbolizer *s, const struct procmap_entry *e)
 {
@@ -160,7 +159,8 @@ static const struct sym_map *known_mod(const struct symbolizer *s, const struct 
 	return old && same_mapping(old, e) ? &s->mods[old - s->maps.entries] : NULL;
 }
 
-/* The objects of @maps: those @s or @like (NULL: none) mapped alike are known already. */
+/* Ties every entry of @maps to its file's symbols, reusing what the previous snapshot knew, or
+ * what @like (NULL: none) knew of a mapping it has alike. */
 static int load_mods(struct symbolizer *s, const struct procmaps *maps,
 		     const struct symbolizer *like, struct sym_map **out)
 {
