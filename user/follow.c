@@ -23,6 +23,12 @@ static void sync_unwind(struct session *s, struct target *t)
 		fprintf(stderr, "faultline: process %d: no unwind tables loaded\n", t->sum.pid);
 }
 
+/* The target that forked @t, when -f followed it and its parent is still known. */
+static struct target *parent_of(struct session *s, const struct target *t)
+{
+	return t->sum.followed ? target_set__find(&s->targets, t->parent) : NULL;
+}
+
 /* Reads of the maps after an exec: at 1, 2, 4, ... 128 ms, while ld.so maps the libraries and
  * the program opens its own (a short-lived one would otherwise run by frame pointers in
  * them until the next refresh). */
@@ -38,8 +44,7 @@ static void start_settling(struct target *t)
 
 void follow__start_naming(struct session *s, struct target *t)
 {
-	const struct target *parent = t->sum.followed ? target_set__find(&s->targets, t->parent) :
-							NULL;
+	const struct target *parent = parent_of(s, t);
 	struct fl_proc p;
 
 	target__start_naming(t, s->elf, parent && parent->sym ? parent->sym : NULL);
@@ -144,7 +149,7 @@ static void fold(struct session *s, struct target *t, const struct fl_proc *p, b
 
 void follow__retire(struct session *s, struct target *t)
 {
-	struct target *parent = t->sum.followed ? target_set__find(&s->targets, t->parent) : NULL;
+	struct target *parent = parent_of(s, t);
 	bool held = t->sum.followed && t->sym;
 	bool gen0 = target_set__find(&s->targets, t->sum.pid) == t;
 	struct fl_proc p;
