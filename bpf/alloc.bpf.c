@@ -3,8 +3,10 @@
  * Allocator uprobes (--alloc): every malloc-family call of a target, charged to the stack it
  * returned to, and every free, charged back to the row of the block it frees. The loader
  * attaches these programs per target pid, each probe with a cookie naming the function
- * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction.
- * --alloc=churn loads fl_alloc_churn alone instead: the entries only, one trap per call.
+ * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction:
+ * fl_alloc_call at the allocating functions where the kernel has uprobe sessions, else
+ * fl_alloc_enter and fl_alloc_exit; fl_free_enter at free. --alloc=churn loads
+ * fl_alloc_churn alone instead: the entries only, one trap per call.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -12,6 +14,9 @@
 #include "faultline.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+
+/* uprobe sessions (Linux 6.10 for kprobes, 6.13 for uprobes): fl_alloc_call only */
+extern bool bpf_session_is_return(void) __ksym __weak;
 
 /* --sample-bytes: mean bytes between sample points; 0 records every allocation. */
 const volatile __u64 sample_mean = 0;
@@ -212,17 +217,15 @@ static __always_inline void fl_ret_stack(struct pt_regs *ctx, struct fl_alloc_ta
 	c->stack = key->stack;
 }
 
-/* A successful allocation of @ptr, seen where it returned to its caller. */
+/* A successful allocation of @ptr, seen where it returned to its caller, weighed at its entry. */
 static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task *st,
 				       __u64 pid_tgid, __u64 ptr, __u64 now)
 {
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = st->fn };
 	struct fl_live_key lk = { .tgid = key.tgid, .gen = fl_gen(), .ptr = ptr };
-	struct fl_live l = {};
+	struct fl_live l = { .bytes = st->bytes, .count = st->count };
 	struct fl_counts *c;
-	__u64 size = st->size;
 
-	l.bytes = fl_weigh(&st->sample_left, size, &l.count);
 	if (!l.bytes && !l.count)
 		return;
 	/* the caller's frame is whole here: ip is the return address into it */
@@ -232,7 +235,7 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 		return;
 	__sync_fetch_and_add(&c->allocs, l.count);
 	__sync_fetch_and_add(&c->alloc_bytes, l.bytes);
-	fl_hist_add(&key, size, now - st->ts);
+	fl_hist_add(&key, st->size, now - st->ts);
 	l.stack = key.stack;
 	l.tid = key.tid;
 	l.alloc_fn = key.call;
@@ -245,12 +248,17 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 	}
 }
 
-SEC("uprobe")
-int fl_alloc_enter(struct pt_regs *ctx)
+/*
+ * An allocator call's entry. Returns whether its return is wanted: not for a call inside one
+ * already counted, nor for an unsampled malloc or calloc, which call no probed function (the
+ * others may, and their return ends the "inside" that keeps those calls from counting twice).
+ * Sampling weighs the call here, so a call that fails takes its part of the bytes too.
+ */
+static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 fn = bpf_get_attach_cookie(ctx);
-	__u64 now = bpf_ktime_get_ns();
+	__u64 now = bpf_ktime_get_ns(), size;
 	struct fl_alloc_task *st;
 
 	/* No target lookup: the probes are attached to the targets' pids only, and a launched
@@ -259,15 +267,21 @@ int fl_alloc_enter(struct pt_regs *ctx)
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		fl_drop(FL_DROP_ALLOC_STATE);
-		return 0;
+		return false;
 	}
 	if (fl_nested(st, ctx->sp, now))
-		return 0;
+		return false;
+	size = fl_call_size(fn, ctx);
+	st->bytes = fl_weigh(&st->sample_left, size, &st->count);
+	if (!st->bytes && !st->count && (fn == FL_FN_MALLOC || fn == FL_FN_CALLOC)) {
+		st->sp = 0; /* not nested, so any call it marked has returned unseen */
+		return false;
+	}
 	st->sp = ctx->sp;
 	st->ts = now;
 	st->fn = fn;
 	st->have_old = 0;
-	st->size = fl_call_size(fn, ctx);
+	st->size = size;
 	/* realloc's old block; posix_memalign's pointer to the new one */
 	st->arg = 0;
 	if (fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY || fn == FL_FN_POSIX_MEMALIGN)
@@ -276,11 +290,11 @@ int fl_alloc_enter(struct pt_regs *ctx)
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
 		st->have_old = fl_live_take(pid_tgid >> 32, fl_gen(), st->arg, &st->old);
-	return 0;
+	return true;
 }
 
-SEC("uretprobe")
-int fl_alloc_exit(struct pt_regs *ctx)
+/* The return of an allocator call whose entry fl_alloc_begin() wanted it. */
+static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_alloc_task *st;
@@ -288,12 +302,12 @@ int fl_alloc_exit(struct pt_regs *ctx)
 
 	st = bpf_task_storage_get(&alloc_task, bpf_get_current_task_btf(), NULL, 0);
 	if (!st || !st->sp)
-		return 0;
+		return;
 	/* the outermost call returns with its return address popped: sp = entry sp + 8 */
 	if (ctx->sp != st->sp + 8) {
 		if (ctx->sp > st->sp + 8)
 			st->sp = 0;
-		return 0;
+		return;
 	}
 	st->sp = 0;
 	now = bpf_ktime_get_ns();
@@ -314,7 +328,35 @@ int fl_alloc_exit(struct pt_regs *ctx)
 	}
 	if (ptr)
 		fl_alloc_record(ctx, st, pid_tgid, ptr, now);
+}
+
+SEC("uprobe")
+int fl_alloc_enter(struct pt_regs *ctx)
+{
+	fl_alloc_begin(ctx);
 	return 0;
+}
+
+SEC("uretprobe")
+int fl_alloc_exit(struct pt_regs *ctx)
+{
+	fl_alloc_end(ctx);
+	return 0;
+}
+
+/*
+ * Both of the above as one uprobe session (Linux 6.13; the loader uses it where the kernel
+ * has it): an entry that returns 1 has no return probe, so a nested call, or an unsampled
+ * malloc under --sample-bytes, costs one trap instead of two.
+ */
+SEC("uprobe")
+int fl_alloc_call(struct pt_regs *ctx)
+{
+	if (bpf_session_is_return()) {
+		fl_alloc_end(ctx);
+		return 0;
+	}
+	return fl_alloc_begin(ctx) ? 0 : 1;
 }
 
 SEC("uprobe")

@@ -418,6 +418,8 @@ struct fl_alloc_task {
 	__u32 fn;	   /* enum fl_alloc_fn */
 	__u32 have_old;	   /* realloc: old holds the old block's live entry */
 	__s64 sample_left; /* --sample-bytes: bytes until the next sample point (0: unseeded) */
+	__u64 bytes;	   /* the call's weights (fl_live), given at its entry */
+	__u64 count;
 	struct fl_live old;
 	/* the walks of the last call sites the thread's allocations returned to (see
 	 * fl_ret_stack): a malloc called in a loop is walked once */
@@ -425,7 +427,7 @@ struct fl_alloc_task {
 	__u32 _pad;
 	struct fl_stack_cache ret[FL_RET_SITES];
 };
-_Static_assert(sizeof(struct fl_alloc_task) == 96 + FL_RET_SITES * 360, "fl_alloc_task layout");
+_Static_assert(sizeof(struct fl_alloc_task) == 112 + FL_RET_SITES * 360, "fl_alloc_task layout");
 
 /*
  * --alloc=churn: the allocator's entry probes alone, one trap per call. A probe's cookie holds

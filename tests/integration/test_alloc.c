@@ -302,6 +302,15 @@ static void write_sysctl(const char *path, const char *v)
 	fclose(f);
 }
 
+/* Runs of the program at allocator entries: the uprobe session's (entries and returns) where
+ * the kernel has them (6.13), else fl_alloc_enter's; -1 when neither is loaded. */
+static long long entry_run_cnt(pid_t owner)
+{
+	long long n = prog_run_cnt(owner, "fl_alloc_call");
+
+	return n >= 0 ? n : prog_run_cnt(owner, "fl_alloc_enter");
+}
+
 /*
  * The probes trap in the target only: a second process running the same glibc malloc loops
  * while faultline traces the first runs none of faultline's allocator programs.
@@ -321,21 +330,53 @@ Test(alloc, other_processes_do_not_trap)
 	write_sysctl(stats, "1");
 	h_attach_start_ok(&r, "allocs", NULL,
 			  (const char *const[]){ "--alloc", "--metric", "alloc-count", NULL });
-	before = prog_run_cnt(r.fl.proc.pid, "fl_alloc_enter");
+	before = entry_run_cnt(r.fl.proc.pid);
 	h_spawn_workload_ok(&other, "allocs", now);
 	cr_assert_eq(h_wait_line(&other, "done", H_WORK_MS), 0, "the other allocs never finished");
-	after = prog_run_cnt(r.fl.proc.pid, "fl_alloc_enter");
+	after = entry_run_cnt(r.fl.proc.pid);
 	h_attach_work_ok(&r);
 	h_attach_stop_ok(&r, SIGINT);
 	h_kill_ok(other.pid, SIGUSR2);
 	h_wait_exit(&other, H_EXIT_MS);
 	write_sysctl(stats, *old ? old : "0");
 	free(old);
-	cr_expect_geq(before, 0, "bpftool shows no fl_alloc_enter");
+	cr_expect_geq(before, 0, "bpftool shows no fl_alloc_call or fl_alloc_enter");
 	cr_expect_eq(after, before, "the untraced process ran the probe %lld times",
 		     after - before);
 	allocs_expect_edge(&r, "leak_path", "malloc", LEAK_N);
 	h_folded_free(&r.folded);
+}
+
+/*
+ * Under --sample-bytes an unsampled malloc or calloc has no return probe (the uprobe session's
+ * entry declines it): allocs at scale 100 makes some 1,010,000 allocator calls, about 60 of
+ * them sampled at a 1 MiB mean, so the session program runs once a call, not twice.
+ */
+Test(alloc, sampled_calls_skip_their_returns)
+{
+	static const char stats[] = "/proc/sys/kernel/bpf_stats_enabled";
+	static const char *const wl[] = { "-", "100", NULL };
+	static const char *const fl[] = { "--alloc", "--sample-bytes", "1048576", NULL };
+	const long long calls = 100LL * (LEAK_N + CHURN_N);
+	char *old = h_read_file(stats);
+	struct h_run r;
+	long long runs;
+
+	write_sysctl(stats, "1");
+	h_attach_start_ok(&r, "allocs", wl, fl);
+	h_attach_work_ok(&r);
+	runs = prog_run_cnt(r.fl.proc.pid, "fl_alloc_call");
+	h_attach_stop_ok(&r, SIGINT);
+	write_sysctl(stats, *old ? old : "0");
+	free(old);
+	h_folded_free(&r.folded);
+	if (runs < 0)
+		cr_skip_test("no uprobe sessions on this kernel (Linux 6.13): entry and return "
+			     "are two programs");
+	cr_expect(runs >= calls && runs < calls + calls / 10,
+		  "fl_alloc_call ran %lld times for some %lld calls (twice as many: every "
+		  "call's return probed)",
+		  runs, calls);
 }
 
 /*

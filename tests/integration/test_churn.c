@@ -236,6 +236,7 @@ Test(churn, entry_probes_only)
 	cr_expect_not(holds_prog(r.fl.proc.pid, "fl_alloc_exit"), "a return probe program");
 	cr_expect_not(holds_prog(r.fl.proc.pid, "fl_free_enter"), "a free probe program");
 	cr_expect_not(holds_prog(r.fl.proc.pid, "fl_alloc_enter"), "exact mode's entry program");
+	cr_expect_not(holds_prog(r.fl.proc.pid, "fl_alloc_call"), "exact mode's session program");
 	h_attach_work_ok(&r);
 	h_attach_stop_ok(&r, SIGINT);
 	allocs_expect_edge(&r, "churn_path", "malloc", CHURN_N);

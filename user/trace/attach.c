@@ -43,6 +43,7 @@ struct tracer {
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool rss_batched;
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
+	bool alloc_session;    /* exact mode's entry and return are one uprobe session */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
 	struct link_set links; /* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
@@ -61,6 +62,9 @@ static void forget_windowed(struct tracer *t, pid_t pid);
  * link"), which the UAPI headers of older distributions lack. */
 #define FL_TRACE_UPROBE_MULTI 48
 #define FL_F_UPROBE_MULTI_RETURN 1
+/* ... and of Linux 6.13 (commit 022367ec6b1f, "bpf: Add support for uprobe multi session
+ * attach") */
+#define FL_TRACE_UPROBE_SESSION 57
 
 /* union bpf_attr as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI. */
 struct fl_uprobe_multi_attr {
@@ -120,6 +124,19 @@ static bool kernel_has_struct(const struct btf *btf, const char *name)
 	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
 }
 
+/* The kernel's BTF has @value in its enum @name (an attach type, say). */
+static bool kernel_has_enum_value(const struct btf *btf, const char *name, const char *value)
+{
+	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_ENUM) : -1;
+	const struct btf_type *type = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_enum *e = type ? btf_enum(type) : NULL;
+
+	for (int i = 0; e && i < btf_vlen(type); i++)
+		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), value))
+			return true;
+	return false;
+}
+
 /* The allocator programs (--alloc), the return probe first: an entry seen without its
  * return would leave the thread looking inside an allocator call. */
 struct alloc_prog {
@@ -127,16 +144,27 @@ struct alloc_prog {
 	bool ret;	/* a return probe */
 	bool free_side; /* probes free and operator delete, not the allocating functions */
 	bool churn;	/* --alloc=churn's program, the others exact mode's */
+	bool session;	/* the entry and the return as one uprobe session */
+	bool pair;	/* one of the entry and return programs that a session replaces */
 };
 
-#define ALLOC_PROGS 4
+#define ALLOC_PROGS 5
 
 static void alloc_progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS])
 {
-	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, true, false, false };
-	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, false, false, false };
-	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, false, true, false };
-	out[3] = (struct alloc_prog){ skel->progs.fl_alloc_churn, false, false, true };
+	out[0] = (struct alloc_prog){ skel->progs.fl_alloc_exit, .ret = true, .pair = true };
+	out[1] = (struct alloc_prog){ skel->progs.fl_alloc_enter, .pair = true };
+	out[2] = (struct alloc_prog){ skel->progs.fl_free_enter, .free_side = true };
+	out[3] = (struct alloc_prog){ skel->progs.fl_alloc_churn, .churn = true };
+	out[4] = (struct alloc_prog){ skel->progs.fl_alloc_call, .session = true };
+}
+
+/* Whether @p is one of the programs this tracer's allocator probes run. */
+static bool alloc_prog_used(const struct tracer *t, const struct alloc_prog *p)
+{
+	if (p->churn != t->alloc_churn)
+		return false;
+	return t->alloc_session ? !p->pair : !p->session;
 }
 
 /* The cookie of probe @p: its function, and in churn mode where the function lies. */
@@ -288,10 +316,22 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t->windowed = t->win_open = t->alloc_churn && o->alloc_windows;
 	if (t->windowed)
 		pthread_mutex_init(&t->win_lock, NULL);
+	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
+	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
+	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
+	/* an entry that needs no return (a nested call, an unsampled malloc) then skips it */
+	t->alloc_session =
+		exact && t->uprobe_multi &&
+		kernel_has_enum_value(btf, "bpf_attach_type", "BPF_TRACE_UPROBE_SESSION");
 	alloc_progs(t->skel, progs);
-	for (size_t i = 0; i < ALLOC_PROGS; i++)
-		bpf_program__set_autoload(progs[i].prog,
-					  o->alloc && progs[i].churn == o->alloc_churn);
+	for (size_t i = 0; i < ALLOC_PROGS; i++) {
+		bpf_program__set_autoload(progs[i].prog, o->alloc && alloc_prog_used(t, &progs[i]));
+		if (t->uprobe_multi)
+			bpf_program__set_expected_attach_type(
+				progs[i].prog,
+				(enum bpf_attach_type)(progs[i].session ? FL_TRACE_UPROBE_SESSION :
+									  FL_TRACE_UPROBE_MULTI));
+	}
 	set_vm_autoload(t->skel, o->vm);
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
@@ -300,12 +340,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
 	if (err)
 		goto cleanup;
-	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
-	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
-	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
-	for (size_t i = 0; i < ALLOC_PROGS && t->uprobe_multi; i++)
-		bpf_program__set_expected_attach_type(progs[i].prog,
-						      (enum bpf_attach_type)FL_TRACE_UPROBE_MULTI);
 	err = faultline__load(t->skel);
 	close(tmpl_fd);
 	if (err) {
@@ -472,19 +506,18 @@ static int attach_uprobe(struct link_set *s, struct bpf_program *prog, bool ret,
 
 /* One uprobe_multi link of @prog on @path for @pid: the probes of @plan whose side (free or
  * not) is @free, at their sites, each with its function as the cookie (probe_cookie()). */
-static int attach_multi(const struct tracer *t, struct link_set *s, struct bpf_program *prog,
-			bool ret, bool free_side, pid_t pid, const char *path,
-			const struct alloc_plan *plan)
+static int attach_multi(const struct tracer *t, struct link_set *s, const struct alloc_prog *prog,
+			pid_t pid, const char *path, const struct alloc_plan *plan)
 {
 	unsigned long offs[ALLOC_MAX_PROBES];
 	__u64 cookies[ALLOC_MAX_PROBES];
 	struct fl_uprobe_multi_attr a = {
-		.prog_fd = (__u32)bpf_program__fd(prog),
-		.attach_type = FL_TRACE_UPROBE_MULTI,
+		.prog_fd = (__u32)bpf_program__fd(prog->prog),
+		.attach_type = prog->session ? FL_TRACE_UPROBE_SESSION : FL_TRACE_UPROBE_MULTI,
 		.path = (__u64)(unsigned long)path,
 		.offsets = (__u64)(unsigned long)offs,
 		.cookies = (__u64)(unsigned long)cookies,
-		.multi_flags = ret ? FL_F_UPROBE_MULTI_RETURN : 0,
+		.multi_flags = prog->ret ? FL_F_UPROBE_MULTI_RETURN : 0,
 		.pid = (__u32)pid,
 	};
 	int fd;
@@ -492,7 +525,7 @@ static int attach_multi(const struct tracer *t, struct link_set *s, struct bpf_p
 	for (size_t i = 0; i < plan->nprobes; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 
-		if (p->state != ALLOC_PROBE_ATTACH || alloc_fn__is_free(p->fn) != free_side)
+		if (p->state != ALLOC_PROBE_ATTACH || alloc_fn__is_free(p->fn) != prog->free_side)
 			continue;
 		offs[a.cnt] = p->entry_off + p->site.offset;
 		cookies[a.cnt++] = probe_cookie(t, p);
@@ -523,9 +556,8 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 		snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
 	alloc_progs(t->skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
-		if (progs[j].churn == t->alloc_churn)
-			err = attach_multi(t, s, progs[j].prog, progs[j].ret, progs[j].free_side,
-					   pid, path, plan);
+		if (alloc_prog_used(t, &progs[j]))
+			err = attach_multi(t, s, &progs[j], pid, path, plan);
 	for (size_t i = 0; i < plan->nprobes && !err && !t->uprobe_multi; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
 		uint64_t off = p->entry_off + p->site.offset;
@@ -535,7 +567,7 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 		/* a function's return and entry probes share its site (the stack pointer is
 		 * unchanged there): one breakpoint serves both */
 		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
-			if (progs[j].churn == t->alloc_churn &&
+			if (alloc_prog_used(t, &progs[j]) &&
 			    progs[j].free_side == alloc_fn__is_free(p->fn))
 				err = attach_uprobe(s, progs[j].prog, progs[j].ret, pid, path, off,
 						    probe_cookie(t, p));
