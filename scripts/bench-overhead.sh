@@ -16,8 +16,9 @@
 #   2. redis: a private redis-server on 127.0.0.1 under redis-benchmark, requests/s with and
 #      without faultline attached, in pairs; figure: median throughput ratio and its spread.
 #      REDIS_MODES (default "faultline") lists the modes to pair with no profiler, one after
-#      the other: faultline, fl-alloc (--alloc), fl-churn (--alloc=churn), fl-churn-time
-#      (--alloc=churn --sample-time 10), fl-vm, fl-mapping, fl-children, fl-fp; e.g.
+#      the other: faultline, fl-alloc (--alloc), fl-alloc-sampled (--alloc --sample-bytes
+#      524288), fl-churn (--alloc=churn), fl-churn-time (--alloc=churn --sample-time 10), fl-vm,
+#      fl-mapping, fl-children, fl-fp; e.g.
 #      REDIS_MODES="faultline fl-alloc fl-churn fl-churn-time" --only redis.
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
 #      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
@@ -71,6 +72,7 @@ STATS_NAMES='[]'	# the programs they read (a JSON array of names)
 STATS_T0=""
 declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
 declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [fl-alloc]="--alloc"
+	[fl-alloc-sampled]="--alloc --sample-bytes 524288"
 	[fl-children]="-f" [fl-fp]="--unwind-mem 0" [fl-churn]="--alloc=churn"
 	[fl-churn-time]="--alloc=churn --sample-time 10")
 declare -A LABEL=(
@@ -79,6 +81,7 @@ declare -A LABEL=(
 	[fl-vm]="faultline -q --vm -p PID"
 	[fl-mapping]="faultline -q --by mapping -p PID"
 	[fl-alloc]="faultline -q --alloc -p PID"
+	[fl-alloc-sampled]="faultline -q --alloc --sample-bytes 524288 -p PID"
 	[fl-churn]="faultline -q --alloc=churn -p PID"
 	[fl-churn-time]="faultline -q --alloc=churn --sample-time 10 -p PID"
 	[fl-children]="faultline -q -f -p PID"
@@ -839,6 +842,7 @@ summary()
 	row "faultbench time with faultline" ratio_faultline %.2f x - ""
 	row "redis-benchmark throughput kept" redis %.3f x ">=" 0.97
 	row "... with --alloc (REDIS_MODES)" redis_fl-alloc %.3f x - ""
+	row "... with --alloc --sample-bytes 524288 (REDIS_MODES)" redis_fl-alloc-sampled %.3f x - ""
 	row "... with --alloc=churn (REDIS_MODES)" redis_fl-churn %.3f x - ""
 	row "... with --alloc=churn --sample-time 10 (REDIS_MODES)" redis_fl-churn-time %.3f x - ""
 	row "start-up to probes live (median)" start_faultline %.3f " s" "<=" 0.1
