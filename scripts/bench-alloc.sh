@@ -21,7 +21,7 @@
 #      thread time one pair takes); the profiler's CPU (utime + stime from /proc/PID/stat over
 #      the timed window) and peak RSS (VmHWM just before SIGINT). faultline --alloc
 #      --unwind-mem 0 walks by frame pointers only; with BASELINE_FL (an older faultline
-#      binary), that one too: the cost of whole stacks, side by side.
+#      binary), that one too, exact and sampled: a change beside the build before it.
 #   2. bare: nanoseconds one uprobe adds to a call (allocbench probe mode, bpftrace -p PID with
 #      an empty action): on probe_target_push (first instruction push %rbp, emulated), the same
 #      with a uretprobe, and on probe_target_mov (a mov: single-stepped out of line).
@@ -47,7 +47,7 @@ declare -A SKIP=()	# configuration -> why it is skipped
 
 # Throughput configurations, in the order of the first round.
 CONFIGS=(none faultline fl-fp fl-sampled fl-churn memleak memleak-libbpf bpftrace)
-[[ -n ${BASELINE_FL:-} ]] && CONFIGS+=(fl-old)
+[[ -n ${BASELINE_FL:-} ]] && CONFIGS+=(fl-old fl-old-sampled)
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline --alloc"
@@ -55,6 +55,7 @@ declare -A LABEL=(
 	[fl-fp]="faultline --alloc --unwind-mem 0"
 	[fl-churn]="faultline --alloc=churn"
 	[fl-old]="BASELINE_FL --alloc"
+	[fl-old-sampled]="BASELINE_FL --alloc --sample-bytes 524288"
 	[memleak]="memleak-bpfcc (bcc)"
 	[memleak-libbpf]="memleak (libbpf-tools)"
 	[bpftrace]="bpftrace malloc+ustack/ret/free"
@@ -68,6 +69,7 @@ declare -A SHORT=(	# the same, for the summary's column
 	[fl-fp]="faultline --alloc, fp only"
 	[fl-churn]="faultline --alloc=churn"
 	[fl-old]="the baseline build"
+	[fl-old-sampled]="the baseline build, sampled"
 	[memleak]="memleak-bpfcc"
 	[memleak-libbpf]="libbpf-tools memleak"
 	[bpftrace]="bpftrace"
@@ -284,6 +286,7 @@ prof_try()
 	fl-fp) cmd=("$FL" --alloc --unwind-mem 0 -q -p "$WL_PID") ;;
 	fl-churn) cmd=("$FL" --alloc=churn -q -p "$WL_PID") ;;
 	fl-old) cmd=("$BASELINE_FL" --alloc -q -p "$WL_PID") ;;
+	fl-old-sampled) cmd=("$BASELINE_FL" --alloc --sample-bytes 524288 -q -p "$WL_PID") ;;
 	memleak)
 		# Unbuffered, or its banner waits for the first report; the headers' stand-in.
 		cmd=(env PYTHONUNBUFFERED=1 ${BCC_KSRC:+BCC_KERNEL_SOURCE="$BCC_KSRC"}
@@ -534,7 +537,7 @@ summary()
 	row "allocbench pairs/s, no profiler ($THREADS threads)" base_rate %.0f "" - ""
 	row "added per malloc+free, ${SHORT[faultline]}" add_faultline %.3f " us" "<=" 2.5
 	row "added per malloc+free, ${SHORT[fl-sampled]}" add_fl-sampled %.3f " us" "<=" 2.5
-	for c in fl-fp fl-churn fl-old memleak memleak-libbpf bpftrace; do
+	for c in fl-fp fl-churn fl-old fl-old-sampled memleak memleak-libbpf bpftrace; do
 		row "added per malloc+free, ${SHORT[$c]}" "add_$c" %.3f " us" - ""
 	done
 	for c in faultline fl-sampled fl-churn memleak memleak-libbpf bpftrace; do
