@@ -4,8 +4,8 @@
  * returned to, and every free, charged back to the row of the block it frees. The loader
  * attaches these programs per target pid, each probe with a cookie naming the function
  * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction:
- * fl_alloc_call at the allocating functions where the kernel has uprobe sessions, else
- * fl_alloc_enter and fl_alloc_exit; fl_free_enter at free. --alloc=churn loads
+ * fl_alloc_call at the allocating functions under --sample-bytes where the kernel has
+ * uprobe sessions, else fl_alloc_enter and fl_alloc_exit; fl_free_enter at free. --alloc=churn loads
  * fl_alloc_churn alone instead: the entries only, one trap per call.
  */
 #include "vmlinux.h"
@@ -345,9 +345,9 @@ int fl_alloc_exit(struct pt_regs *ctx)
 }
 
 /*
- * Both of the above as one uprobe session (Linux 6.13; the loader uses it where the kernel
- * has it): an entry that returns 1 has no return probe, so a nested call, or an unsampled
- * malloc under --sample-bytes, costs one trap instead of two.
+ * Both of the above as one uprobe session (Linux 6.13; the loader uses it under
+ * --sample-bytes where the kernel has it): an entry that returns 1 has no return probe, so
+ * an unsampled malloc or a nested call costs one trap instead of two.
  */
 SEC("uprobe")
 int fl_alloc_call(struct pt_regs *ctx)

@@ -43,7 +43,7 @@ struct tracer {
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool rss_batched;
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
-	bool alloc_session;    /* exact mode's entry and return are one uprobe session */
+	bool alloc_session;    /* --sample-bytes: entry and return are one uprobe session */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
 	struct link_set links; /* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
@@ -319,9 +319,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
-	/* an entry that needs no return (a nested call, an unsampled malloc) then skips it */
+	/* an entry that needs no return (an unsampled malloc) then skips it; unsampled, every
+	 * call wants its return, and a session costs a little more a call than the pair */
 	t->alloc_session =
-		exact && t->uprobe_multi &&
+		exact && o->sample_bytes && t->uprobe_multi &&
 		kernel_has_enum_value(btf, "bpf_attach_type", "BPF_TRACE_UPROBE_SESSION");
 	alloc_progs(t->skel, progs);
 	for (size_t i = 0; i < ALLOC_PROGS; i++) {
