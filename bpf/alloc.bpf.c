@@ -256,10 +256,9 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
  */
 static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 fn = bpf_get_attach_cookie(ctx);
-	__u64 now = bpf_ktime_get_ns(), size;
 	struct fl_alloc_task *st;
+	__u64 now = 0, size;
 
 	/* No target lookup: the probes are attached to the targets' pids only, and a launched
 	 * child calls no allocator between the attach and its exec (read(), then execvp()). */
@@ -269,7 +268,8 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 		fl_drop(FL_DROP_ALLOC_STATE);
 		return false;
 	}
-	if (fl_nested(st, ctx->sp, now))
+	/* the clock (~40 ns) only when it is needed: an unsampled call outside any reads none */
+	if (st->sp && fl_nested(st, ctx->sp, now = bpf_ktime_get_ns()))
 		return false;
 	size = fl_call_size(fn, ctx);
 	st->bytes = fl_weigh(&st->sample_left, size, &st->count);
@@ -278,7 +278,7 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 		return false;
 	}
 	st->sp = ctx->sp;
-	st->ts = now;
+	st->ts = now ? now : bpf_ktime_get_ns();
 	st->fn = fn;
 	st->have_old = 0;
 	st->size = size;
@@ -289,7 +289,8 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 	/* realloc's old block leaves the live table now: once realloc has freed it, another
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
-		st->have_old = fl_live_take(pid_tgid >> 32, fl_gen(), st->arg, &st->old);
+		st->have_old =
+			fl_live_take(bpf_get_current_pid_tgid() >> 32, fl_gen(), st->arg, &st->old);
 	return true;
 }
 
