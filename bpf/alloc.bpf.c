@@ -4,9 +4,9 @@
  * returned to, and every free, charged back to the row of the block it frees. The loader
  * attaches these programs per target pid, each probe with a cookie naming the function
  * (enum fl_alloc_fn), at an offset chosen so the kernel emulates the probed instruction:
- * fl_alloc_call at the allocating functions under --sample-bytes where the kernel has
- * uprobe sessions, else fl_alloc_enter and fl_alloc_exit; fl_free_enter at free. --alloc=churn loads
- * fl_alloc_churn alone instead: the entries only, one trap per call.
+ * fl_alloc_call at the allocating functions under --sample-bytes where the kernel has uprobe
+ * sessions, else fl_alloc_enter and fl_alloc_exit; fl_free_enter at free. --alloc=churn
+ * loads fl_alloc_churn alone instead: the entries only, one trap per call.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

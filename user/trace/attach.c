@@ -62,8 +62,7 @@ static void forget_windowed(struct tracer *t, pid_t pid);
  * link"), which the UAPI headers of older distributions lack. */
 #define FL_TRACE_UPROBE_MULTI 48
 #define FL_F_UPROBE_MULTI_RETURN 1
-/* ... and of Linux 6.13 (commit 022367ec6b1f, "bpf: Add support for uprobe multi session
- * attach") */
+/* ... and of Linux 6.13's uprobe sessions (an entry program that may decline its return) */
 #define FL_TRACE_UPROBE_SESSION 57
 
 /* union bpf_attr as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI. */
