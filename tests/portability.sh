@@ -8,7 +8,9 @@
 # its own must load and work there too:
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
 #    leak_path and direct_caller allocate 100000 and 777 bytes, nested_path 12000 in four
-#    calls glibc passes on to another allocator function; --alloc=churn (its entry program,
+#    calls glibc passes on to another allocator function; --sample-bytes 4096 at 100 times the
+#    work (no uprobe sessions before 6.13: the entry weighs, the return program records)
+#    estimates leak_path and churn_path within 10%; --alloc=churn (its entry program,
 #    its cookies on perf uprobes) the same; --sample-time (perf uprobes attached and detached
 #    every window) sees allocbench's three sites, and its JSON says how long;
 #  --vm (syscall tracepoints, task storage): the vmcalls workload reserves 16 MiB in vm_reserve
@@ -52,6 +54,7 @@ trap 'rm -f "$log"' EXIT
 	echo \"@@OUTPUTS\"; head -c 200 /tmp/j; echo; grep -c touch_a /tmp/s;
 	od -An -tx1 -N2 /tmp/p; echo @@END
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit
+	run SAMPLED --alloc --sample-bytes 4096 --metric alloc-bytes -- $wl/allocs --now --exit - 100
 	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
 	run WINDOWS --alloc=churn --sample-time 25 --metric alloc-count --json /tmp/w \
 		-- $wl/allocbench --now --exit 1 2
@@ -91,6 +94,12 @@ for mode in ALLOC:--alloc CHURN:--alloc=churn; do
 	done
 	got=$(sum "${mode%:*}" ";nested_path;")
 	[ "$got" = 12000 ]; check "${mode#*:} nested_path: $got bytes, expected 12000 (each once)" $?
+done
+ran SAMPLED "--alloc --sample-bytes"
+for e in "leak_path;malloc:10000000" "churn_path;malloc:64000000"; do
+	got=$(sum SAMPLED "${e%:*} ")
+	awk -v g="$got" -v w="${e#*:}" 'BEGIN { exit !(g > 0.9 * w && g < 1.1 * w) }'
+	check "--sample-bytes 4096 ${e%:*}: $got bytes estimated, truth ${e#*:} (10%)" $?
 done
 ran WINDOWS "--alloc=churn --sample-time"
 for fn in alloc_small alloc_medium alloc_large; do
