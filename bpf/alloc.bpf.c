@@ -85,6 +85,11 @@ static __always_inline __u64 fl_mul(__u64 a, __u64 b)
 	return a > limit ? ~0ull : a * b;
 }
 
+/* No request above the x86-64 user address space (128 TiB) can succeed: such a call (and a
+ * calloc whose n * size overflows) is weighed (--alloc=churn: counted) as asking for 0 bytes,
+ * or one bad call would outweigh every other, and its size would wrap a sampler's gap. */
+#define FL_SIZE_IMPOSSIBLE (1ull << 47)
+
 /* The bytes a call of allocator function @fn asks for, from its arguments. */
 static __always_inline __u64 fl_call_size(__u32 fn, const struct pt_regs *ctx)
 {
@@ -259,9 +264,10 @@ static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task
 
 /*
  * An allocator call's entry. Returns whether its return is wanted: not for a call inside one
- * already counted, nor for an unsampled malloc or calloc, which call no probed function (the
- * others may, and their return ends the "inside" that keeps those calls from counting twice).
- * Sampling weighs the call here, so a call that fails takes its part of the bytes too.
+ * already counted, nor for an unsampled malloc, which calls no probed function (the others
+ * may: musl's calloc calls malloc, operator new does; their return ends the "inside" that
+ * keeps such calls from counting twice). Sampling weighs the call here, so a call that fails
+ * takes its part of the bytes too.
  */
 static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 {
@@ -281,8 +287,8 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 	if (st->sp && fl_nested(st, ctx->sp, now = bpf_ktime_get_ns()))
 		return false;
 	size = fl_call_size(fn, ctx);
-	st->bytes = fl_weigh(&st->sample_left, size, &st->count);
-	if (!st->bytes && !st->count && (fn == FL_FN_MALLOC || fn == FL_FN_CALLOC)) {
+	st->bytes = fl_weigh(&st->sample_left, size < FL_SIZE_IMPOSSIBLE ? size : 0, &st->count);
+	if (!st->bytes && !st->count && fn == FL_FN_MALLOC) {
 		st->sp = 0; /* not nested, so any call it marked has returned unseen */
 		return false;
 	}
@@ -401,11 +407,6 @@ int fl_free_enter(struct pt_regs *ctx)
 		__sync_fetch_and_add(&c->unmatched_frees, 1);
 	return 0;
 }
-
-/* No request above the x86-64 user address space (128 TiB) can succeed: such a call (and a
- * calloc whose n * size overflows) is counted as asking for 0 bytes, or one bad call would
- * outweigh every other. */
-#define FL_SIZE_IMPOSSIBLE (1ull << 47)
 
 /*
  * @word, read at @sp: the return address, or the trampoline of a uretprobe that replaced it

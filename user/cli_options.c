@@ -40,7 +40,7 @@ const char cli_doc[] =
 	"processes only. Each probed call traps into the kernel (about 0.6 us, more for\n"
 	"the few probes that must be single-stepped), sampled or not: --sample-bytes\n"
 	"makes recording cheaper and bounds the live table, and on Linux 6.13+ spares\n"
-	"an unsampled malloc or calloc its return trap, not its entry trap.\n"
+	"an unsampled malloc its return trap, not its entry trap.\n"
 	"--alloc=churn takes the entry of each allocating call alone (no return probe,\n"
 	"no free, no live table): one trap per call instead of three per malloc+free,\n"
 	"for hot servers where exact live tracking costs too much. It counts calls and\n"

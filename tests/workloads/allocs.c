@@ -16,6 +16,9 @@
  *                   to another allocator function (malloc, realloc), each one allocation
  *   thread_leak     in each of THREADS threads named "leaker-N": THREAD_N x THREAD_SIZE, kept
  *   early blocks    EARLY_N blocks allocated before "ready" and freed after the start signal
+ *   impossible_path one malloc(2^63), which fails: a request no allocator can meet, weighed
+ *                   as 0 bytes (--alloc=churn counts a call of 0 bytes), made before the
+ *                   others so that a sampler it upset would show in their estimates
  *
  *   allocs [--now] [--exit] [PRELOAD [SCALE]]
  *
@@ -48,6 +51,15 @@
 static void *volatile sink; /* keeps the compiler from dropping unused blocks */
 static void *volatile none; /* NULL the compiler cannot see: realloc(NULL, n) stays realloc */
 static unsigned long scale = 1;
+
+static volatile size_t impossible = (size_t)1 << 63; /* not a constant: no warning */
+
+void impossible_path(void)
+{
+	sink = malloc(impossible);
+	if (sink)
+		wl_die("malloc(2^63) succeeded");
+}
 
 void leak_path(void)
 {
@@ -192,6 +204,7 @@ int main(int argc, char **argv)
 	wl_wait_start(&a);
 	for (int i = 0; i < EARLY_N; i++)
 		free(early[i]);
+	impossible_path();
 	leak_path();
 	churn_path();
 	direct_caller();
