@@ -115,13 +115,6 @@ static __always_inline __u32 fl_gen(const struct task_struct *task)
 	return (__u32)task->self_exec_id;
 }
 
-/* bpf_get_current_pid_tgid() from the task already at hand: one helper call less (each costs
- * some 15-40 ns on a kernel with return-thunk mitigations). */
-static __always_inline __u64 fl_pid_tgid(const struct task_struct *task)
-{
-	return (__u64)(__u32)task->tgid << 32 | (__u32)task->pid;
-}
-
 /* Removes the live entry of @ptr into @out; false when there is none (or a racing free of the
  * same block took it first). */
 static __always_inline bool fl_live_take(__u32 tgid, __u32 gen, __u64 ptr, struct fl_live *out)
@@ -197,10 +190,9 @@ static __always_inline __u64 fl_weigh(__s64 *left, __u64 size, __u64 *count)
  * depth differ in the words they saved); the rest walk and replace the entry of their
  * registers, or the oldest.
  */
-static __always_inline void fl_ret_stack(struct pt_regs *ctx, struct fl_alloc_task *st,
-					 struct fl_key *key)
+static __always_inline void fl_ret_stack(struct task_struct *task, struct pt_regs *ctx,
+					 struct fl_alloc_task *st, struct fl_key *key)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	__u64 ip = ctx->ip, bp = ctx->bp, sp = ctx->sp;
 	struct fl_walk_state w = {};
 	struct fl_stack_cache *c;
@@ -229,21 +221,21 @@ static __always_inline void fl_ret_stack(struct pt_regs *ctx, struct fl_alloc_ta
 	c->stack = key->stack;
 }
 
-/* A successful allocation of @ptr, seen where it returned to its caller, weighed at its entry. */
-static __noinline void fl_alloc_record(struct pt_regs *ctx, struct fl_alloc_task *st,
-				       __u64 pid_tgid, __u64 ptr, __u64 now)
+/* A successful allocation of @ptr by @task (the current one), seen where it returned to its
+ * caller, weighed at its entry. The task's fields stand for helper calls, each 15-40 ns on a
+ * kernel with return-thunk mitigations. */
+static __noinline void fl_alloc_record(struct task_struct *task, struct pt_regs *ctx,
+				       struct fl_alloc_task *st, __u64 ptr, __u64 now)
 {
-	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = st->fn };
-	struct fl_live_key lk = { .tgid = key.tgid,
-				  .gen = fl_gen(bpf_get_current_task_btf()),
-				  .ptr = ptr };
+	struct fl_key key = { .tgid = task->tgid, .tid = task->pid, .call = st->fn };
+	struct fl_live_key lk = { .tgid = key.tgid, .gen = fl_gen(task), .ptr = ptr };
 	struct fl_live l = { .bytes = st->bytes, .count = st->count };
 	struct fl_counts *c;
 
 	if (!l.bytes && !l.count)
 		return;
 	/* the caller's frame is whole here: ip is the return address into it */
-	fl_ret_stack(ctx, st, &key);
+	fl_ret_stack(task, ctx, st, &key);
 	c = fl_counts_get(&key);
 	if (!c)
 		return;
@@ -312,7 +304,6 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 pid_tgid = fl_pid_tgid(task);
 	struct fl_alloc_task *st;
 	__u64 ptr = ctx->ax, now;
 
@@ -333,19 +324,17 @@ static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 			ptr = 0;
 	}
 	if (st->have_old) {
-		struct fl_live_key k = { .tgid = pid_tgid >> 32,
-					 .gen = fl_gen(task),
-					 .ptr = st->arg };
+		struct fl_live_key k = { .tgid = task->tgid, .gen = fl_gen(task), .ptr = st->arg };
 
 		/* realloc frees the old block when it succeeds, or when asked for 0 bytes */
 		if (ptr || !st->size)
-			fl_free_charge(pid_tgid >> 32, &st->old);
+			fl_free_charge(task->tgid, &st->old);
 		else
 			bpf_map_update_elem(&live, &k, &st->old, BPF_ANY);
 		st->have_old = 0;
 	}
 	if (ptr)
-		fl_alloc_record(ctx, st, pid_tgid, ptr, now);
+		fl_alloc_record(task, ctx, st, ptr, now);
 }
 
 SEC("uprobe")

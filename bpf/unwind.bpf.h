@@ -578,7 +578,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct uprobe_task *ut = task->utask; /* NULL: never probed */
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32, zero = 0;
+	__u32 tgid = task->tgid, zero = 0;    /* a load, not another helper call */
 	struct return_instance *ri = NULL;
 
 	w->s->w.nocache = 0;
