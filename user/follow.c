@@ -47,7 +47,7 @@ void follow__start_naming(struct session *s, struct target *t)
 	const struct target *parent = parent_of(s, t);
 	struct fl_proc p;
 
-	target__start_naming(t, s->elf, parent && parent->sym ? parent->sym : NULL);
+	target__start_naming(t, s->elf, parent ? parent->sym : NULL);
 	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
 	sync_unwind(s, t);
 	/* a new image (not a fork's copy of its parent's): ld.so is mapping its libraries */

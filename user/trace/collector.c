@@ -271,9 +271,11 @@ void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz)
 {
 	__u32 done = (__u32)n;
 
+	if (!n || fd < 0)
+		return;
 	/* a batch stops at a key that is gone already; a kernel without the batch refuses it
 	 * whole, the count untouched */
-	if (n && bpf_map_delete_batch(fd, keys, &done, NULL)) {
+	if (bpf_map_delete_batch(fd, keys, &done, NULL)) {
 		if (done >= n)
 			done = 0;
 		for (size_t i = done; i < n; i++)
