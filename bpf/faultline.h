@@ -287,7 +287,10 @@ enum fl_stack_end {
 	FL_END_INVALID = 3,  /* a frame-pointer step failed at a rule the walk cannot follow */
 	FL_END_READ = 4,     /* the stack could not be read where a rule said */
 	FL_END_DEPTH = 5,    /* FL_MAX_STACK_DEPTH frames */
-	FL_END__COUNT = 6,
+	/* the walk reached the outermost frame, but by way of frame-pointer steps where no row
+	 * covered the pc: a function there that keeps no frame pointer is skipped unseen */
+	FL_END_FALLBACK = 6,
+	FL_END__COUNT = 7,
 };
 
 #define FL_CACHE_WORDS 32 /* the words a cached walk may depend on (a power of 2) */

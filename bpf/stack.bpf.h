@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The one source of user stacks. Today: our own frame-pointer walk. Aggregation and output
- * only see (stack, origin, leaf_ret), so another unwinder can replace this file alone.
+ * The one source of user stacks: the walk of unwind.bpf.h, by unwind table rows and frame
+ * pointers. Aggregation and output only see (stack, origin, leaf_ret), so another unwinder can
+ * replace this file alone.
  */
 #ifndef FAULTLINE_STACK_BPF_H
 #define FAULTLINE_STACK_BPF_H
@@ -101,6 +102,9 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 	w->s->w.n = 1;
 	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
 	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
+	/* whole only when every step was one a row said: a frame-pointer step may skip frames */
+	if (w->s->w.end == FL_END_WHOLE && w->s->w.fallback)
+		w->s->w.end = FL_END_FALLBACK;
 	w->s->st.end = w->s->w.end;
 	return fl_hash_end(w->s->w.hash);
 }

@@ -76,6 +76,7 @@ struct fl_walk {
 	__u8 exact;	  /* pc is where the thread is, not a return address */
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 	__u8 nocache;	  /* it read a word outside the window, or met a uprobe (fl_stack_cache) */
+	__u8 fallback;	  /* it took a frame-pointer step where no row said how (FL_END_FALLBACK) */
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
 	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
 };
@@ -354,53 +355,7 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 	w->s->w.sp = bp + 16;
 	w->s->w.exact = false;
 	w->s->w.bx_state = FL_BX_LOST;
-	return fl_push_frame(i, w, ret);
-}
-
-/*
- * True when the code before @ret ends with a call: E8 rel32, or FF /2 (an indirect call, 2 to
- * 7 bytes long, its ModRM byte's reg field 2). A filter, not a proof: a code address found on
- * the stack where a return address may be is taken only if a call could have pushed it.
- */
-static __always_inline bool fl_after_call(__u64 ret)
-{
-	__u8 b[8];
-
-	if (ret < 8 || bpf_probe_read_user(b, sizeof(b), (void *)(ret - 8)))
-		return false;
-	if (b[3] == 0xe8)
-		return true;
-#pragma unroll
-	for (int k = 2; k <= 7; k++)
-		if (b[8 - k] == 0xff && (b[9 - k] & 0x38) == 0x10)
-			return true;
-	return false;
-}
-
-/*
- * A frame no row covers (code without unwind info, or a gap between functions): a step by the
- * frame pointer; and where that fails at a fault's own frame, a step as from a function just
- * entered, its return address at the stack pointer, when that address follows a call in code
- * with tables. ld.so calls the destructors crtstuff puts in every library
- * (__do_global_dtors_aux, which has no unwind info) at every exit, and the first instruction
- * of one faults as its page is touched; rbp is then whatever ld.so left there. Where the frame
- * pointer fails, the walk ended there before: the step only makes a cut stack longer.
- */
-static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 why)
-{
-	__u64 bp = w->s->w.bp, ret;
-	__u32 n = w->s->w.n;
-	long r = fl_fp_step(i, w, why);
-
-	if (!r || i || !w->s->w.exact || w->s->w.n != n)
-		return r;
-	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret) || !fl_after_call(ret))
-		return 1;
-	/* a function just entered has not touched rbp: the failed step may have */
-	w->s->w.bp = bp;
-	w->s->w.sp += 8;
-	w->s->w.exact = false;
-	w->s->w.leaf_by_row = true; /* the leaf's caller is frame 1: no leaf_ret to add */
+	w->s->w.fallback = 1;
 	return fl_push_frame(i, w, ret);
 }
 
@@ -433,9 +388,11 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		w->s->w.end = FL_END_DEPTH;
 		return 1;
 	}
+	/* where no row covers the pc (code without unwind info, a gap between functions, a
+	 * rule the walk cannot follow): one frame-pointer step, the kernel's perf rules */
 	if (!fl_find_row(w)) {
 		why = w->s->w.tables ? FL_END_NO_TABLE : FL_END_FP;
-		goto gap;
+		goto fp;
 	}
 	switch (row->cfa) {
 	case FL_CFA_RSP:
@@ -491,7 +448,7 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		return fl_push_frame(i, w, w->s->word);
 	default:
 		why = FL_END_INVALID;
-		goto gap;
+		goto fp;
 	}
 	if (cfa <= w->s->w.sp) {
 		w->s->w.end = FL_END_INVALID;
@@ -525,8 +482,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 	if (!i)
 		w->s->w.leaf_by_row = true;
 	return fl_push_frame(i, w, ret);
-gap: /* one place: the verifier follows it once */
-	return fl_gap_step(i, w, why);
+fp: /* one place: the verifier follows it once */
+	return fl_fp_step(i, w, why);
 }
 
 /*
@@ -610,8 +567,9 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.win_base = sp;
 	w->s->w.win_len = FL_WINDOW;
 	w->s->w.no_slide = 0;
-	w->s->w.end = FL_END_FP;
+	w->s->w.end = FL_END_DEPTH; /* every other end says why */
 	w->s->w.tables = 0;
+	w->s->w.fallback = 0;
 	w->s->w.leaf_by_row = false;
 	w->s->w.nslots = 0;
 	/* read before the lookup: a change in between leaves the walk's cache entry stale */

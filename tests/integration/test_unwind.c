@@ -121,7 +121,7 @@ Test(unwind, growth_on_whole_stacks)
 	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "not JSON: %.300s", text);
 	cr_assert(jv_u64(jv_path(&doc, "stack_walks.growth_bytes.whole"), &whole));
 	for (const char *k = "frame_pointers_ended\0no_unwind_info\0unfollowable_rule\0"
-			     "unreadable_stack\0depth\0stack_lost\0";
+			     "unreadable_stack\0depth\0frame_pointer_fallback\0stack_lost\0";
 	     *k; k += strlen(k) + 1) {
 		char path[96];
 		uint64_t v = 0;

@@ -74,9 +74,13 @@ static void counts(struct json *j, const char *key, const struct fl_counts *c,
 static void share(struct json *j, const char *key, const uint64_t v[FL_SHARE__COUNT])
 {
 	static const char *const keys[FL_SHARE__COUNT] = {
-		[FL_END_FP] = "frame_pointers_ended", [FL_END_WHOLE] = "whole",
-		[FL_END_NO_TABLE] = "no_unwind_info", [FL_END_INVALID] = "unfollowable_rule",
-		[FL_END_READ] = "unreadable_stack",   [FL_END_DEPTH] = "depth",
+		[FL_END_FP] = "frame_pointers_ended",
+		[FL_END_WHOLE] = "whole",
+		[FL_END_NO_TABLE] = "no_unwind_info",
+		[FL_END_INVALID] = "unfollowable_rule",
+		[FL_END_READ] = "unreadable_stack",
+		[FL_END_DEPTH] = "depth",
+		[FL_END_FALLBACK] = "frame_pointer_fallback",
 		[FL_SHARE_LOST] = "stack_lost",
 	};
 

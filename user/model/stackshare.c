@@ -4,9 +4,13 @@
 #include <stdio.h>
 
 static const char *const cut_names[FL_SHARE__COUNT] = {
-	[FL_END_FP] = "frame pointers",	      [FL_END_WHOLE] = "whole",
-	[FL_END_NO_TABLE] = "no unwind info", [FL_END_INVALID] = "unfollowable rule",
-	[FL_END_READ] = "unreadable stack",   [FL_END_DEPTH] = "depth",
+	[FL_END_FP] = "frame pointers",
+	[FL_END_WHOLE] = "whole",
+	[FL_END_NO_TABLE] = "no unwind info",
+	[FL_END_INVALID] = "unfollowable rule",
+	[FL_END_READ] = "unreadable stack",
+	[FL_END_DEPTH] = "depth",
+	[FL_END_FALLBACK] = "frame-pointer fallback",
 	[FL_SHARE_LOST] = "stack lost",
 };
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "base/grow.h"
 #include "symbols/ehframe.h"
+#include "symbols/elfentries.h"
 
 /* DWARF register numbers of x86-64 (System V ABI, figure 3.36) */
 #define REG_RBX 3
@@ -458,6 +459,7 @@ int cfi__compile_file(const char *path, struct cfi_table *t)
 
 int cfi__compile_fd(int fd, struct cfi_table *t)
 {
+	struct elf_entries entries = { 0 };
 	struct builder b = { 0 };
 	Elf_Scn *scn = NULL;
 	bool found = false;
@@ -494,11 +496,59 @@ int cfi__compile_fd(int fd, struct cfi_table *t)
 		else
 			err = ehframe__each_debug_fde(d->d_buf, d->d_size, compile_fde, &b);
 	}
+	if (!err && found)
+		err = elf_entries__read(elf, &entries);
 	elf_end(elf);
 	if (err || !found) {
 		free(b.v);
 		return err ? err : -ENOENT;
 	}
+	err = finish(&b, t);
+	if (!err)
+		err = cfi__add_entries(t, entries.fn, entries.n, entries.start);
+	elf_entries__free(&entries);
+	return err;
+}
+
+/* A row of @t's as a build row, in the order of @t. */
+static int keep_row(struct builder *b, const struct fl_unwind_row *r)
+{
+	b->fde_first = b->n; /* no merge with the row before: finish() merges */
+	return emit(b, r->addr, *r, false);
+}
+
+int cfi__add_entries(struct cfi_table *t, const uint64_t *fn, size_t n, uint64_t start)
+{
+	const struct fl_unwind_row entry = { .cfa = FL_CFA_RSP, .cfa_off = 8 },
+				   stop = { .cfa = FL_CFA_STOP }, none = { .cfa = FL_CFA_INVALID };
+	const struct fl_unwind_row *r = start ? cfi__find(t, start) : NULL;
+	bool add_start = start && (!r || r->cfa == FL_CFA_INVALID);
+	struct builder b = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < t->n && !err; i++)
+		err = keep_row(&b, &t->rows[i]);
+	/* after the rows: at one address, finish() keeps the one emitted last */
+	for (size_t i = 0; i < n && !err; i++) {
+		r = cfi__find(t, fn[i]);
+		if (fn[i] == start || (r && r->cfa != FL_CFA_INVALID))
+			continue;
+		b.fde_first = b.n;
+		err = emit(&b, fn[i], entry, false);
+		/* the first instruction alone: an end row, which any other row there outranks */
+		if (!err)
+			err = emit(&b, fn[i] + 1, none, true);
+	}
+	if (!err && add_start) {
+		b.fde_first = b.n;
+		err = emit(&b, start, stop, false);
+	}
+	if (err) {
+		free(b.v);
+		return err;
+	}
+	b.fdes = t->fdes;
+	cfi__free(t);
 	return finish(&b, t);
 }
 

@@ -27,6 +27,16 @@ int cfi__compile(const uint8_t *data, size_t len, uint64_t vaddr, struct cfi_tab
 int cfi__compile_file(const char *path, struct cfi_table *t);
 int cfi__compile_fd(int fd, struct cfi_table *t); /* @fd stays open */
 
+/*
+ * Rows that need no call frame information, for the code of @t's object that has none: at
+ * each function entry of @fn (@n of them, in any order, repeats allowed) no row covers, its
+ * first instruction's rule, the ABI's (the return address at the stack pointer, CFA = rsp +
+ * 8); at @start, the object's entry point (0: none), the outermost frame (STOP) up to the next
+ * row, when no row covers it either: the dynamic loader's _start has no unwind info. 0 or
+ * -ENOMEM (@t unchanged).
+ */
+int cfi__add_entries(struct cfi_table *t, const uint64_t *fn, size_t n, uint64_t start);
+
 /* The row that covers virtual address @addr, or NULL when it is before the first row. */
 const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr);
 
