@@ -55,6 +55,14 @@ void follow__start_naming(struct session *s, struct target *t)
 		start_settling(t);
 }
 
+void follow__code_mapped(struct session *s, struct target *t)
+{
+	if (!t->sym)
+		return;
+	symbolizer__refresh(t->sym);
+	sync_unwind(s, t);
+}
+
 uint64_t follow__settle(struct session *s)
 {
 	uint64_t now = pace__now(), next = 0;
@@ -69,8 +77,7 @@ uint64_t follow__settle(struct session *s)
 			continue;
 		}
 		if (now >= t->settle_at) {
-			symbolizer__refresh(t->sym);
-			sync_unwind(s, t);
+			follow__code_mapped(s, t);
 			t->settle_at = ++t->settle_step < SETTLE_STEPS ?
 					       now + (SETTLE_FIRST_NS << t->settle_step) :
 					       0;

@@ -13,6 +13,9 @@
 /* A new symbolizer for @t, and the exec count it stands for (so the next exec is noticed). */
 void follow__start_naming(struct session *s, struct target *t);
 
+/* Reads @t's maps again and loads the unwind tables of the code it mapped since. */
+void follow__code_mapped(struct session *s, struct target *t);
+
 /* Reads @t's /proc figures (target__refresh(), @final for the last ones), noting which image
  * they belong to. */
 void follow__refresh(struct session *s, struct target *t, bool final);

@@ -258,6 +258,10 @@ static void reap(struct session *s)
 			follow__start_naming(s, &s->targets.v[0]);
 			launch__resume(&s->launch);
 			break;
+		case LAUNCH_MAPPED: /* ... and each library's */
+			follow__code_mapped(s, &s->targets.v[0]);
+			launch__resume(&s->launch);
+			break;
 		case LAUNCH_RUNNING:
 			break;
 		}

@@ -8,13 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
-#include <sys/user.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/procfs.h"
+#include "symbols/procmaps.h"
 
 /* How long launch__detach() waits for the command to reach a ptrace stop. */
 #define DETACH_WAIT_MS 1000
@@ -51,12 +53,17 @@ static void restore_signals(const struct launch *l)
 
 static void child_main(const struct launch *l, int go_fd, int exec_fd, char *const argv[])
 {
+	static const char gone[] = "faultline: the command was not started: faultline ended "
+				   "before it could trace it\n";
 	char byte;
 	int err;
 
-	/* the parent may die before it lets us go: then read() sees EOF and we stop */
-	if (read(go_fd, &byte, 1) != 1)
+	/* the parent may die before it lets us go: then read() sees EOF, and we say so */
+	if (read(go_fd, &byte, 1) != 1) {
+		if (write(STDERR_FILENO, gone, sizeof(gone) - 1) < 0)
+			_exit(127);
 		_exit(127);
+	}
 	close(go_fd);
 	setrlimit(RLIMIT_NOFILE, &l->nofile); /* faultline raised its own */
 	/* last, so a Ctrl-C during the setup stays pending until now */
@@ -138,7 +145,8 @@ int launch__fork(struct launch *l, char *const argv[])
 	 * after exec may stay unnamed, nothing worse.
 	 */
 	l->traced = ptrace(PTRACE_SEIZE, l->pid, NULL,
-			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC)) == 0;
+			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_TRACEEXEC |
+					  PTRACE_O_TRACESYSGOOD)) == 0;
 	l->go_fd = go[1];
 	l->exec_fd = ex[0];
 	return 0;
@@ -173,56 +181,97 @@ static int signal_to_deliver(pid_t pid, int status)
 	return overtaken(pid, sig) ? 0 : sig;
 }
 
-/* The entry point of the image @pid runs (AT_ENTRY of its auxiliary vector), or 0. */
-static uint64_t entry_of(pid_t pid)
+/* The base of the dynamic loader of the image @pid runs (AT_BASE of its auxiliary vector), or
+ * 0: a static program, or the loader run as the program. */
+static uint64_t loader_base(pid_t pid)
 {
-	uint64_t av[2], entry = 0;
+	uint64_t av[2], base = 0;
 	int fd = procfs__open(pid, "auxv", O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return 0;
-	while (!entry && read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
-		if (av[0] == AT_ENTRY)
-			entry = av[1];
+	while (!base && read(fd, av, sizeof(av)) == sizeof(av) && av[0] != AT_NULL)
+		if (av[0] == AT_BASE)
+			base = av[1];
 	close(fd);
-	return entry;
+	return base;
 }
 
-/* Puts a breakpoint (int3) at the entry point of the child stopped after its exec. Nothing
- * when it cannot: the libraries are then named at the next refresh, as before. */
-static void break_at_entry(struct launch *l)
+/* [*@lo, *@hi): the mappings of the file mapped at @base in @pid (the dynamic loader). False
+ * when they cannot be read. */
+static bool loader_range(pid_t pid, uint64_t base, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t entry = entry_of(l->pid);
-	long word;
+	const struct procmap_entry *at;
+	struct procmaps maps;
+	FILE *f;
 
-	if (!entry)
-		return;
-	errno = 0;
-	word = ptrace(PTRACE_PEEKTEXT, l->pid, (void *)entry, NULL);
-	if (errno ||
-	    ptrace(PTRACE_POKETEXT, l->pid, (void *)entry, (void *)((word & ~0xffL) | 0xcc)))
-		return;
-	l->entry = entry;
-	l->entry_word = word;
-}
-
-/* Puts the entry point's word back; true when the child's trap was our breakpoint (it is
- * then set to run the entry point's first instruction). */
-static bool at_entry(struct launch *l)
-{
-	struct user_regs_struct regs;
-	bool ours;
-
-	if (!l->entry)
+	if (!base || procfs__fopen(pid, "maps", &f))
 		return false;
-	ours = !ptrace(PTRACE_GETREGS, l->pid, NULL, &regs) && regs.rip == l->entry + 1;
-	if (ours) {
-		ptrace(PTRACE_POKETEXT, l->pid, (void *)l->entry, (void *)l->entry_word);
-		regs.rip = l->entry;
-		ptrace(PTRACE_SETREGS, l->pid, NULL, &regs);
-		l->entry = 0;
+	if (procmaps__parse(f, &maps)) {
+		fclose(f);
+		return false;
 	}
-	return ours;
+	fclose(f);
+	at = procmaps__find(&maps, base);
+	*lo = *hi = 0;
+	for (size_t i = 0; at && i < maps.nr; i++) {
+		const struct procmap_entry *e = &maps.entries[i];
+
+		if (e->inode != at->inode || e->dev_major != at->dev_major ||
+		    e->dev_minor != at->dev_minor)
+			continue;
+		if (!*hi)
+			*lo = e->start;
+		*hi = e->end;
+	}
+	procmaps__free(&maps);
+	return *hi != 0;
+}
+
+/*
+ * After an exec, the dynamic loader maps the program's libraries, then runs their
+ * initialisers and the program. Until the first system call made outside the loader, the
+ * child stops at each system call (PTRACE_SYSCALL), so that the code each mmap brings is named
+ * and unwound before a line of it runs. A syscall stop leaves nothing in the child: if
+ * faultline dies, the kernel detaches the child and it goes on, as after any other stop.
+ */
+static void watch_loader(struct launch *l)
+{
+	l->in_loader = loader_range(l->pid, loader_base(l->pid), &l->loader_lo, &l->loader_hi);
+	l->mapping_code = false;
+}
+
+/* PTRACE_SYSCALL while the loader maps code, else PTRACE_CONT, delivering @sig. */
+static void resume(const struct launch *l, int sig)
+{
+	ptrace(l->in_loader ? PTRACE_SYSCALL : PTRACE_CONT, l->pid, NULL, (void *)(long)sig);
+}
+
+/* A syscall-stop of the child in the loader's care: LAUNCH_MAPPED when it stopped after a
+ * call that made code executable (mmap, mprotect with PROT_EXEC), else resumed. */
+static enum launch_event on_syscall(struct launch *l)
+{
+	struct __ptrace_syscall_info si;
+	long got = ptrace(PTRACE_GET_SYSCALL_INFO, l->pid, (void *)sizeof(si), &si);
+
+	if (got <= 0 || si.op == PTRACE_SYSCALL_INFO_NONE) {
+		l->in_loader = false; /* nothing to tell the calls apart by: stop watching */
+	} else if (si.op == PTRACE_SYSCALL_INFO_ENTRY) {
+		if (si.instruction_pointer < l->loader_lo || si.instruction_pointer >= l->loader_hi)
+			l->in_loader = false; /* the program's own code runs: all of it is mapped */
+		else
+			l->mapping_code =
+				(si.entry.nr == SYS_mmap || si.entry.nr == SYS_mprotect) &&
+				(si.entry.args[2] & PROT_EXEC);
+	} else if (si.op == PTRACE_SYSCALL_INFO_EXIT && l->mapping_code) {
+		l->mapping_code = false;
+		if (!si.exit.is_error) {
+			l->exec_stopped = true;
+			return LAUNCH_MAPPED;
+		}
+	}
+	resume(l, 0);
+	return LAUNCH_RUNNING;
 }
 
 enum launch_event launch__on_wait(struct launch *l, int status)
@@ -241,13 +290,10 @@ enum launch_event launch__on_wait(struct launch *l, int status)
 	if (event == PTRACE_EVENT_EXEC) {
 		l->exec_stopped = true;
 		l->at_exec = true;
-		l->entry = 0; /* a breakpoint not reached went with the old image */
 		return LAUNCH_EXEC;
 	}
-	if (!event && WSTOPSIG(status) == SIGTRAP && at_entry(l)) {
-		l->exec_stopped = true;
-		return LAUNCH_EXEC;
-	}
+	if (!event && WSTOPSIG(status) == (SIGTRAP | 0x80))
+		return on_syscall(l);
 	if (event == PTRACE_EVENT_STOP) {
 		/*
 		 * A group-stop reports its stop signal: PTRACE_LISTEN keeps the command stopped
@@ -255,12 +301,12 @@ enum launch_event launch__on_wait(struct launch *l, int status)
 		 * is over), as after a PTRACE_INTERRUPT: it must be resumed, or it stays frozen.
 		 */
 		if (WSTOPSIG(status) == SIGTRAP)
-			ptrace(PTRACE_CONT, l->pid, NULL, NULL);
+			resume(l, 0);
 		else
 			ptrace(PTRACE_LISTEN, l->pid, NULL, NULL);
 		return LAUNCH_RUNNING;
 	}
-	ptrace(PTRACE_CONT, l->pid, NULL, (void *)(long)signal_to_deliver(l->pid, status));
+	resume(l, signal_to_deliver(l->pid, status));
 	return LAUNCH_RUNNING;
 }
 
@@ -270,9 +316,9 @@ void launch__resume(struct launch *l)
 		return;
 	l->exec_stopped = false;
 	if (l->at_exec)
-		break_at_entry(l);
+		watch_loader(l);
 	l->at_exec = false;
-	ptrace(PTRACE_CONT, l->pid, NULL, NULL);
+	resume(l, 0);
 }
 
 void launch__release(struct launch *l)
@@ -292,7 +338,7 @@ static void wait_gone(struct launch *l)
 
 		if (e == LAUNCH_AT_EXIT)
 			launch__release(l);
-		else if (e == LAUNCH_EXEC)
+		else if (e == LAUNCH_EXEC || e == LAUNCH_MAPPED)
 			launch__resume(l);
 	}
 }
@@ -401,16 +447,9 @@ void launch__detach(struct launch *l)
 		l->status = status;
 		return;
 	}
-	/* a breakpoint left would kill it at its entry point */
-	if (l->entry) {
-		if (!(status >> 16) && WSTOPSIG(status) == SIGTRAP && at_entry(l))
-			status = 0; /* the trap was ours: nothing to deliver */
-		else
-			ptrace(PTRACE_POKETEXT, l->pid, (void *)l->entry, (void *)l->entry_word);
-		l->entry = 0;
-	}
-	/* the first stop will do: ours, a group-stop (it stays stopped), its exit, a signal */
-	if (WIFSTOPPED(status) && !(status >> 16))
+	/* the first stop will do: ours, a syscall's, a group-stop (it stays stopped), its exit,
+	 * a signal, which is delivered */
+	if (WIFSTOPPED(status) && !(status >> 16) && WSTOPSIG(status) != (SIGTRAP | 0x80))
 		sig = signal_to_deliver(l->pid, status);
 	ptrace(PTRACE_DETACH, l->pid, NULL, (void *)(long)sig);
 	/* stopped at its exit: it ends now, and how it ended is still worth reporting */

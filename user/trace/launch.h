@@ -13,12 +13,13 @@ struct launch {
 	pid_t pid;
 	bool traced; /* seized with ptrace to stop it once at exit, with its mappings intact, and
 		      * after each exec, until its new image is named (launch__resume()) */
-	bool exec_stopped; /* in that stop after an exec, or at its entry point */
+	bool exec_stopped; /* in that stop after an exec, or after its loader mapped code */
 	bool at_exec;	   /* ... after the exec itself: its libraries are not mapped yet */
-	uint64_t entry;	   /* a breakpoint is at this entry point (AT_ENTRY); 0: none */
-	long entry_word;   /* the word the breakpoint replaced */
-	int go_fd;	   /* write end: one byte lets the child exec */
-	int exec_fd;	   /* read end, close-on-exec in the child: EOF means the exec happened */
+	bool in_loader;	   /* stopped at each system call until its program's first */
+	bool mapping_code; /* ... and in one that makes code executable */
+	uint64_t loader_lo, loader_hi; /* the dynamic loader's mappings */
+	int go_fd;		       /* write end: one byte lets the child exec */
+	int exec_fd; /* read end, close-on-exec in the child: EOF means the exec happened */
 	/* faultline's signal state before it changed it: the command starts with this one */
 	sigset_t mask;
 	sigset_t ignored;
@@ -32,8 +33,8 @@ enum launch_event {
 	LAUNCH_RUNNING, /* nothing to do: a signal passed on, a stop or a resume */
 	LAUNCH_AT_EXIT, /* stopped at its exit, its mappings still readable: launch__release() */
 	LAUNCH_GONE,	/* it exited and was reaped: l->status */
-	LAUNCH_EXEC,	/* stopped after an exec (its image mapped), then again at its entry point
-			 * (its libraries mapped too): launch__resume() */
+	LAUNCH_EXEC,	/* stopped after an exec (its image and loader mapped): launch__resume() */
+	LAUNCH_MAPPED,	/* stopped after its loader mapped a library's code: launch__resume() */
 };
 
 /* Checks that @command can be executed (found in PATH when it has no '/'), before anything is
@@ -67,10 +68,11 @@ int launch__go(struct launch *l, const char *command);
  */
 enum launch_event launch__on_wait(struct launch *l, int status);
 
-/* Lets a child stopped after an exec or at its entry point run (nothing when it is in neither
- * stop). After the exec, a breakpoint at the entry point stops it again once the dynamic loader
- * has mapped its libraries: named and their unwind tables loaded at each stop, its stacks are
- * whole from its first instruction, and through its libraries from its program's first. */
+/* Lets a child stopped after an exec or a mapping of code run (nothing when it is in neither
+ * stop). After the exec, it stops again each time its dynamic loader has mapped a library's
+ * code (LAUNCH_MAPPED), until it makes a system call outside the loader: named and their unwind
+ * tables loaded at each stop, its stacks are whole from its first instruction, through each
+ * library from the library's first. */
 void launch__resume(struct launch *l);
 
 /* Lets a child stopped at its exit finish. */
