@@ -99,13 +99,19 @@ $(OUTPUT)/faultline: $(USER_OBJS)
 # Workloads keep frame pointers, but nofp, built as distributions build their packages: its
 # stacks are whole only through the unwind tables.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline
-$(OUTPUT)/workloads/nofp $(OUTPUT)/workloads/faultbench_nofp: WORKLOAD_CFLAGS := -O2 -g -fomit-frame-pointer
+$(OUTPUT)/workloads/nofp $(OUTPUT)/workloads/faultbench_nofp $(OUTPUT)/workloads/manylibs: \
+	WORKLOAD_CFLAGS := -O2 -g -fomit-frame-pointer
 $(OUTPUT)/workloads/faultbench_nofp: tests/workloads/faultbench.c
 $(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(OUTPUT)/workloads
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Werror -pthread $< -o $@
 
-workloads: $(WORKLOADS)
+# the library manylibs maps hundreds of copies of (tests/workloads/lib: not a workload itself)
+$(OUTPUT)/workloads/libmanylib.so: tests/workloads/lib/manylib.c | $(OUTPUT)/workloads
+	$(call msg,LIB,$@)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIC -shared -Wall -Werror $< -o $@
+
+workloads: $(WORKLOADS) $(OUTPUT)/workloads/libmanylib.so
 
 $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)

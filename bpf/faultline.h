@@ -492,7 +492,9 @@ struct fl_unwind_map {
 };
 _Static_assert(sizeof(struct fl_unwind_map) == 32, "fl_unwind_map layout");
 
-#define FL_UNWIND_MAPS 256 /* executable mappings per process with a table; more: none */
+/* Executable mappings per process with a table (16 KiB a process); past it, the loader keeps
+ * those stacks most often go through (user/trace/unwind.c unwind__pick) */
+#define FL_UNWIND_MAPS 512
 
 /* Value of unwind_procs (key: tgid): its executable mappings, sorted by start. */
 struct fl_unwind_proc {

@@ -191,7 +191,8 @@ static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state 
 	if (!p)
 		return NULL;
 	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
-	for (int k = 0; k < 9 && lo < hi; k++) { /* the last mapping starting at or before addr */
+	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
+	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
 		lo = fl_opaque(w->s, 0, lo);
 		hi = fl_opaque(w->s, 1, hi);
 		mid = (lo + hi) / 2;

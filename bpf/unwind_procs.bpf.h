@@ -8,7 +8,7 @@
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
 
-/* 8 KiB each, allocated as targets come */
+/* 16 KiB each, allocated as targets come */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC);

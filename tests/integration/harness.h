@@ -142,6 +142,12 @@ bool h_within(double got, double want);
  */
 void h_within_ok(const char *what, uint64_t got, int64_t want, const struct h_folded *f);
 
+/*
+ * The bytes of @what ("growth_bytes", "alloc_bytes") in the stack_walks of the --json document
+ * at @path: on whole stacks into *@whole, on stacks cut for any reason into *@cut.
+ */
+void h_walks_ok(const char *path, const char *what, uint64_t *whole, uint64_t *cut);
+
 /* The ids every "id" key of `bpftool -j prog|link show` lists; count returned, -errno. */
 int h_bpftool_ids(const char *kind, uint32_t *ids, size_t max);
 /* The BPF program and link ids @pid holds open, from /proc/PID/fdinfo; count, -errno. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * The integration tests' harness, the data side: /proc/PID/status, folded files, tolerances,
- * and the BPF object ids bpftool and /proc/PID/fdinfo show. See harness.h.
+ * the stack walks of a --json document, and the BPF object ids bpftool and /proc/PID/fdinfo
+ * show. See harness.h.
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "formats/jsonread.h"
 #include "harness.h"
 
 int h_read_status(pid_t pid, struct h_rss *r)
@@ -245,6 +247,31 @@ void h_folded_root_ok(const struct h_folded *f, const char *comm)
 		cr_assert_str_eq(f->lines[i].frames[0], comm,
 				 "folded line %zu starts with \"%s\", not the process name \"%s\"",
 				 i + 1, f->lines[i].frames[0], comm);
+}
+
+void h_walks_ok(const char *path, const char *what, uint64_t *whole, uint64_t *cut)
+{
+	char *text = h_read_file(path), key[64];
+	const struct jv *ends;
+	struct jv doc;
+
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "%s is not JSON: %.300s", path, text);
+	snprintf(key, sizeof(key), "stack_walks.%s", what);
+	ends = jv_path(&doc, key);
+	cr_assert(ends && ends->type == JV_OBJ, "%s has no %s", path, key);
+	*whole = *cut = 0;
+	for (size_t i = 0; i < ends->n; i++) {
+		uint64_t v;
+
+		cr_assert(jv_u64(&ends->items[i], &v), "%s.%s is no byte count", key,
+			  ends->keys[i]);
+		if (!strcmp(ends->keys[i], "whole"))
+			*whole += v;
+		else
+			*cut += v;
+	}
+	jv_free(&doc);
+	free(text);
 }
 
 static int add_id(uint32_t *ids, size_t *n, size_t max, unsigned long id)

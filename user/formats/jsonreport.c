@@ -105,6 +105,8 @@ static void stack_shares(struct json *j, const struct fl_report *r)
 	json__u64(j, "over_memory_bound", u->over_budget);
 	json__u64(j, "refused_by_kernel", u->load_failed);
 	json__u64(j, "mappings_past_limit", u->maps_cut);
+	if (u->maps_cut)
+		json__str(j, "mappings_past_limit_files", u->cut_names);
 	json__fixed(j, "build_ms", u->compile_ms, 1);
 	json__object_end(j);
 	json__object_end(j);

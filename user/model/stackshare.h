@@ -21,14 +21,15 @@ struct fl_stack_share {
 
 /* The figures of the unwind tables loaded (trace/unwind.c). */
 struct fl_unwind_figures {
-	size_t objects;	    /* object files with a table loaded */
-	size_t rows;	    /* rows in all */
-	uint64_t bytes;	    /* memory of the rows in the kernel */
-	size_t no_table;    /* objects without one: no .eh_frame, or it could not be read */
-	size_t over_budget; /* objects left without one by the memory bound */
-	size_t load_failed; /* objects whose table the kernel refused */
-	size_t maps_cut;    /* executable mappings past FL_UNWIND_MAPS in a process */
-	double compile_ms;  /* time spent compiling and loading tables */
+	size_t objects;	     /* object files with a table loaded */
+	size_t rows;	     /* rows in all */
+	uint64_t bytes;	     /* memory of the rows in the kernel */
+	size_t no_table;     /* objects without one: no .eh_frame, or it could not be read */
+	size_t over_budget;  /* objects left without one by the memory bound */
+	size_t load_failed;  /* objects whose table the kernel refused */
+	size_t maps_cut;     /* the most executable mappings past FL_UNWIND_MAPS in a process */
+	char cut_names[160]; /* ... the files they map, comma-separated ("..." when more) */
+	double compile_ms;   /* time spent compiling and loading tables */
 };
 
 /* Adds the counters @c of a row whose stack ended as @end (FL_SHARE_LOST: no stack). */

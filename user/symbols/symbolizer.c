@@ -612,7 +612,8 @@ size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out,
 		if (!(e->perms & PROCMAP_EXEC) || !m->elf || !m->have_bias)
 			continue;
 		if (n < max)
-			out[n] = (struct symbolizer_code){ e->start, e->end, m->bias, m->elf, i };
+			out[n] = (struct symbolizer_code){ e->start, e->end, m->bias,
+							   m->elf,   i,	     e->path };
 		n++;
 	}
 	return n;

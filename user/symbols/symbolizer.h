@@ -131,6 +131,7 @@ struct symbolizer_code {
 	uint64_t bias;		   /* ELF virtual address = address - bias */
 	const struct elfsyms *elf; /* one per file (the elf_cache's), in every process */
 	size_t index;		   /* for symbolizer__open_code() */
+	const char *path;	   /* as the maps say: valid until the next refresh */
 };
 
 /* The executable file mappings with a known bias, sorted by start, up to @max into @out;

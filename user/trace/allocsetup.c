@@ -14,24 +14,31 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "base/procfs.h"
 #include "symbols/procmaps.h"
 #include "trace/launch.h"
 
-#define MAX_CANDIDATES 256
-
+/* Every object mapped: a plugin host maps hundreds, and the C library, mapped early, is high
+ * in the address space, last in /proc/PID/maps. */
 struct candidates {
-	char *paths[MAX_CANDIDATES];
-	size_t n;
+	char **paths;
+	size_t n, cap;
 };
 
 static void candidates__add(struct candidates *c, const char *path)
 {
-	if (!*path || c->n == MAX_CANDIDATES)
+	char **v;
+
+	if (!*path)
 		return;
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->paths[i], path))
 			return;
+	v = grow__reserve(c->paths, &c->cap, c->n, sizeof(*v));
+	if (!v)
+		return;
+	c->paths = v;
 	c->paths[c->n] = strdup(path);
 	if (c->paths[c->n])
 		c->n++;
@@ -41,7 +48,8 @@ static void candidates__free(struct candidates *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		free(c->paths[i]);
-	c->n = 0;
+	free(c->paths);
+	*c = (struct candidates){ 0 };
 }
 
 /* Every file with an executable mapping of the process at @procfd, /proc directory @dir

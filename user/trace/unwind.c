@@ -35,9 +35,10 @@ struct unwinder {
 	uint32_t next_id;
 	uint32_t gen; /* the last fl_unwind_proc.gen given */
 	struct fl_unwind_figures stats;
-	struct fl_unwind_proc proc;   /* 8 KiB: built here, not on the stack */
+	struct fl_unwind_proc proc;   /* 16 KiB: built here, not on the stack */
 	struct fl_unwind_proc loaded; /* ... and the list the BPF side holds, read back here */
-	struct symbolizer_code code[FL_UNWIND_MAPS];
+	struct symbolizer_code *code; /* a process's code mappings, during a sync */
+	size_t code_cap;
 	size_t obj_of[FL_UNWIND_MAPS]; /* the object of each code[] in objs, during a sync */
 	struct pending pending[FL_UNWIND_MAPS];
 	size_t npending;
@@ -69,6 +70,7 @@ void unwinder__free(struct unwinder *u)
 	if (!u)
 		return;
 	free(u->objs);
+	free(u->code);
 	free(u);
 }
 
@@ -238,18 +240,40 @@ static bool holds_already(struct unwinder *u, uint32_t key)
 	return !memcmp(u->loaded.maps, u->proc.maps, u->proc.n * sizeof(u->proc.maps[0]));
 }
 
+/* The code mappings of @sym into u->code, all of them; their number, or -ENOMEM. */
+static ssize_t code_of(struct unwinder *u, const struct symbolizer *sym)
+{
+	size_t n = symbolizer__code(sym, u->code, u->code_cap);
+
+	if (n > u->code_cap) {
+		struct symbolizer_code *c = realloc(u->code, n * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		u->code = c;
+		u->code_cap = n;
+		n = symbolizer__code(sym, u->code, u->code_cap);
+	}
+	return (ssize_t)(n < u->code_cap ? n : u->code_cap);
+}
+
 int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 {
 	uint32_t key = (uint32_t)pid;
+	char names[sizeof(u->stats.cut_names)];
+	ssize_t all;
 	double t0;
 	size_t n;
 
 	if (!u || !sym || !u->max_bytes)
 		return 0;
-	n = symbolizer__code(sym, u->code, FL_UNWIND_MAPS);
-	if (n > FL_UNWIND_MAPS) {
-		u->stats.maps_cut += n - FL_UNWIND_MAPS;
-		n = FL_UNWIND_MAPS;
+	all = code_of(u, sym);
+	if (all < 0)
+		return (int)all;
+	n = unwind__pick(u->code, (size_t)all, FL_UNWIND_MAPS, names, sizeof(names));
+	if ((size_t)all - n > u->stats.maps_cut) { /* the process that lost the most */
+		u->stats.maps_cut = (size_t)all - n;
+		memcpy(u->stats.cut_names, names, sizeof(names));
 	}
 	memset(&u->proc, 0, sizeof(u->proc));
 	for (size_t i = 0; i < n; i++) {
@@ -292,6 +316,104 @@ void unwinder__forget(struct unwinder *u, pid_t pid)
 
 	if (u && !bpf_map_delete_elem(u->procs_fd, &key))
 		epoch_bump(u);
+}
+
+/* The rank of a code mapping in unwind__pick(): lower first. */
+static int rank(const struct symbolizer_code *c, bool lowest)
+{
+	static const char *const core[] = { "ld-linux", "ld-musl",   "libc.so",
+					    "libc-",	"libc.musl", "[vdso]" };
+	static const char *const runtimes[] = { "libstdc++",   "libgcc_s",    "libm.so",
+						"libpthread",  "libjemalloc", "libtcmalloc",
+						"libmimalloc", "libpython",   "libjvm" };
+	const char *base = strrchr(c->path, '/');
+
+	base = base ? base + 1 : c->path;
+	if (lowest)
+		return 0;
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (!strncmp(base, core[i], strlen(core[i])))
+			return 0;
+	for (size_t i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++)
+		if (!strncmp(base, runtimes[i], strlen(runtimes[i])))
+			return 1;
+	return 2;
+}
+
+struct ranked {
+	size_t at; /* index in the code list */
+	int rank;
+	uint64_t size;
+};
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* True when @base is one of the names of the list @names. */
+static bool listed(const char *names, const char *base)
+{
+	size_t n = strlen(base);
+
+	for (const char *p = names; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 2 : NULL)
+		if (!strncmp(p, base, n) && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* Appends @path's file name to the list in @names, once; "..." once it is full. */
+static void add_name(char *names, size_t len, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t at = strlen(names);
+
+	base = base ? base + 1 : path;
+	if ((at >= 3 && !strcmp(names + at - 3, "...")) || listed(names, base))
+		return;
+	if (at + strlen(base) + 2 + 5 < len) /* room for it and a last ", ..." */
+		snprintf(names + at, len - at, "%s%s", at ? ", " : "", base);
+	else
+		snprintf(names + at, len - at, "%s...", at ? ", " : "");
+}
+
+size_t unwind__pick(struct symbolizer_code *code, size_t n, size_t max, char *names, size_t len)
+{
+	struct ranked *r;
+	bool *keep;
+	size_t kept = 0;
+
+	if (len)
+		names[0] = '\0';
+	if (n <= max)
+		return n;
+	r = calloc(n, sizeof(*r));
+	keep = calloc(n, sizeof(*keep));
+	if (!r || !keep) { /* no memory to rank: the lowest addresses, as they come */
+		free(r);
+		free(keep);
+		return max;
+	}
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){ i, rank(&code[i], i == 0), code[i].end - code[i].start };
+	qsort(r, n, sizeof(*r), by_rank);
+	for (size_t i = 0; i < n; i++) {
+		keep[r[i].at] = i < max;
+		if (i >= max)
+			add_name(names, len, code[r[i].at].path);
+	}
+	for (size_t i = 0; i < n; i++) /* in place, in address order */
+		if (keep[i])
+			code[kept++] = code[i];
+	free(r);
+	free(keep);
+	return kept;
 }
 
 void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out)

@@ -32,4 +32,14 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 
 void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out);
 
+/*
+ * When a process maps more code than the walk's list holds (@n > @max mappings of @code,
+ * sorted by start): keeps in @code[0, @max), still sorted by start, those its stacks most
+ * likely go through: the executable (the lowest mapping), the dynamic loader, the C library
+ * and the vdso first, then the language and allocator runtimes, then the largest. The files of
+ * those left out go, comma-separated, into @names (@len bytes, "..." when they do not fit).
+ * Returns how many are kept: min(@n, @max).
+ */
+size_t unwind__pick(struct symbolizer_code *code, size_t n, size_t max, char *names, size_t len);
+
 #endif /* FAULTLINE_UNWIND_H */

@@ -223,6 +223,11 @@ static void render_stacks(FILE *out, unsigned width, const struct fl_report *r)
 		    u->objects, u->rows, bytes, u->compile_ms, u->no_table ? growth : "",
 		    u->over_budget ? alloc : "",
 		    u->load_failed ? "; some refused by the kernel" : "");
+	if (u->maps_cut)
+		units__emit(out, width,
+			    "unwind tables left out: %zu code mappings of a process past the %d "
+			    "the walk holds (by frame pointers there): %s",
+			    u->maps_cut, FL_UNWIND_MAPS, u->cut_names);
 }
 
 static void render_proc_detail(FILE *out, unsigned width, const struct fl_report *r,
