@@ -106,12 +106,14 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c tests/workloads/workload.h | $(OUTPUT
 	$(call msg,WORKLOAD,$@)
 	$(Q)$(CC) $(WORKLOAD_CFLAGS) -Wall -Werror -pthread $< -o $@
 
-# the library manylibs maps hundreds of copies of (tests/workloads/lib: not a workload itself)
-$(OUTPUT)/workloads/libmanylib.so: tests/workloads/lib/manylib.c | $(OUTPUT)/workloads
+# Libraries the workloads load (tests/workloads/lib), built as distributions build theirs
+WORKLOAD_LIBS := $(patsubst tests/workloads/lib/%.c,$(OUTPUT)/workloads/lib%.so, \
+	$(wildcard tests/workloads/lib/*.c))
+$(OUTPUT)/workloads/lib%.so: tests/workloads/lib/%.c | $(OUTPUT)/workloads
 	$(call msg,LIB,$@)
 	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIC -shared -Wall -Werror $< -o $@
 
-workloads: $(WORKLOADS) $(OUTPUT)/workloads/libmanylib.so
+workloads: $(WORKLOADS) $(WORKLOAD_LIBS)
 
 $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
