@@ -99,12 +99,13 @@ static bool dir_of(const char *path, char dir[PATH_MAX])
 }
 
 /* ".NAME.XXXXXX" beside @o->final: hidden, and on the same file system, so rename() is
- * atomic. */
+ * atomic. NAME is cut so that a final name near NAME_MAX still has a temporary one. */
 static int open_tmp(struct output *o, const struct stat *old)
 {
 	int dirlen = dir_len(o->final), fd;
 
-	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", dirlen, o->final, o->final + dirlen) < 0) {
+	if (asprintf(&o->tmp, "%.*s.%.*s.XXXXXX", dirlen, o->final, NAME_MAX - 8,
+		     o->final + dirlen) < 0) {
 		o->tmp = NULL;
 		return -ENOMEM;
 	}

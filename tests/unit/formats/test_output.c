@@ -294,3 +294,23 @@ Test(output, a_directory_that_takes_no_temporary_file_is_named)
 	cr_expect_stderr_eq_str(want);
 	cr_expect_str_eq(contents(path), "old\n");
 }
+
+/* ".NAME.XXXXXX" is 8 bytes longer than NAME: a name near NAME_MAX still gets one. */
+Test(output, a_long_name_still_gets_a_temporary_file)
+{
+	struct output o;
+	char name[NAME_MAX + 1], path[PATH_MAX], *names;
+	FILE *f;
+
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	in_dir(path, sizeof(path), name);
+	cr_assert_eq(output__open(&o, path), 0);
+	cr_assert_eq(output__file(&o, &f), 0);
+	fputs("a 1\n", f);
+	cr_assert_eq(output__close(&o, 0), 0);
+	cr_expect_str_eq(contents(path), "a 1\n");
+	names = listing();
+	cr_expect_eq(strlen(names), 251, "listing: %s", names);
+	free(names);
+}
