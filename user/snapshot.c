@@ -110,7 +110,7 @@ static int build_threads(struct snapshot *snap, const struct collector *col,
 	if (!th)
 		return -ENOMEM;
 	for (size_t i = 0; i < nrows; i++) {
-		if (!rows[i].key.tid)
+		if (!rows[i].key.tid || counts__is_zero(&rows[i].counts))
 			continue;
 		th[n].tgid = rows[i].key.tgid;
 		th[n].tid = rows[i].key.tid;
@@ -225,6 +225,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	size_t n = 0, depth = 0;
 	int err;
 
+	/* a row of zeros says nothing: the overflow row made at attach, before any overflow */
+	if (counts__is_zero(&r->counts))
+		return 0;
 	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
 	if (o->threads)
 		path[depth++] = row_thread(snap, r->key.tid);

@@ -121,6 +121,9 @@ static int start_server(const char *dir, const char *id)
 	if (pid == 0) {
 		freopen("/dev/null", "w", stdout);
 		freopen("/dev/null", "w", stderr);
+		/* a server of its own: not a proxy to the servers faultline was given */
+		unsetenv("DEBUGINFOD_URLS");
+		unsetenv("DEBUGINFOD_CACHE_PATH");
 		execlp("debuginfod", "debuginfod", "-F", srv, "-p", port_s, "-d", db, NULL);
 		_exit(127);
 	}
@@ -180,6 +183,123 @@ Test(debuginfod, names_the_stripped_workload)
 		     "touch_c named without debuginfod: from where?");
 	cr_expect_gt(h_folded_total(&r.folded), 40 * H_MIB);
 	h_folded_free(&r.folded);
+}
+
+/* A server on a free loopback port that answers every request 200 with the bytes of @path,
+ * as a broken or hostile debuginfod could. Its port. */
+static int start_answering(const char *path)
+{
+	int port, lfd = loopback_socket(true, &port);
+	static char body[1 << 20];
+	char head[128], req[4096];
+	FILE *f = fopen(path, "r");
+	size_t len;
+	int n;
+	pid_t pid;
+
+	cr_assert_not_null(f, "%s", path);
+	len = fread(body, 1, sizeof(body), f);
+	cr_assert(len > 0 && len < sizeof(body) && !fclose(f), "%s: %zu bytes", path, len);
+	n = snprintf(head, sizeof(head),
+		     "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", len);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		for (int c; (c = accept(lfd, NULL, NULL)) >= 0; close(c))
+			if (read(c, req, sizeof(req)) <= 0 || write(c, head, (size_t)n) != n ||
+			    write(c, body, len) != (ssize_t)len)
+				continue;
+		_exit(0);
+	}
+	close(lfd);
+	h_track(pid);
+	return port;
+}
+
+/* Whether the client cache of the sessions in @dir holds an answer for build-id @id. */
+static bool cached(const char *dir, const char *id)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/cache/%s/debuginfo", dir, id);
+	return !access(path, F_OK);
+}
+
+/*
+ * A session whose server answered @id with a wrong file: one message saying so on @err (@what
+ * the kind), the workload unnamed, the file gone from the client's cache. Then a session with
+ * the right server and the same cache must ask it again, and name the workload.
+ */
+static void wrong_answer_told_and_not_kept(const char *dir, const char *id, int port,
+					   const char *what)
+{
+	char url[64], want[512], *err;
+	struct h_run r;
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", port);
+	run_threads(&r, dir, url);
+	err = h_read_file(r.fl.err_path);
+	snprintf(want, sizeof(want),
+		 "faultline: debuginfod: DEBUGINFOD_URLS=%s answered for build-id %s with %s: not "
+		 "used, removed from the client's cache; no debug files from it this session\n",
+		 url, id, what);
+	cr_expect(strstr(err, want), "no message '%s' in:\n%s", want, err);
+	cr_expect(!strstr(err, "faultline: debuginfod:") ||
+			  !strstr(strstr(err, "faultline: debuginfod:") + 1,
+				  "faultline: debuginfod:"),
+		  "more than one message:\n%s", err);
+	free(err);
+	cr_expect_eq(h_folded_frame(&r.folded, "touch_c"), 0, "touch_c named by a wrong file");
+	h_folded_free(&r.folded);
+	cr_expect_not(cached(dir, id), "the wrong answer stays in the client's cache");
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", start_server(dir, id));
+	run_threads(&r, dir, url);
+	err = h_read_file(r.fl.err_path);
+	cr_expect_gt(h_folded_frame(&r.folded, "touch_c"), 0,
+		     "the next session did not ask the server again:\n%s", err);
+	free(err);
+	h_folded_free(&r.folded);
+}
+
+Test(debuginfod, an_answer_that_is_not_elf_is_told_and_not_kept)
+{
+	char dir[64], id[64], garbage[128];
+	FILE *f;
+
+	h_temp_dir_ok(dir);
+	build_stripped(dir, id);
+	snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
+	f = fopen(garbage, "w");
+	cr_assert(f && fputs("<html>not a debug file</html>\n", f) >= 0 && !fclose(f));
+	wrong_answer_told_and_not_kept(dir, id, start_answering(garbage), "a file that is not ELF");
+}
+
+/* The debug file of the same program with another build-id: its symbols would fit, and must
+ * not be used all the same. */
+Test(debuginfod, another_builds_debug_file_is_told_and_not_kept)
+{
+	char dir[64], id[64], other[64], cmd[512], what[128], note_path[128];
+	uint8_t note[12 + 4 + 20] = { 4, 0, 0, 0, 20, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0 };
+	FILE *f;
+
+	h_temp_dir_ok(dir);
+	build_stripped(dir, id);
+	/* the build-id with its first byte changed, as a note objcopy puts in place of the old */
+	for (int i = 0; i < 20; i++)
+		sscanf(id + 2 * i, "%2hhx", &note[16 + i]);
+	note[16] ^= 0xff;
+	snprintf(other, sizeof(other), "%02x%s", note[16], id + 2);
+	snprintf(note_path, sizeof(note_path), "%s/note.bin", dir);
+	f = fopen(note_path, "w");
+	cr_assert(f && fwrite(note, sizeof(note), 1, f) == 1 && !fclose(f));
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --update-section .note.gnu.build-id=%s %s/srv/threads.debug %s/other",
+		 note_path, dir, dir);
+	sh_ok(cmd);
+	snprintf(cmd, sizeof(cmd), "%s/other", dir);
+	snprintf(what, sizeof(what), "the debug file of another build (build-id %s)", other);
+	wrong_answer_told_and_not_kept(dir, id, start_answering(cmd), what);
 }
 
 /* Copies between @a and @b until both sides are done. */

@@ -184,6 +184,60 @@ Test(json, final_document_and_stream)
 	h_folded_free(&r.folded);
 }
 
+/* True when every number in @v (an object of counts, nested) is 0. */
+static bool all_zero(const struct jv *v)
+{
+	if (v->type == JV_NUM)
+		return !strcmp(v->text, "0");
+	for (size_t i = 0; (v->type == JV_OBJ || v->type == JV_ARR) && i < v->n; i++)
+		if (!all_zero(&v->items[i]))
+			return false;
+	return true;
+}
+
+/*
+ * The loader makes each target's overflow row ([counts map full]) at attach, all zeros until
+ * the counts map fills: no stack of zeros may be listed, with -T (rows one by one) or without
+ * (rows of the same stack summed over threads), and no thread charged nothing.
+ */
+Test(json, no_stack_or_thread_of_zeros)
+{
+	char dir[64], path[128];
+	const char *fl[] = { "--json", path, NULL, NULL };
+
+	h_temp_dir_ok(dir);
+	snprintf(path, sizeof(path), "%s/out.json", dir);
+	for (int threads = 0; threads < 2; threads++) {
+		const struct jv *st, *th;
+		struct h_run r;
+		struct jv doc;
+		char *text;
+
+		fl[2] = threads ? "-T" : NULL;
+		h_attach_run_ok(&r, "threads", NULL, fl);
+		text = h_read_file(path);
+		cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "not JSON: %.500s", text);
+		cr_expect_eq(u64_at(&doc, "drops.counts_map_full"), 0);
+		st = jv_get(&doc, "stacks");
+		cr_assert(st && st->type == JV_ARR && st->n > 0, "no stacks");
+		for (size_t i = 0; i < st->n; i++) {
+			const struct jv *f = jv_get(&st->items[i], "frames");
+
+			cr_expect_not(all_zero(jv_get(&st->items[i], "counts")),
+				      "-T %d: a stack of zeros: %s ... %s", threads,
+				      f->items[0].text, f->items[f->n - 1].text);
+		}
+		th = jv_get(&doc, "threads");
+		for (size_t i = 0; th && i < th->n; i++)
+			cr_expect_not(all_zero(jv_get(&th->items[i], "counts")),
+				      "-T %d: thread %" PRIu64 " was charged nothing", threads,
+				      u64_at(&th->items[i], "tid"));
+		jv_free(&doc);
+		free(text);
+		h_folded_free(&r.folded);
+	}
+}
+
 /* --json -: stdout holds the document and nothing else (the report goes to stderr). */
 Test(json, stdout_holds_only_json)
 {

@@ -327,6 +327,56 @@ Test(outputs, unwritable_paths_fail_before_attaching)
 	}
 }
 
+/* faultline with @args (@what, for messages) exits 1 at once, its stderr @want alone. */
+static void refused_ok(const char *what, const char *const *args, const char *want)
+{
+	struct h_session s;
+	char *err;
+	int code;
+
+	h_session_init_ok(&s);
+	code = run_to_end(&s, args, H_EXIT_MS);
+	err = h_read_file(s.err_path);
+	cr_expect_eq(code, 1, "%s: status %d", what, code);
+	cr_expect_str_eq(err, want, "%s", what);
+	free(err);
+}
+
+/*
+ * /proc/1/mem is init's memory, not a file: every output, diff --svg too, refuses it before
+ * attaching and says why (the hidden temporary file beside it cannot be made; the stream
+ * would write into the process). A new file in /proc/1 names the temporary file's failure.
+ */
+Test(outputs, a_kernel_interface_is_refused_saying_why)
+{
+	static const char *const opts[] = { "--folded", "--json", "--json-stream", "--pprof",
+					    "--svg" };
+	static const char *const why =
+		"faultline: cannot write /proc/1/mem: it is a kernel interface (a proc file), not a "
+		"file to hold an output\n";
+	char dir[64], folded[96], pid[16];
+	const char *diff[] = { "diff", "--svg", "/proc/1/mem", folded, folded, NULL };
+	struct h_proc wl;
+
+	h_spawn_workload_ok(&wl, "threads", NULL);
+	cr_assert_eq(h_wait_line(&wl, "ready", H_LINE_MS), 0);
+	snprintf(pid, sizeof(pid), "%d", wl.pid);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const char *args[] = { "-q", "-d", "60", opts[i], "/proc/1/mem", "-p", pid, NULL };
+
+		refused_ok(opts[i], args, why);
+	}
+	h_temp_dir_ok(dir);
+	snprintf(folded, sizeof(folded), "%s/a.folded", dir);
+	write_text_ok(folded, "app;main 4096\n");
+	refused_ok("diff --svg", diff, why);
+	refused_ok("--json /proc/1/out.json",
+		   (const char *const[]){ "-q", "-d", "60", "--json", "/proc/1/out.json", "-p", pid,
+					  NULL },
+		   "faultline: cannot write /proc/1/out.json: cannot create a temporary file in "
+		   "/proc/1 (No such file or directory)\n");
+}
+
 /*
  * A disk that fills up while the files are written: 4 KiB free, less than one JSON document
  * or the SVG. Neither file may be left truncated under its name; the older JSON file stays

@@ -211,6 +211,15 @@ bool counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	return sat;
 }
 
+bool counts__is_zero(const struct fl_counts *c)
+{
+	static const struct fl_counts zero;
+	struct fl_counts x = *c;
+
+	x.peak_seq = 0;
+	return !memcmp(&x, &zero, sizeof(x));
+}
+
 struct profile *profile__new(void)
 {
 	return calloc(1, sizeof(struct profile));

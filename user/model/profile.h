@@ -51,6 +51,8 @@ struct fl_counts metric__counts(enum fl_metric m, uint64_t v);
 /* @dst += @src, field by field, each sum held at its type's limit instead of wrapping (values
  * read from files can be anything). Returns true when some field was held so. */
 bool counts__add(struct fl_counts *dst, const struct fl_counts *src);
+/* True when every count of @c is 0 (peak_seq, bookkeeping, aside): a row that says nothing. */
+bool counts__is_zero(const struct fl_counts *c);
 
 struct pnode {
 	char *name;		/* NULL for the root; owned by the node */

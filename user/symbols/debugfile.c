@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "base/procfs.h"
+#include "symbols/buildid.h"
 
 struct search {
 	const struct debugfile_query *q;
@@ -47,8 +48,7 @@ static int try_build_id(struct search *s)
 
 	if (q->build_id_len < 2 || q->build_id_len > DEBUGFILE_MAX_BUILD_ID)
 		return 0;
-	for (size_t i = 0; i < q->build_id_len; i++)
-		snprintf(hex + 2 * i, 3, "%02x", q->build_id[i]);
+	buildid__hex(q->build_id, q->build_id_len, hex);
 	if (snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", q->debug_dir, hex,
 		     hex + 2) >= (int)sizeof(cand))
 		return 0;

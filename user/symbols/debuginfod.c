@@ -8,11 +8,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/grow.h"
+#include "symbols/buildid.h"
 
 /* libdebuginfod.so.1's ABI (elfutils/debuginfod.h), so that building needs no header. */
 typedef struct debuginfod_client dclient;
@@ -42,8 +44,9 @@ struct debuginfod {
 	size_t taken;	/* results [0, taken) were taken */
 	bool stop;	/* read by the progress callback too */
 	bool answered;
-	int down_err; /* the servers are unreachable: every later fetch fails with it */
+	int down_err; /* the servers failed: no later fetch is tried */
 	bool down_told;
+	struct debuginfod_result down; /* the fetch that failed them */
 	struct timespec fetch_start;
 };
 
@@ -89,6 +92,48 @@ static int progress(dclient *c, long done, long total)
 	       since(&d->fetch_start) > DEBUGINFOD_MAX_FETCH_S;
 }
 
+/*
+ * Whether the file open at @fd is the debug file of build-id @r->id: 0, DEBUGINFOD_NOT_ELF, or
+ * DEBUGINFOD_OTHER_BUILD with the build-id it has in @r->other. A server (or a cache) can give
+ * anything: libdebuginfod checks neither.
+ */
+static int check_answer(int fd, struct debuginfod_result *r)
+{
+	size_t len;
+	int err = buildid__read_fd(fd, r->other, sizeof(r->other), &len);
+
+	if (err)
+		return err == -ENOEXEC ? DEBUGINFOD_NOT_ELF : err;
+	if (len == r->len && !memcmp(r->other, r->id, len))
+		return 0;
+	r->other_len = len;
+	return DEBUGINFOD_OTHER_BUILD;
+}
+
+/*
+ * Removes rejected answer @path from libdebuginfod's cache, where every later session would
+ * take it without asking again: only a file named as the client names its entries,
+ * .../BUILD-ID/debuginfo, and the entry's directory when that leaves it empty. 0 or -errno.
+ */
+static int uncache(const char *path, const struct debuginfod_result *r)
+{
+	char hex[2 * sizeof(r->id) + 1], tail[sizeof(hex) + 16];
+	size_t n = strlen(path), t;
+	char *dir;
+
+	buildid__hex(r->id, r->len, hex);
+	t = (size_t)snprintf(tail, sizeof(tail), "/%s/debuginfo", hex);
+	if (n <= t || strcmp(path + n - t, tail))
+		return -EINVAL;
+	if (unlink(path))
+		return -errno;
+	dir = strndup(path, n - strlen("/debuginfo"));
+	if (dir)
+		rmdir(dir); /* fails, rightly, when the client keeps more of that build there */
+	free(dir);
+	return 0;
+}
+
 /* Fetches @f (the lock not held). */
 static void fetch(struct debuginfod *d, dclient *c, struct fetch *f)
 {
@@ -97,14 +142,21 @@ static void fetch(struct debuginfod *d, dclient *c, struct fetch *f)
 
 	clock_gettime(CLOCK_MONOTONIC, &d->fetch_start);
 	fd = d->api.find_debuginfo(c, f->r.id, (int)f->r.len, &path);
-	if (fd >= 0) {
-		close(fd);
-		f->r.path = path;
-		f->r.err = path ? 0 : -ENOMEM;
-	} else {
+	if (fd < 0) {
 		free(path);
 		f->r.err = fd;
+		return;
 	}
+	f->r.err = path ? check_answer(fd, &f->r) : -ENOMEM;
+	close(fd);
+	if (f->r.err == DEBUGINFOD_NOT_ELF || f->r.err == DEBUGINFOD_OTHER_BUILD) {
+		f->r.uncache_err = uncache(path, &f->r);
+		if (!f->r.uncache_err) {
+			free(path);
+			path = NULL;
+		}
+	}
+	f->r.path = path;
 }
 
 static void *worker(void *arg)
@@ -125,18 +177,21 @@ static void *worker(void *arg)
 		}
 		f = d->v[d->next++];
 		if (!c || d->down_err) {
-			f.r.err = c ? d->down_err : -ENOMEM;
+			f.r.err = c ? -ECANCELED : -ENOMEM;
 		} else {
 			pthread_mutex_unlock(&d->lock);
 			fetch(d, c, &f);
 			pthread_mutex_lock(&d->lock);
-			if (d->stop)
+			if (d->stop) {
 				f.r.err = -ECANCELED;
-			else if (!f.r.err || f.r.err == -ENOENT)
+			} else if (!f.r.err || f.r.err == -ENOENT) {
 				d->answered = true;
-			else
-				d->down_err =
-					f.r.err; /* refused, timed out, DNS: the rest would too */
+			} else {
+				/* refused, timed out, DNS, a wrong file: the rest would be too */
+				d->down_err = f.r.err;
+				d->down = f.r;
+				f.r.path = NULL;
+			}
 		}
 		d->v[d->nr_done++] = f;
 		pthread_cond_broadcast(&d->done);
@@ -198,6 +253,7 @@ void debuginfod__free(struct debuginfod *d)
 	}
 	for (size_t i = d->taken; i < d->nr_done; i++)
 		free(d->v[i].r.path);
+	free(d->down.path);
 	free(d->v);
 	free(d);
 }
@@ -283,13 +339,16 @@ bool debuginfod__answered(struct debuginfod *d)
 	return a;
 }
 
-int debuginfod__take_error(struct debuginfod *d)
+int debuginfod__take_error(struct debuginfod *d, struct debuginfod_result *why)
 {
 	int err = 0;
 
+	memset(why, 0, sizeof(*why));
 	pthread_mutex_lock(&d->lock);
 	if (d->down_err && !d->down_told) {
 		err = d->down_err;
+		*why = d->down;
+		d->down.path = NULL;
 		d->down_told = true;
 	}
 	pthread_mutex_unlock(&d->lock);

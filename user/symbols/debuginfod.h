@@ -9,6 +9,7 @@
 #ifndef FAULTLINE_DEBUGINFOD_H
 #define FAULTLINE_DEBUGINFOD_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,12 +33,24 @@ void debuginfod__free(struct debuginfod *d);
 /* Queues build-id @id (@len bytes) unless it was already. 0 or -ENOMEM. */
 int debuginfod__request(struct debuginfod *d, const uint8_t *id, size_t len);
 
+/* What a server answered that was not the debug file asked for (struct debuginfod_result.err). */
+#define DEBUGINFOD_NOT_ELF (-ENOEXEC)	  /* bytes that are not ELF */
+#define DEBUGINFOD_OTHER_BUILD (-EBADMSG) /* the debug file of another build-id, or of none */
+
 /* A finished fetch. */
 struct debuginfod_result {
 	uint8_t id[64];
 	size_t len;
-	int err;    /* 0: @path holds the debug file; -ENOENT: no server has it; -errno */
-	char *path; /* the file in the client's cache (malloc'ed; the caller frees it) */
+	/* 0: @path holds the debug file; -ENOENT: no server has it; DEBUGINFOD_NOT_ELF or
+	 * DEBUGINFOD_OTHER_BUILD: a file came that is not it; -ECANCELED: not asked, the servers
+	 * had failed; -errno */
+	int err;
+	char *path; /* the file in the client's cache (malloc'ed; the caller frees it), or NULL */
+	uint8_t other[64]; /* DEBUGINFOD_OTHER_BUILD: the build-id the file has */
+	size_t other_len;  /* 0: none */
+	/* a file that was not it is removed from the client's cache, so that no session takes it
+	 * from there: 0 when it was, else -errno and @path names it */
+	int uncache_err;
 };
 
 /* Takes the next finished fetch not taken yet: 1 with *@r filled, 0 when none. */
@@ -53,9 +66,12 @@ size_t debuginfod__pending(struct debuginfod *d);
 bool debuginfod__answered(struct debuginfod *d);
 
 /*
- * The error that made the servers count as unreachable (a refused connection, a time-out),
- * once: later fetches are not tried and fail with it. 0 when none, or when already returned.
+ * The error that made the servers count as failed, once, with *@why the fetch that failed (its
+ * @path, set when a wrong file could not be removed from the cache, is the caller's to free): a
+ * refused connection, a time-out, or an answer that was not the file asked for
+ * (DEBUGINFOD_NOT_ELF, DEBUGINFOD_OTHER_BUILD). Later fetches are not tried. 0 when none, or
+ * when already returned.
  */
-int debuginfod__take_error(struct debuginfod *d);
+int debuginfod__take_error(struct debuginfod *d, struct debuginfod_result *why);
 
 #endif /* FAULTLINE_DEBUGINFOD_H */

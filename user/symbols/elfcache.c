@@ -211,6 +211,10 @@ void elf_cache__print_undebugged(const struct elf_cache *c, FILE *out)
 			continue;
 		if (ce->asked && ce->debuginfod_err == -ENOENT)
 			why = ", debuginfod has none";
+		else if (ce->asked && ce->debuginfod_err == DEBUGINFOD_NOT_ELF)
+			why = ", debuginfod answered a file that is not ELF";
+		else if (ce->asked && ce->debuginfod_err == DEBUGINFOD_OTHER_BUILD)
+			why = ", debuginfod answered another build's debug file";
 		else if (ce->asked && ce->debuginfod_err)
 			why = ", debuginfod failed";
 		else if (ce->asked)

@@ -12,15 +12,12 @@
 
 #include "base/grow.h"
 #include "base/procfs.h"
+#include "symbols/buildid.h"
 #include "symbols/debugfile.h"
 #include "symbols/dwarf.h"
 #include "symbols/ehframe.h"
 #include "symbols/elfsyms.h"
 #include "symbols/minidebug.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 
 struct elfsyms_seg {
 	uint64_t vaddr;
@@ -130,33 +127,6 @@ static int collect_syms(Elf *elf, Elf64_Word sh_type, struct elfsyms *e, size_t 
 	return 0;
 }
 
-static size_t read_build_id(Elf *elf, uint8_t *buf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)data->d_buf + name_off, "GNU", 4) != 0 ||
-			    nh.n_descsz == 0 || nh.n_descsz > ELFSYMS_MAX_BUILD_ID)
-				continue;
-			memcpy(buf, (char *)data->d_buf + desc_off, nh.n_descsz);
-			return nh.n_descsz;
-		}
-	}
-	return 0;
-}
-
 /* Reads the type, PT_LOAD segments, build-id and debuglink name of @elf into @e. */
 static int read_meta(Elf *elf, struct elfsyms *e)
 {
@@ -181,7 +151,7 @@ static int read_meta(Elf *elf, struct elfsyms *e)
 			.flags = ph.p_flags,
 		};
 	}
-	e->build_id_len = read_build_id(elf, e->build_id);
+	e->build_id_len = buildid__read(elf, e->build_id, sizeof(e->build_id));
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return 0;
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -222,7 +192,7 @@ static int try_debug_fd(int fd, void *arg)
 		return 0;
 	if (elf_kind(elf) != ELF_K_ELF)
 		goto cleanup;
-	id_len = read_build_id(elf, id);
+	id_len = buildid__read(elf, id, sizeof(id));
 	if (e->build_id_len && id_len &&
 	    (id_len != e->build_id_len || memcmp(id, e->build_id, id_len) != 0))
 		goto cleanup;

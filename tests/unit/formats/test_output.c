@@ -8,12 +8,15 @@
 #include <criterion/redirect.h>
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "formats/output.h"
 #include "unit/scratch.h"
@@ -239,4 +242,75 @@ Test(output, a_fifo_is_opened_when_written)
 	cr_expect_not_null(fgets(buf, sizeof(buf), r));
 	cr_expect_str_eq(buf, "ok\n");
 	fclose(r);
+}
+
+/* A file of proc or sysfs is a control, not storage: /proc/PID/mem is a process's memory. */
+Test(output, a_kernel_interface_is_refused_saying_so)
+{
+	struct output o;
+
+	cr_expect_eq(output__open(&o, "/proc/self/mem"), -EPERM);
+	cr_expect_null(o.path);
+	cr_expect_eq(output__open_stream(&o, "/proc/self/mem"), -EPERM);
+	cr_expect_null(o.f);
+	fflush(stderr);
+	cr_expect_stderr_eq_str(
+		"faultline: cannot write /proc/self/mem: it is a kernel interface (a "
+		"proc file), not a file to hold an output\n"
+		"faultline: cannot write /proc/self/mem: it is a kernel interface (a "
+		"proc file), not a file to hold an output\n");
+}
+
+/* Without CAP_DAC_OVERRIDE, so that root too is held to the modes below. */
+static void without_dac_override(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+
+	cr_assert_eq(syscall(SYS_capget, &h, d), 0);
+	d[0].effective &= ~(1u << CAP_DAC_OVERRIDE);
+	cr_assert_eq(syscall(SYS_capset, &h, d), 0);
+}
+
+/* The file may be written, its directory not: the message names the directory. */
+Test(output, a_directory_that_takes_no_temporary_file_is_named)
+{
+	struct output o;
+	char dir[PATH_MAX], path[PATH_MAX], want[3 * PATH_MAX];
+
+	in_dir(dir, sizeof(dir), "ro");
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	in_dir(path, sizeof(path), "ro/out.json");
+	write_file(path, "old\n", 0666);
+	cr_assert_eq(chmod(dir, 0555), 0);
+	without_dac_override();
+	cr_expect_eq(output__open(&o, path), -EACCES);
+	cr_assert_eq(chmod(dir, 0755), 0);
+	fflush(stderr);
+	snprintf(want, sizeof(want),
+		 "faultline: cannot write %s: cannot create a temporary file in %s (Permission "
+		 "denied)\n",
+		 path, dir);
+	cr_expect_stderr_eq_str(want);
+	cr_expect_str_eq(contents(path), "old\n");
+}
+
+/* ".NAME.XXXXXX" is 8 bytes longer than NAME: a name near NAME_MAX still gets one. */
+Test(output, a_long_name_still_gets_a_temporary_file)
+{
+	struct output o;
+	char name[NAME_MAX + 1], path[PATH_MAX], *names;
+	FILE *f;
+
+	memset(name, 'n', 250);
+	name[250] = '\0';
+	in_dir(path, sizeof(path), name);
+	cr_assert_eq(output__open(&o, path), 0);
+	cr_assert_eq(output__file(&o, &f), 0);
+	fputs("a 1\n", f);
+	cr_assert_eq(output__close(&o, 0), 0);
+	cr_expect_str_eq(contents(path), "a 1\n");
+	names = listing();
+	cr_expect_eq(strlen(names), 251, "listing: %s", names);
+	free(names);
 }

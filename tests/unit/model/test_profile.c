@@ -91,6 +91,22 @@ Test(profile, counts_add)
 	cr_expect_eq(a.write_faults, 20);
 }
 
+/* Every count makes a row say something; peak_seq, which only dates at_peak, does not. */
+Test(profile, counts_is_zero)
+{
+	struct fl_counts c = { .peak_seq = 7 };
+
+	cr_expect(counts__is_zero(&c));
+	c.at_peak = -4096;
+	cr_expect_not(counts__is_zero(&c));
+	c = (struct fl_counts){ .vm_failed = 1 };
+	cr_expect_not(counts__is_zero(&c));
+	c = (struct fl_counts){ .release = { 0, 0, 0, 4096 } };
+	cr_expect_not(counts__is_zero(&c));
+	c = (struct fl_counts){ .unmatched_frees = 1 };
+	cr_expect_not(counts__is_zero(&c));
+}
+
 /* Sums that would pass 2^64 (at_peak: leave int64) are held at the limit, not wrapped, and
  * counts__add says so; resident and released add three kinds and saturate too. */
 Test(profile, sums_saturate)
