@@ -84,6 +84,13 @@ int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int t
 
 /* A new directory under /tmp in @dir, removed with its files by h_cleanup(). */
 void h_temp_dir_ok(char dir[64]);
+/*
+ * A path from which user @uid (group @gid, no others) can run the executable @path, into @out:
+ * @path itself when that user can reach it, else a copy in a new directory of that user's,
+ * removed by h_cleanup() (a clone in a 0700 directory, such as /root, is out of its reach).
+ * Skips the test when that user can run neither (e.g. /tmp mounted noexec).
+ */
+void h_path_for_user_ok(const char *path, uid_t uid, gid_t gid, char *out, size_t len);
 /* Creates @s's directory and paths; call before building faultline's arguments. */
 void h_session_init_ok(struct h_session *s);
 /* Starts faultline with @args (NULL-terminated), stdout and stderr to @s's files. */
