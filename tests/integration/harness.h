@@ -165,6 +165,7 @@ struct h_run {
 	struct h_session fl;
 	struct h_rss before, after;
 	struct h_folded folded;
+	double end_s; /* launch mode: from the command's "done" to faultline's exit, seconds */
 };
 
 void h_attach_start_ok(struct h_run *r, const char *workload, const char *const *wl_args,
@@ -176,10 +177,14 @@ void h_attach_run_ok(struct h_run *r, const char *workload, const char *const *w
 
 /*
  * A launch-mode run: `faultline -q --folded F ARGS -- WORKLOAD --now --exit WL_ARGS`; asserts
- * that it ends by itself with status 0 within H_WORK_MS and printed its readiness line;
- * loads the folded file.
+ * that faultline prints its readiness line within H_READY_MS, the workload its "done" within
+ * H_WORK_MS after that, and that faultline then ends by itself with status 0 within H_EXIT_MS
+ * (r->end_s: how long it took); loads the folded file.
  */
 void h_launch_run_ok(struct h_run *r, const char *workload, const char *const *wl_args,
 		     const char *const *fl_args);
+/* h_launch_run_ok() with @work_ms for the workload's "done", for work that is long by itself. */
+void h_launch_run_for_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			 const char *const *fl_args, int work_ms);
 
 #endif /* FAULTLINE_TEST_HARNESS_H */
