@@ -213,7 +213,8 @@ static ssize_t memo_get(const struct dwarfinfo *d, uint64_t vaddr, struct dwarf_
 	if (!m->used || (max > m->asked && m->n == m->asked))
 		return -1;
 	max = m->n < max ? m->n : max;
-	memcpy(out, m->frames, max * sizeof(*out));
+	if (max) /* none kept (no DWARF covers it): no array either */
+		memcpy(out, m->frames, max * sizeof(*out));
 	return (ssize_t)max;
 }
 

@@ -196,7 +196,8 @@ static void expect_same_frame(const struct dwarf_frame *got, const struct dwarf_
 }
 
 /* An address with inlined frames asked with room for one frame, then for all: the one frame
- * kept from the first ask is not taken for all of them; asked with less room again, a prefix. */
+ * kept from the first ask is not taken for all of them; asked with less room again, a prefix.
+ * One that no DWARF covers has none, asked again too. */
 Test(dwarf, frames_asked_with_less_room)
 {
 	struct dwarf_frame all[16], again[16], one;
@@ -224,6 +225,9 @@ Test(dwarf, frames_asked_with_less_room)
 	cr_assert_eq(dwarfinfo__frames(elfsyms__dwarf(e), addr, again, 2), 2);
 	for (size_t k = 0; k < 2; k++)
 		expect_same_frame(&again[k], &all[k], addr, k);
+	/* an address no DWARF covers: none, and none again */
+	cr_expect_eq(dwarfinfo__frames(elfsyms__dwarf(e), 0x10, again, 16), 0);
+	cr_expect_eq(dwarfinfo__frames(elfsyms__dwarf(e), 0x10, again, 16), 0);
 	elfsyms__free(fresh);
 	elfsyms__free(e);
 }
