@@ -241,12 +241,22 @@ int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int t
 	return err;
 }
 
-void h_temp_dir_ok(char dir[64])
+/* A new directory under @parent in @dir, removed with its files by h_cleanup(): 0 or -errno. */
+static int temp_dir_in(const char *parent, char dir[64])
 {
-	snprintf(dir, 64, "/tmp/faultline-test-XXXXXX");
-	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	snprintf(dir, 64, "%s/faultline-test-XXXXXX", parent);
+	if (!mkdtemp(dir))
+		return -errno;
 	cr_assert_lt(ndirs, H_MAX_DIRS);
 	strcpy(dirs[ndirs++], dir);
+	return 0;
+}
+
+void h_temp_dir_ok(char dir[64])
+{
+	int err = temp_dir_in("/tmp", dir);
+
+	cr_assert(!err, "mkdtemp: %s", strerror(-err));
 }
 
 /* 0 when @uid/@gid may execute @path (access(2) in a child that became that user), else the
@@ -289,24 +299,32 @@ static void copy_file_ok(const char *from, const char *to, mode_t mode)
 
 void h_path_for_user_ok(const char *path, uid_t uid, gid_t gid, char *out, size_t len)
 {
+	/* /tmp may be mounted noexec, and so may /dev/shm */
+	static const char *const parents[] = { "/tmp", "/var/tmp", "/dev/shm" };
 	const char *base = strrchr(path, '/');
-	int err = user_may_exec(path, uid, gid), copy_err;
+	int err = user_may_exec(path, uid, gid), copy_err = 0;
 	char dir[64];
 
 	cr_assert_lt(strlen(path), len, "harness: path too long: %s", path);
 	strcpy(out, path);
 	if (!err)
 		return;
-	h_temp_dir_ok(dir);
-	/* the directory is that user's alone; the copy, root's, is not its to change */
-	cr_assert_eq(chown(dir, uid, gid), 0, "chown %s: %s", dir, strerror(errno));
-	cr_assert_lt((size_t)snprintf(out, len, "%s/%s", dir, base ? base + 1 : path), len,
-		     "harness: path too long");
-	copy_file_ok(path, out, 0755);
-	copy_err = user_may_exec(out, uid, gid);
-	if (copy_err)
-		cr_skip_test("uid %u can run neither %s (%s) nor a copy in %s (%s)", (unsigned)uid,
-			     path, strerror(err), dir, strerror(copy_err));
+	for (size_t i = 0; i < sizeof(parents) / sizeof(parents[0]); i++) {
+		copy_err = -temp_dir_in(parents[i], dir);
+		if (copy_err)
+			continue;
+		/* the directory is that user's alone; the copy, root's, is not its to change */
+		cr_assert_eq(chown(dir, uid, gid), 0, "chown %s: %s", dir, strerror(errno));
+		cr_assert_lt((size_t)snprintf(out, len, "%s/%s", dir, base ? base + 1 : path), len,
+			     "harness: path too long");
+		copy_file_ok(path, out, 0755);
+		copy_err = user_may_exec(out, uid, gid);
+		if (!copy_err)
+			return;
+	}
+	cr_skip_test("uid %u can run neither %s (%s) nor a copy in /tmp, /var/tmp or /dev/shm "
+		     "(the last: %s)",
+		     (unsigned)uid, path, strerror(err), strerror(copy_err));
 }
 
 void h_session_init_ok(struct h_session *s)

@@ -87,8 +87,9 @@ void h_temp_dir_ok(char dir[64]);
 /*
  * A path from which user @uid (group @gid, no others) can run the executable @path, into @out:
  * @path itself when that user can reach it, else a copy in a new directory of that user's,
- * removed by h_cleanup() (a clone in a 0700 directory, such as /root, is out of its reach).
- * Skips the test when that user can run neither (e.g. /tmp mounted noexec).
+ * removed by h_cleanup() (a clone in a 0700 directory, such as /root, is out of its reach),
+ * under /tmp, else /var/tmp, else /dev/shm. Skips the test when that user can run none of them
+ * (all mounted noexec).
  */
 void h_path_for_user_ok(const char *path, uid_t uid, gid_t gid, char *out, size_t len);
 /* Creates @s's directory and paths; call before building faultline's arguments. */
