@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -240,12 +241,90 @@ int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int t
 	return err;
 }
 
-void h_temp_dir_ok(char dir[64])
+/* A new directory under @parent in @dir, removed with its files by h_cleanup(): 0 or -errno. */
+static int temp_dir_in(const char *parent, char dir[64])
 {
-	snprintf(dir, 64, "/tmp/faultline-test-XXXXXX");
-	cr_assert(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+	snprintf(dir, 64, "%s/faultline-test-XXXXXX", parent);
+	if (!mkdtemp(dir))
+		return -errno;
 	cr_assert_lt(ndirs, H_MAX_DIRS);
 	strcpy(dirs[ndirs++], dir);
+	return 0;
+}
+
+void h_temp_dir_ok(char dir[64])
+{
+	int err = temp_dir_in("/tmp", dir);
+
+	cr_assert(!err, "mkdtemp: %s", strerror(-err));
+}
+
+/* 0 when @uid/@gid may execute @path (access(2) in a child that became that user), else the
+ * errno. */
+static int user_may_exec(const char *path, uid_t uid, gid_t gid)
+{
+	pid_t pid;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+			_exit(255);
+		_exit(access(path, X_OK) ? errno : 0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid, "waitpid: %s", strerror(errno));
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) != 255,
+		  "harness: could not become uid %u gid %u", (unsigned)uid, (unsigned)gid);
+	return WEXITSTATUS(status);
+}
+
+static void copy_file_ok(const char *from, const char *to, mode_t mode)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	char buf[65536];
+	ssize_t n;
+
+	cr_assert(in >= 0 && out >= 0, "copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		cr_assert_eq(write(out, buf, (size_t)n), n, "write %s: %s", to, strerror(errno));
+	cr_assert_eq(n, 0, "read %s: %s", from, strerror(errno));
+	/* the umask may have taken bits off */
+	cr_assert_eq(fchmod(out, mode), 0, "chmod %s: %s", to, strerror(errno));
+	close(in);
+	cr_assert_eq(close(out), 0, "close %s: %s", to, strerror(errno));
+}
+
+void h_path_for_user_ok(const char *path, uid_t uid, gid_t gid, char *out, size_t len)
+{
+	/* /tmp may be mounted noexec, and so may /dev/shm */
+	static const char *const parents[] = { "/tmp", "/var/tmp", "/dev/shm" };
+	const char *base = strrchr(path, '/');
+	int err = user_may_exec(path, uid, gid), copy_err = 0;
+	char dir[64];
+
+	cr_assert_lt(strlen(path), len, "harness: path too long: %s", path);
+	strcpy(out, path);
+	if (!err)
+		return;
+	for (size_t i = 0; i < sizeof(parents) / sizeof(parents[0]); i++) {
+		copy_err = -temp_dir_in(parents[i], dir);
+		if (copy_err)
+			continue;
+		/* the directory is that user's alone; the copy, root's, is not its to change */
+		cr_assert_eq(chown(dir, uid, gid), 0, "chown %s: %s", dir, strerror(errno));
+		cr_assert_lt((size_t)snprintf(out, len, "%s/%s", dir, base ? base + 1 : path), len,
+			     "harness: path too long");
+		copy_file_ok(path, out, 0755);
+		copy_err = user_may_exec(out, uid, gid);
+		if (!copy_err)
+			return;
+	}
+	cr_skip_test("uid %u can run neither %s (%s) nor a copy in /tmp, /var/tmp or /dev/shm "
+		     "(the last: %s)",
+		     (unsigned)uid, path, strerror(err), strerror(copy_err));
 }
 
 void h_session_init_ok(struct h_session *s)

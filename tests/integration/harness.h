@@ -84,6 +84,14 @@ int h_wait_prefix(struct h_proc *w, const char *prefix, const char **rest, int t
 
 /* A new directory under /tmp in @dir, removed with its files by h_cleanup(). */
 void h_temp_dir_ok(char dir[64]);
+/*
+ * A path from which user @uid (group @gid, no others) can run the executable @path, into @out:
+ * @path itself when that user can reach it, else a copy in a new directory of that user's,
+ * removed by h_cleanup() (a clone in a 0700 directory, such as /root, is out of its reach),
+ * under /tmp, else /var/tmp, else /dev/shm. Skips the test when that user can run none of them
+ * (all mounted noexec).
+ */
+void h_path_for_user_ok(const char *path, uid_t uid, gid_t gid, char *out, size_t len);
 /* Creates @s's directory and paths; call before building faultline's arguments. */
 void h_session_init_ok(struct h_session *s);
 /* Starts faultline with @args (NULL-terminated), stdout and stderr to @s's files. */
@@ -164,6 +172,7 @@ struct h_run {
 	struct h_session fl;
 	struct h_rss before, after;
 	struct h_folded folded;
+	double end_s; /* launch mode: from the command's "done" to faultline's exit, seconds */
 };
 
 void h_attach_start_ok(struct h_run *r, const char *workload, const char *const *wl_args,
@@ -175,10 +184,14 @@ void h_attach_run_ok(struct h_run *r, const char *workload, const char *const *w
 
 /*
  * A launch-mode run: `faultline -q --folded F ARGS -- WORKLOAD --now --exit WL_ARGS`; asserts
- * that it ends by itself with status 0 within H_WORK_MS and printed its readiness line;
- * loads the folded file.
+ * that faultline prints its readiness line within H_READY_MS, the workload its "done" within
+ * H_WORK_MS after that, and that faultline then ends by itself with status 0 within H_EXIT_MS
+ * (r->end_s: how long it took); loads the folded file.
  */
 void h_launch_run_ok(struct h_run *r, const char *workload, const char *const *wl_args,
 		     const char *const *fl_args);
+/* h_launch_run_ok() with @work_ms for the workload's "done", for work that is long by itself. */
+void h_launch_run_for_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			 const char *const *fl_args, int work_ms);
 
 #endif /* FAULTLINE_TEST_HARNESS_H */

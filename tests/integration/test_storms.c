@@ -6,6 +6,7 @@
  * growth of the children, net of what they gave back and but for their exit teardown, must be
  * that sum within 5%, with under 5% of all bytes on unnamed ([unknown], raw addresses) or lost
  * ([stack lost]) stacks, and the children's named functions must hold what they touched.
+ * storm's run is bounded by its children, faultline's end by 10 s from storm's.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -148,8 +149,13 @@ static bool within(double got, double want, double tol)
 	return got >= want * (1 - tol) && got <= want * (1 + tol);
 }
 
-/* `faultline -q -f --json J -- storm ARGS`: the sums storm printed and what faultline saw. */
-static void storm_run_ok(const char *const *wl_args, struct storm_sum *sum, struct storm_seen *seen,
+/*
+ * `faultline -q -f --json J -- storm ARGS`: the sums storm printed and what faultline saw.
+ * storm has @child_ms for each of its @children (its pace is faultline's: it waits in a ptrace
+ * stop at each child's SIGCHLD until faultline passes it on), faultline 10 s from its end.
+ */
+static void storm_run_ok(const char *const *wl_args, unsigned children, int child_ms,
+			 struct storm_sum *sum, struct storm_seen *seen,
 			 uint64_t (*frame_bytes)(const struct jv *, void *), void *ctx)
 {
 	char dir[64], json[96];
@@ -157,13 +163,16 @@ static void storm_run_ok(const char *const *wl_args, struct storm_sum *sum, stru
 
 	h_temp_dir_ok(dir);
 	snprintf(json, sizeof(json), "%s/storm.json", dir);
-	h_launch_run_ok(&r, "storm", wl_args, (const char *const[]){ "-f", "--json", json, NULL });
+	h_launch_run_for_ok(&r, "storm", wl_args,
+			    (const char *const[]){ "-f", "--json", json, NULL },
+			    (int)children * child_ms);
 	storm_sum_ok(r.fl.out_path, sum);
 	storm_seen_ok(json, seen, frame_bytes, ctx);
 	cr_log_info("%lu children: measured %" PRId64 " B (anon %" PRId64 "), faultline %" PRId64
-		    " B net in %zu processes; %" PRIu64 " of %" PRIu64 " B on unnamed stacks",
+		    " B net in %zu processes; %" PRIu64 " of %" PRIu64 " B on unnamed stacks; "
+		    "faultline ended %.2f s after storm",
 		    sum->children, sum->anon + sum->file + sum->shmem, sum->anon,
-		    seen->children_net, seen->followed, seen->lost, seen->total);
+		    seen->children_net, seen->followed, seen->lost, seen->total, r.end_s);
 	h_folded_free(&r.folded);
 }
 
@@ -188,7 +197,9 @@ Test(storms, fork_storm)
 	struct storm_sum sum;
 	struct storm_seen seen;
 
-	storm_run_ok((const char *const[]){ "2000", "256", "0", NULL }, &sum, &seen, NULL, NULL);
+	/* 20 ms a child: 2-8 ms at load 10 on 2 cores */
+	storm_run_ok((const char *const[]){ "2000", "256", "0", NULL }, 2000, 20, &sum, &seen, NULL,
+		     NULL);
 	cr_assert_eq(sum.children, 2000, "storm had %lu reports", sum.children);
 	cr_expect(within((double)sum.anon, 2000.0 * 256 * 1024, 0.001),
 		  "children's RssAnon %" PRId64, sum.anon);
@@ -228,7 +239,8 @@ Test(storms, fork_exec_storm)
 	struct storm_seen seen;
 
 	snprintf(child, sizeof(child), "%s/stormchild", getenv("WORKLOADS"));
-	storm_run_ok(args, &sum, &seen, exec_frames, &f);
+	/* 100 ms a child: 20-40 ms at load 10 on 2 cores */
+	storm_run_ok(args, 300, 100, &sum, &seen, exec_frames, &f);
 	cr_assert_eq(sum.children, 600, "storm had %lu reports (2 per child)", sum.children);
 	check_storm(&sum, &seen, 300);
 	cr_expect(within((double)f.exec_touch, 300.0 * H_MIB, STORM_TOLERANCE),

@@ -10,11 +10,28 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
+
+/* The frames of one address as dwarfinfo__frames() found them, with at most @asked. */
+struct memo {
+	uint64_t vaddr;
+	bool used;
+	uint8_t n, asked;
+	struct dwarf_frame *frames;
+};
 
 struct dwarfinfo {
 	Elf *elf;
 	Dwarf *dw;
+	/*
+	 * Addresses named before, by open addressing (grown at half full): each exec'd child of a
+	 * storm maps the same files at other addresses, and its stacks would walk the DWARF of
+	 * the same code again (300 such children: 31,000 lookups of 250 addresses, 0.2 ms each).
+	 */
+	struct memo *memo;
+	size_t memo_cap, memo_used;
 };
 
 int dwarfinfo__open(int fd, struct dwarfinfo **out)
@@ -53,6 +70,9 @@ void dwarfinfo__free(struct dwarfinfo *d)
 {
 	if (!d)
 		return;
+	for (size_t i = 0; i < d->memo_cap; i++)
+		free(d->memo[i].frames);
+	free(d->memo);
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->elf)
@@ -128,14 +148,84 @@ static size_t inlined(Dwarf_Die *cudie, Dwarf_Die *inner, struct dwarf_frame *ou
 	return k;
 }
 
-size_t dwarfinfo__frames(struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame *out, size_t max)
+/* The slot of @vaddr among @cap (a power of two) @slots, or the free one where it goes. */
+static size_t memo_slot(const struct memo *slots, size_t cap, uint64_t vaddr)
+{
+	size_t i = (size_t)((vaddr * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+
+	while (slots[i].used && slots[i].vaddr != vaddr)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Room for one more address. 0 or -ENOMEM. */
+static int memo_reserve(struct dwarfinfo *d)
+{
+	size_t cap = d->memo_cap ? d->memo_cap * 2 : 1024;
+	struct memo *slots;
+
+	if ((d->memo_used + 1) * 2 <= d->memo_cap)
+		return 0;
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->memo_cap; i++)
+		if (d->memo[i].used)
+			slots[memo_slot(slots, cap, d->memo[i].vaddr)] = d->memo[i];
+	free(d->memo);
+	d->memo = slots;
+	d->memo_cap = cap;
+	return 0;
+}
+
+/* Keeps the @n frames of @vaddr found with at most @max; nothing when out of memory (the
+ * address is looked up again next time). */
+static void memo_put(struct dwarfinfo *d, uint64_t vaddr, const struct dwarf_frame *out, size_t n,
+		     size_t max)
+{
+	struct dwarf_frame *frames = NULL;
+	struct memo *m;
+
+	if (max > UINT8_MAX || memo_reserve(d))
+		return;
+	if (n && !(frames = malloc(n * sizeof(*frames))))
+		return;
+	m = &d->memo[memo_slot(d->memo, d->memo_cap, vaddr)];
+	if (m->used)
+		free(m->frames);
+	else
+		d->memo_used++;
+	if (n)
+		memcpy(frames, out, n * sizeof(*frames));
+	*m = (struct memo){ .vaddr = vaddr, .used = true, .n = n, .asked = max, .frames = frames };
+}
+
+/* The frames of @vaddr when known, as if found with at most @max; -1 when not known. */
+static ssize_t memo_get(const struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame *out,
+			size_t max)
+{
+	const struct memo *m;
+
+	if (!d->memo_cap)
+		return -1;
+	m = &d->memo[memo_slot(d->memo, d->memo_cap, vaddr)];
+	/* found with fewer frames than asked now, and maybe cut there */
+	if (!m->used || (max > m->asked && m->n == m->asked))
+		return -1;
+	max = m->n < max ? m->n : max;
+	if (max) /* none kept (no DWARF covers it): no array either */
+		memcpy(out, m->frames, max * sizeof(*out));
+	return (ssize_t)max;
+}
+
+static size_t lookup(struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame *out, size_t max)
 {
 	Dwarf_Die cudie, *scopes = NULL, inner;
 	Dwarf_Line *line;
 	size_t k = 0;
 	int n, lineno;
 
-	if (!d || !max || !dwarf_addrdie(d->dw, vaddr, &cudie))
+	if (!dwarf_addrdie(d->dw, vaddr, &cudie))
 		return 0;
 	out[0] = (struct dwarf_frame){ 0 };
 	line = dwarf_getsrc_die(&cudie, vaddr);
@@ -153,4 +243,19 @@ size_t dwarfinfo__frames(struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame
 	}
 	free(scopes);
 	return k ? k : (out[0].file || out[0].func ? 1 : 0);
+}
+
+size_t dwarfinfo__frames(struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame *out, size_t max)
+{
+	ssize_t known;
+	size_t n;
+
+	if (!d || !max)
+		return 0;
+	known = memo_get(d, vaddr, out, max);
+	if (known >= 0)
+		return (size_t)known;
+	n = lookup(d, vaddr, out, max);
+	memo_put(d, vaddr, out, n, max);
+	return n;
 }

@@ -27,7 +27,7 @@ void dwarfinfo__free(struct dwarfinfo *d); /* accepts NULL */
  * The frames of ELF virtual address @vaddr, innermost first, at most @max: the line of @vaddr
  * in the innermost inlined function, then each caller it was inlined into at the line of the
  * call, down to the function itself. Returns how many (0: no DWARF covers @vaddr). Strings
- * live as long as @d.
+ * live as long as @d. An address is looked up once: @d keeps what it found.
  */
 size_t dwarfinfo__frames(struct dwarfinfo *d, uint64_t vaddr, struct dwarf_frame *out, size_t max);
 

@@ -177,9 +177,58 @@ Test(dwarf, inlined_frames_match_addr2line)
 
 		cr_assert_neq(start, 0, "no %s in %s", funcs[i], bin);
 		inl += compare_range(elfsyms__dwarf(e), bin, start, size);
+		/* again: answered from what the first pass kept */
+		compare_range(elfsyms__dwarf(e), bin, start, size);
 	}
 	/* the test means nothing unless inlining happened */
 	cr_expect_gt(inl, 10, "only %d addresses with inlined frames", inl);
+	elfsyms__free(e);
+}
+
+static void expect_same_frame(const struct dwarf_frame *got, const struct dwarf_frame *want,
+			      uint64_t addr, size_t k)
+{
+	cr_expect_str_eq(got->func ? got->func : "??", want->func ? want->func : "??",
+			 "0x%" PRIx64 " frame %zu", addr, k);
+	cr_expect_str_eq(got->file ? got->file : "??", want->file ? want->file : "??",
+			 "0x%" PRIx64 " frame %zu", addr, k);
+	cr_expect_eq(got->line, want->line, "0x%" PRIx64 " frame %zu", addr, k);
+}
+
+/* An address with inlined frames asked with room for one frame, then for all: the one frame
+ * kept from the first ask is not taken for all of them; asked with less room again, a prefix.
+ * One that no DWARF covers has none, asked again too. */
+Test(dwarf, frames_asked_with_less_room)
+{
+	struct dwarf_frame all[16], again[16], one;
+	uint64_t size = 0, start, addr = 0;
+	struct elfsyms *e, *fresh;
+	char bin[128];
+	size_t n = 0;
+
+	build("o2", "-O2 -g -fPIE -pie");
+	snprintf(bin, sizeof(bin), "%s/o2", scratch_dir);
+	start = nm_func(bin, "outer", &size);
+	cr_assert_neq(start, 0, "no outer in %s", bin);
+	cr_assert_eq(elfsyms__load(AT_FDCWD, bin, NULL, &e), 0);
+	cr_assert_eq(elfsyms__load(AT_FDCWD, bin, NULL, &fresh), 0);
+	for (uint64_t a = start; a < start + size && n < 2; a++)
+		if ((n = dwarfinfo__frames(elfsyms__dwarf(e), a, all, 16)) >= 2)
+			addr = a;
+	cr_assert_geq(n, 2, "no inlined frames in outer");
+
+	cr_assert_eq(dwarfinfo__frames(elfsyms__dwarf(fresh), addr, &one, 1), 1);
+	expect_same_frame(&one, &all[0], addr, 0);
+	cr_assert_eq(dwarfinfo__frames(elfsyms__dwarf(fresh), addr, again, 16), n);
+	for (size_t k = 0; k < n; k++)
+		expect_same_frame(&again[k], &all[k], addr, k);
+	cr_assert_eq(dwarfinfo__frames(elfsyms__dwarf(e), addr, again, 2), 2);
+	for (size_t k = 0; k < 2; k++)
+		expect_same_frame(&again[k], &all[k], addr, k);
+	/* an address no DWARF covers: none, and none again */
+	cr_expect_eq(dwarfinfo__frames(elfsyms__dwarf(e), 0x10, again, 16), 0);
+	cr_expect_eq(dwarfinfo__frames(elfsyms__dwarf(e), 0x10, again, 16), 0);
+	elfsyms__free(fresh);
 	elfsyms__free(e);
 }
 
