@@ -433,6 +433,8 @@ static int add_retired(struct collector *c)
 	size_t n;
 	const struct fl_row *old = retired_rows__rows(c->retired, &n);
 
+	if (!n) /* memcpy() from NULL, even of nothing, is undefined */
+		return 0;
 	if (c->nrows + n > c->rows_cap) {
 		struct fl_row *v = realloc(c->rows, (c->nrows + n) * sizeof(*v));
 
