@@ -81,19 +81,25 @@ static void untrack(pid_t pid)
 	}
 }
 
+/* @dir and all it holds (a test may make folders in it: a debuginfod cache, a server's). */
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
 	char path[PATH_MAX];
+	struct stat st;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
+		if (e->d_type == DT_DIR ||
+		    (e->d_type == DT_UNKNOWN && !lstat(path, &st) && S_ISDIR(st.st_mode)))
+			remove_dir(path);
+		else
+			unlink(path);
 	}
 	closedir(d);
 	rmdir(dir);
