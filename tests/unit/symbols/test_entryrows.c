@@ -17,7 +17,7 @@
 
 #define LDSO "/lib64/ld-linux-x86-64.so.2"
 
-TestSuite(cfientries, .init = scratch_setup, .fini = scratch_teardown, .timeout = 60);
+TestSuite(entryrows, .init = scratch_setup, .fini = scratch_teardown, .timeout = 60);
 
 static struct fl_unwind_row row(uint32_t addr, uint8_t cfa, int32_t off)
 {
@@ -34,7 +34,7 @@ static void expect_row(const struct cfi_table *t, uint64_t addr, uint8_t cfa, in
 		cr_expect_eq(r->cfa_off, off, "at %#" PRIx64 ": CFA rsp+%d", addr, r->cfa_off);
 }
 
-Test(cfientries, rows_only_where_no_row_covers)
+Test(entryrows, rows_only_where_no_row_covers)
 {
 	struct fl_unwind_row rows[] = { row(0x1000, FL_CFA_RSP, 16), row(0x1010, FL_CFA_INVALID, 0),
 					row(0x1100, FL_CFA_RBP, 16), row(0x1120, FL_CFA_INVALID, 0) };
@@ -64,7 +64,7 @@ Test(cfientries, rows_only_where_no_row_covers)
 	cfi__free(&t);
 }
 
-Test(cfientries, covered_entry_point_stays)
+Test(entryrows, covered_entry_point_stays)
 {
 	struct fl_unwind_row rows[] = { row(0x1000, FL_CFA_STOP, 0), row(0x1010, FL_CFA_RSP, 8),
 					row(0x1020, FL_CFA_INVALID, 0) };
@@ -98,7 +98,7 @@ static uint64_t symbol(const char *bin, const char *name)
 
 /* An assembly function without CFI, named by its symbol; crtstuff's destructor, found through
  * .fini_array once the file is stripped; main keeps the rows its FDE gives. */
-Test(cfientries, functions_without_unwind_info)
+Test(entryrows, functions_without_unwind_info)
 {
 	static const char src[] = "__asm__(\".text\\n.globl bare\\n.type bare, @function\\n"
 				  "bare: ret\\n.size bare, .-bare\\n\");\n"
@@ -131,7 +131,7 @@ Test(cfientries, functions_without_unwind_info)
 
 /* ld.so's _start (RTLD_START, assembly without CFI) and the return addresses inside it, after
  * its calls of _dl_start and _dl_init: the outermost frame. */
-Test(cfientries, loader_entry_is_the_outermost_frame)
+Test(entryrows, loader_entry_is_the_outermost_frame)
 {
 	uint64_t entry = 0;
 	struct cfi_table t;
