@@ -4,9 +4,10 @@
  * nothing in the command that only a living faultline could undo: a command that was started
  * runs to its own end, and one that was not says why. Hundreds of launches of `env sh -c 'ls /
  * >/dev/null; exit 42'` (two execs, each with a dynamic loader mapping libraries), faultline
- * killed at random moments: half from its fork of the command on (its setup, the exec), half
- * from the command's first exec on (the loader's work, which faultline watches at each system
- * call). The test is the command's subreaper, so it reaps the command faultline left behind.
+ * killed at random moments: half from its fork of the command on (with --alloc, whose probes
+ * it attaches before the command may exec: some 10-30 ms here), half from the command's first exec
+ * on (the loader's work, which faultline watches at each system call). The test is the
+ * command's subreaper, so it reaps the command faultline left behind.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -24,7 +25,7 @@
 TestSuite(launch_kill, .init = h_require_root, .fini = h_cleanup, .timeout = 600);
 
 #define LAUNCHES 200
-#define FORK_WINDOW_US 5000 /* kills timed from the fork: faultline's attach, then the exec */
+#define FORK_WINDOW_US 40000 /* kills timed from the fork: --alloc's probes, then the exec */
 #define EXEC_WINDOW_US 8000  /* ... from the first exec: the loader, then the command's work */
 #define RAN 42		     /* the command's own exit status */
 #define NOT_STARTED 127
@@ -114,7 +115,10 @@ struct tally {
 static void launch_and_kill(struct h_session *s, unsigned seed, int i, bool from_exec,
 			    int64_t delay_us, struct tally *t)
 {
-	const char *args[] = { "-q", "--", "env", "sh", "-c", "ls / >/dev/null; exit 42", NULL };
+	/* --alloc before the fork's kills: its probes, planned and attached between the fork and
+	 * the exec, make that window milliseconds wide */
+	const char *args[] = { "-q", from_exec ? "-q" : "--alloc", "--", "env", "sh", "-c",
+			       "ls / >/dev/null; exit 42", NULL };
 	struct h_proc cmd = { .out_fd = -1 };
 	int64_t deadline;
 	pid_t got;
