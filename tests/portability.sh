@@ -58,7 +58,7 @@ trap 'rm -f "$log"' EXIT
 	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
 	run WINDOWS --alloc=churn --sample-time 25 --metric alloc-count --json /tmp/w \
 		-- $wl/allocbench --now --exit 1 2
-	echo \"@@WINDOWS_JSON\"; grep -o '\"probed_s\":[0-9.]*' /tmp/w; echo @@END
+	echo \"@@WINDOWS_JSON\"; grep -o '\"\(probed\|elapsed\)_s\":[0-9.]*' /tmp/w; echo @@END
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
@@ -106,9 +106,13 @@ for fn in alloc_small alloc_medium alloc_large; do
 	got=$(sum WINDOWS ";$fn;malloc")
 	[ "$got" -gt 100 ]; check "--sample-time: $got calls of $fn seen in the windows" $?
 done
-probed=$(sed -n '/^@@WINDOWS_JSON$/,/^@@END$/p' "$log" | sed -n 's/.*"probed_s":\([0-9.]*\).*/\1/p')
-awk -v p="${probed:-0}" 'BEGIN { exit !(p >= 0.2 && p <= 0.8) }'
-check "--sample-time 25 over 2 s: probes in for ${probed:-no} s (0.2-0.8)" $?
+# a share of the session, not seconds: under emulation each attach takes longer, and so does
+# the session
+windows=$(sed -n '/^@@WINDOWS_JSON$/,/^@@END$/p' "$log")
+probed=$(echo "$windows" | sed -n 's/.*"probed_s":\([0-9.]*\).*/\1/p' | head -1)
+elapsed=$(echo "$windows" | sed -n 's/.*"elapsed_s":\([0-9.]*\).*/\1/p' | head -1)
+awk -v p="${probed:-0}" -v e="${elapsed:-0}" 'BEGIN { exit !(e > 0 && p >= 0.05 * e && p <= 0.4 * e) }'
+check "--sample-time 25: probes in for ${probed:-no} s of ${elapsed:-no} s (5-40%: fewer windows where attaching costs more)" $?
 ran VM --vm
 got=$(sum VM ";vm_reserve;")
 [ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?
