@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include "base/grow.h"
 #include "base/pace.h"
+#include "base/procfs.h"
 
 /* The unwind tables of @t's code, when it maps other code than they were loaded for. */
 static void sync_unwind(struct session *s, struct target *t)
@@ -355,6 +356,22 @@ void follow__exits(struct session *s)
 			continue;
 		fprintf(stderr, "faultline: process %d (%s) exited\n", t->sum.pid, t->sum.comm);
 		follow__retire(s, t);
+	}
+}
+
+void follow__launched_at_exit(struct session *s)
+{
+	struct target *t = &s->targets.v[0];
+
+	follow__refresh(s, t, true);
+	/*
+	 * Its last thread going, these maps are its last: a read from here on (a settling step,
+	 * a name missed) would see its memory half torn down and forget what it mapped. The main
+	 * thread may leave before others (pthread_exit()): then the maps stay live.
+	 */
+	if (procfs__threads(t->sum.pid) == 1) {
+		symbolizer__detach(t->sym);
+		t->settle_at = 0;
 	}
 }
 

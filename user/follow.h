@@ -16,6 +16,9 @@ void follow__start_naming(struct session *s, struct target *t);
 /* Reads @t's maps again and loads the unwind tables of the code it mapped since. */
 void follow__code_mapped(struct session *s, struct target *t);
 
+/* The launched command stopped at its exit: its last figures and maps are read, and kept. */
+void follow__launched_at_exit(struct session *s);
+
 /* Reads @t's /proc figures (target__refresh(), @final for the last ones), noting which image
  * they belong to. */
 void follow__refresh(struct session *s, struct target *t, bool final);

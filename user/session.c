@@ -248,7 +248,7 @@ static void reap(struct session *s)
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
-			follow__refresh(s, &s->targets.v[0], true);
+			follow__launched_at_exit(s);
 			launch__release(&s->launch);
 			break;
 		case LAUNCH_GONE:

@@ -432,3 +432,23 @@ int procfs__open_in_root(int rootfd, const char *path)
 	}
 	return fd < 0 ? -errno : (int)fd;
 }
+
+int procfs__threads(pid_t pid)
+{
+	int fd = procfs__open(pid, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return fd;
+	d = fdopendir(fd);
+	if (!d) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}

@@ -110,4 +110,8 @@ int procfs__read_signals(pid_t pid, struct proc_signals *out);
  * Returns 0, -ESRCH when the process is gone, -EINVAL when @len is 0, or another -errno. */
 int procfs__read_comm(pid_t pid, char *buf, size_t len);
 
+/* The threads of process @pid (entries of /proc/@pid/task, the exiting ones included), or
+ * -errno (-ESRCH when the process is gone). */
+int procfs__threads(pid_t pid);
+
 #endif /* FAULTLINE_PROCFS_H */
