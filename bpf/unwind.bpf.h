@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "calltarget_x86.bpf.h"
 #include "faultline.h"
 #include "unwind_procs.bpf.h"
 
@@ -361,6 +362,41 @@ static __always_inline long fl_fp_step(__u32 i, struct fl_walk_state *w, __u32 w
 }
 
 /*
+ * A frame no row covers: a step by the frame pointer; and where that fails at a fault's own
+ * frame, a step as from a function just entered (the return address at the stack pointer),
+ * when that address is in code with tables and the call before it went to the fault's pc: a
+ * library dlopen() maps is initialised (ld.so's call *%rax of its DT_INIT) before its table
+ * comes, and its first instruction faults as its page is touched. A call whose target its
+ * bytes do not say lets the step be taken as a fallback; one that went elsewhere does not.
+ */
+static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 why)
+{
+	__u64 bp = w->s->w.bp, ret;
+	__u32 n = w->s->w.n;
+	long r = fl_fp_step(i, w, why);
+	enum fl_call call;
+
+	if (!r || i || !w->s->w.exact || w->s->w.n != n)
+		return r;
+	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret))
+		return 1;
+	call = fl_call_to((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
+			  w->s->w.pc);
+	if (call == FL_CALL_NONE || call == FL_CALL_ELSEWHERE)
+		return 1;
+	if (call == FL_CALL_UNKNOWN)
+		w->s->w.fallback = 1;
+	/* a function just entered has not touched rbp: the failed step may have */
+	w->s->w.bp = bp;
+	w->s->w.sp += 8;
+	w->s->w.exact = false;
+	w->s->w.end = FL_END_DEPTH; /* the failed step's end is not the walk's */
+	w->s->w.leaf_by_row = true; /* the leaf's caller is frame 1: no leaf_ret to add */
+	w->s->w.nocache = 1;	    /* it read a register: its words alone do not make it */
+	return fl_push_frame(i, w, ret);
+}
+
+/*
  * The current frame's rbx into w->s->w.bx; false when a frame-pointer step lost it. The
  * thread's own register makes the walk uncheckable by its stack words alone (fl_stack_cache):
  * such walks, through ld.so's resolver, are rare.
@@ -484,7 +520,7 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		w->s->w.leaf_by_row = true;
 	return fl_push_frame(i, w, ret);
 fp: /* one place: the verifier follows it once */
-	return fl_fp_step(i, w, why);
+	return fl_gap_step(i, w, why);
 }
 
 /*

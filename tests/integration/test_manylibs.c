@@ -4,7 +4,8 @@
  * dlopen()ed below the C library): the allocator is still found (glibc, mapped above them all,
  * last in /proc/PID/maps), and the walk keeps the tables stacks go through. With 300 copies
  * every code mapping fits the walk's list; with 700 some are left out, and named, while the
- * executable, the loader, the C library and the copy the stacks go through keep theirs.
+ * executable, the loader, the C library and the copy the stacks go through keep theirs; 20
+ * loaded after attach are walked whole from their _init's first instruction.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -107,5 +108,36 @@ Test(manylibs, past_the_limit_the_relevant_kept_the_rest_named)
 		  "the files left out: %s", files);
 	free(cut);
 	free(files);
+	h_folded_free(&r.folded);
+}
+
+/*
+ * Copies loaded after attach: ld.so calls each one's _init before its table can be in, and the
+ * first instruction of _init faults as its page is touched. The walk steps from there as from
+ * a function just entered, the call before its return address having gone there (call
+ * *%rax): the stack is whole, through dlopen and load_late.
+ */
+Test(manylibs, libraries_loaded_late_whole_from_their_first_instruction)
+{
+	const char *wl[] = { "20", "late", NULL };
+	const char *fl[] = { "--metric", "resident", NULL };
+	uint64_t through = 0, cut = 0;
+	struct h_run r;
+
+	h_attach_run_ok(&r, "manylibs", wl, fl);
+	for (size_t i = 0; i < r.folded.n; i++) {
+		const struct h_fline *l = &r.folded.lines[i];
+
+		if (strcmp(l->frames[l->nframes - 1], "_init"))
+			continue;
+		if (l->nframes > 2 && !strcmp(l->frames[1], "_start") &&
+		    h_folded_edge(&(struct h_folded){ .lines = (struct h_fline *)l, .n = 1 },
+				  "main", "load_late"))
+			through += l->value;
+		else
+			cut += l->value;
+	}
+	cr_expect_gt(through, 0, "no growth at _init on a whole stack through load_late");
+	cr_expect_eq(cut, 0, "%" PRIu64 " bytes at _init on cut stacks", cut);
 	h_folded_free(&r.folded);
 }
