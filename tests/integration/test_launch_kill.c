@@ -7,7 +7,8 @@
  * killed at random moments: half from its fork of the command on (with --alloc, whose probes
  * it attaches before the command may exec: some 10-30 ms here), half from the command's first exec
  * on (the loader's work, which faultline watches at each system call). The test is the
- * command's subreaper, so it reaps the command faultline left behind.
+ * command's subreaper, so it reaps the command faultline left behind; every tenth kill, the
+ * BPF links the dead faultline held (the allocator's uprobes among them) must go too.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -107,8 +108,34 @@ static char state_of(pid_t pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+#define MAX_LINKS 256
+
+/* Waits until bpftool lists none of the @n links @ids of a killed faultline (the kernel lets
+ * them go as it closes the dead process's files). */
+static void links_gone_ok(int i, const uint32_t *ids, int n)
+{
+	static uint32_t now[4096];
+	int64_t deadline = now_us() + H_EXIT_MS * 1000LL;
+	int left;
+
+	do {
+		int m = h_bpftool_ids("link", now, sizeof(now) / sizeof(now[0]));
+
+		cr_assert_geq(m, 0, "bpftool -j link show failed");
+		left = 0;
+		for (int k = 0; k < n; k++)
+			for (int j = 0; j < m; j++)
+				left += ids[k] == now[j];
+		if (left)
+			usleep(10000);
+	} while (left && now_us() < deadline);
+	cr_assert_eq(left, 0, "launch %d: %d of the %d links of the killed faultline are still there",
+		     i, left, n);
+}
+
 struct tally {
 	int ran, not_started, before_kill;
+	int links_checked; /* kills after which the links faultline held were seen to go */
 };
 
 /* One launch, faultline killed @delay_us after the fork (@from_exec: after the first exec). */
@@ -120,10 +147,11 @@ static void launch_and_kill(struct h_session *s, unsigned seed, int i, bool from
 	const char *args[] = { "-q", from_exec ? "-q" : "--alloc", "--", "env", "sh", "-c",
 			       "ls / >/dev/null; exit 42", NULL };
 	struct h_proc cmd = { .out_fd = -1 };
+	static uint32_t links[MAX_LINKS];
 	int64_t deadline;
+	int code, nlinks;
 	pid_t got;
 	char *err;
-	int code;
 
 	memset(&s->proc, 0, sizeof(s->proc));
 	s->proc.out_fd = -1;
@@ -139,9 +167,15 @@ static void launch_and_kill(struct h_session *s, unsigned seed, int i, bool from
 	deadline = now_us() + delay_us;
 	while (now_us() < deadline)
 		usleep(100);
+	/* every tenth launch: the links it held (the allocator's uprobes among them) must go */
+	nlinks = i % 10 ? 0 : h_fdinfo_ids(s->proc.pid, "link_id", links, MAX_LINKS);
 	kill(s->proc.pid, SIGKILL);
 	cr_assert_eq(h_wait_exit(&s->proc, H_EXIT_MS), 0, "launch %d: faultline outlived SIGKILL",
 		     i);
+	if (nlinks > 0) {
+		links_gone_ok(i, links, nlinks);
+		t->links_checked++;
+	}
 	/* a command left stopped would never end: say so rather than wait for the timeout */
 	deadline = now_us() + H_WORK_MS * 1000LL;
 	while ((got = waitpid(cmd.pid, &cmd.status, WNOHANG)) == 0) {
@@ -197,7 +231,8 @@ Test(launch_kill, killed_faultline_never_harms_its_command)
 	cr_expect_geq(t.ran, LAUNCHES / 4, "only %d of %d commands got to run", t.ran, LAUNCHES);
 	cr_expect_geq(t.not_started, LAUNCHES / 20, "only %d of %d kills came before the exec",
 		      t.not_started, LAUNCHES);
+	cr_expect_gt(t.links_checked, 0, "no kill found links to see go");
 	cr_log_info("%d launches: %d commands ran to their end, %d were not started, %d ended "
-		    "before faultline was killed",
-		    LAUNCHES, t.ran, t.not_started, t.before_kill);
+		    "before faultline was killed; the links of %d killed sessions went",
+		    LAUNCHES, t.ran, t.not_started, t.before_kill, t.links_checked);
 }
