@@ -510,11 +510,36 @@ int cfi__compile_fd(int fd, struct cfi_table *t)
 	return err;
 }
 
-/* A row of @t's as a build row, in the order of @t. */
-static int keep_row(struct builder *b, const struct fl_unwind_row *r)
+/*
+ * @t's rows and the rows @add (@nadd of them, sorted by by_addr()) in one sorted table, merged
+ * without sorting @t's again: at an address both have, an added row wins, but for an end row,
+ * which only fills an address nothing else holds. 0 or -ENOMEM.
+ */
+static int merge_rows(struct cfi_table *t, const struct build_row *add, size_t nadd)
 {
-	b->fde_first = b->n; /* no merge with the row before: finish() merges */
-	return emit(b, r->addr, *r, false);
+	struct fl_unwind_row *out = malloc((t->n + nadd ? t->n + nadd : 1) * sizeof(*out));
+	size_t i = 0, j = 0, m = 0;
+
+	if (!out)
+		return -ENOMEM;
+	while (i < t->n || j < nadd) {
+		uint64_t at = i < t->n ? t->rows[i].addr : UINT64_MAX;
+		const struct fl_unwind_row *win = NULL;
+
+		if (j < nadd && add[j].row.addr < at)
+			at = add[j].row.addr;
+		if (i < t->n && t->rows[i].addr == at)
+			win = &t->rows[i++];
+		for (; j < nadd && add[j].row.addr == at; j++)
+			if (!add[j].end || !win)
+				win = &add[j].row;
+		if (!m || !same_rule(&out[m - 1], win))
+			out[m++] = *win;
+	}
+	free(t->rows);
+	t->rows = out;
+	t->n = m;
+	return 0;
 }
 
 int cfi__add_entries(struct cfi_table *t, const uint64_t *fn, size_t n, uint64_t start)
@@ -522,34 +547,27 @@ int cfi__add_entries(struct cfi_table *t, const uint64_t *fn, size_t n, uint64_t
 	const struct fl_unwind_row entry = { .cfa = FL_CFA_RSP, .cfa_off = 8 },
 				   stop = { .cfa = FL_CFA_STOP }, none = { .cfa = FL_CFA_INVALID };
 	const struct fl_unwind_row *r = start ? cfi__find(t, start) : NULL;
-	bool add_start = start && (!r || r->cfa == FL_CFA_INVALID);
 	struct builder b = { 0 };
 	int err = 0;
 
-	for (size_t i = 0; i < t->n && !err; i++)
-		err = keep_row(&b, &t->rows[i]);
-	/* after the rows: at one address, finish() keeps the one emitted last */
+	if (start && (!r || r->cfa == FL_CFA_INVALID))
+		err = emit(&b, start, stop, false);
 	for (size_t i = 0; i < n && !err; i++) {
 		r = cfi__find(t, fn[i]);
 		if (fn[i] == start || (r && r->cfa != FL_CFA_INVALID))
 			continue;
-		b.fde_first = b.n;
+		b.fde_first = b.n; /* no merge with the row before: merge_rows() merges */
 		err = emit(&b, fn[i], entry, false);
 		/* the first instruction alone: an end row, which any other row there outranks */
 		if (!err)
 			err = emit(&b, fn[i] + 1, none, true);
 	}
-	if (!err && add_start) {
-		b.fde_first = b.n;
-		err = emit(&b, start, stop, false);
+	if (!err && b.n) {
+		qsort(b.v, b.n, sizeof(*b.v), by_addr);
+		err = merge_rows(t, b.v, b.n);
 	}
-	if (err) {
-		free(b.v);
-		return err;
-	}
-	b.fdes = t->fdes;
-	cfi__free(t);
-	return finish(&b, t);
+	free(b.v);
+	return err;
 }
 
 const struct fl_unwind_row *cfi__find(const struct cfi_table *t, uint64_t addr)
