@@ -172,21 +172,34 @@ static int read_status_in(pid_t pid, const char *dir, bool rollup, struct proc_s
 	return 0;
 }
 
+/* /proc/@pid/task as a directory stream, or NULL with -errno in *@err. */
+static DIR *open_tasks(pid_t pid, int *err)
+{
+	int fd = procfs__open(pid, "task", O_RDONLY | O_DIRECTORY);
+	DIR *d;
+
+	if (fd < 0) {
+		*err = fd;
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		*err = -errno;
+		close(fd);
+	}
+	return d;
+}
+
 /* A leader that called pthread_exit() is a zombie whose status has no memory figures while
  * the process lives on: any live thread's status has them. -EINVAL when none does. */
 static int read_status_of_a_thread(pid_t pid, bool rollup, struct proc_status *out)
 {
-	int fd = procfs__open(pid, "task", O_RDONLY | O_DIRECTORY), err = -EINVAL;
+	int err = -EINVAL;
 	struct dirent *e;
-	DIR *d;
+	DIR *d = open_tasks(pid, &err);
 
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -EINVAL;
-	}
+	if (!d)
+		return err;
 	while (err && (e = readdir(d))) {
 		char dir[sizeof(e->d_name) + 8];
 
@@ -435,18 +448,12 @@ int procfs__open_in_root(int rootfd, const char *path)
 
 int procfs__threads(pid_t pid)
 {
-	int fd = procfs__open(pid, "task", O_RDONLY | O_DIRECTORY | O_CLOEXEC), n = 0;
+	int n = 0;
 	struct dirent *e;
-	DIR *d;
+	DIR *d = open_tasks(pid, &n);
 
-	if (fd < 0)
-		return fd;
-	d = fdopendir(fd);
-	if (!d) {
-		n = -errno;
-		close(fd);
+	if (!d)
 		return n;
-	}
 	while ((e = readdir(d)))
 		n += e->d_name[0] != '.';
 	closedir(d);
