@@ -9,6 +9,8 @@ echo "== faultline -T --alloc --folded $folded --svg $svg -- $out/workloads/demo
 "$out/faultline" -T --alloc --top 12 --folded "$folded" --svg "$svg" -- "$out/workloads/demo" 6
 echo
 echo "== $folded (the heaviest stacks; feed the file to flamegraph.pl or speedscope)"
-sort -t' ' -k2 -nr "$folded" | head -8 | cut -c1-160
+# sed reads to the end, where head would leave sort writing into a closed pipe: SIGPIPE, which
+# pipefail turns into a failed `make demo` (Error 141) once the file outgrows the pipe
+sort -t' ' -k2 -nr "$folded" | sed -n 1,8p | cut -c1-160
 echo
 echo "== $svg: the flame graph; open it in a browser (click a frame to zoom, Ctrl-F to search)"
