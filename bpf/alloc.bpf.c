@@ -11,6 +11,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "alloc_math.h"
+#include "alloc_task.bpf.h"
 #include "faultline.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
@@ -38,13 +39,6 @@ struct {
 	__type(key, struct fl_key);
 	__type(value, struct fl_alloc_hist);
 } alloc_hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_alloc_task);
-} alloc_task SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -46,18 +46,19 @@ enum fl_drop {
 	FL_DROP_STACKS_FULL = 0, /* stacks map full: a new stack could not be stored */
 	FL_DROP_STACK_FAILED =
 		1, /* no user stack could be taken (no pc, or the CPU's walk was busy) */
-	FL_DROP_COUNTS_FULL = 2,  /* counts map full: bytes went to the overflow key */
-	FL_DROP_MM_FULL = 3,	  /* mm_state map full: that mm's changes are not seen */
-	FL_DROP_THREADS_FULL = 4, /* threads map full: thread name unknown */
-	FL_DROP_TASK_STORAGE = 5, /* no task storage: stack taken without the cache */
-	FL_DROP_LIVE_FULL = 6,	  /* live table full: an allocation's free cannot be matched */
-	FL_DROP_ALLOC_STATE = 7,  /* no task storage: an allocator call was not seen */
-	FL_DROP_HISTS_FULL = 8,	  /* alloc_hists map full: a call is missing from histograms */
-	FL_DROP_PROCS_FULL = 9,	  /* procs map full: a forked child is not followed */
-	FL_DROP_VM_STATE = 10,	  /* no task storage: a memory syscall was not seen */
-	FL_DROP_PID_REUSED = 11,  /* a child reused the pid of an exited target not yet retired */
-	FL_DROP_EXIT_MAPS = 12,	  /* a mapping of an exiting target was not recorded (ring full) */
-	FL_DROP__COUNT = 13,
+	FL_DROP_COUNTS_FULL = 2,   /* counts map full: bytes went to the overflow key */
+	FL_DROP_MM_FULL = 3,	   /* mm_state map full: that mm's changes are not seen */
+	FL_DROP_THREADS_FULL = 4,  /* threads map full: thread name unknown */
+	FL_DROP_TASK_STORAGE = 5,  /* no task storage: stack taken without the cache */
+	FL_DROP_LIVE_FULL = 6,	   /* live table full: an allocation's free cannot be matched */
+	FL_DROP_ALLOC_STATE = 7,   /* no task storage: an allocator call was not seen */
+	FL_DROP_HISTS_FULL = 8,	   /* alloc_hists map full: a call is missing from histograms */
+	FL_DROP_PROCS_FULL = 9,	   /* procs map full: a forked child is not followed */
+	FL_DROP_VM_STATE = 10,	   /* no task storage: a memory syscall was not seen */
+	FL_DROP_PID_REUSED = 11,   /* a child reused the pid of an exited target not yet retired */
+	FL_DROP_EXIT_MAPS = 12,	   /* a mapping of an exiting target was not recorded (ring full) */
+	FL_DROP_REGIONS_FULL = 13, /* regions map full: who mapped an anonymous region is unknown */
+	FL_DROP__COUNT = 14,
 };
 
 /*
@@ -194,8 +195,11 @@ struct fl_counts {
 	__u64 advised;	 /* covered by madvise */
 	__u64 vm_calls;	 /* calls made, failed ones included */
 	__u64 vm_failed; /* ... of which failed */
+	/* --metric new: bytes of pages the kernel allocated for the target while it ran here
+	 * (kmem:mm_page_alloc, movable: anon, page cache, shmem), whether mapped or not */
+	__u64 new_bytes;
 };
-_Static_assert(sizeof(struct fl_counts) == 176, "fl_counts layout");
+_Static_assert(sizeof(struct fl_counts) == 184, "fl_counts layout");
 
 /* Value of the threads map (key: tid): the thread's name when it was last seen or renamed. */
 struct fl_thread {
@@ -375,6 +379,42 @@ struct fl_vm_task {
 	__u64 old_brk; /* brk: the break before the call */
 };
 _Static_assert(sizeof(struct fl_vm_task) == 32, "fl_vm_task layout");
+
+/*
+ * --alloc: the anonymous regions the targets mapped during the session, so that userspace can
+ * tell the allocator's mappings (heaps, arenas, large blocks) from the application's own (a
+ * buffer pool): an mmap or mremap made inside an allocator call is the allocator's.
+ */
+#define FL_MAX_REGIONS 65536
+
+enum fl_region_owner {
+	FL_OWNER_APP = 1,	/* mapped outside any allocator call */
+	FL_OWNER_ALLOCATOR = 2, /* mapped inside a malloc-family call */
+};
+
+struct fl_region_key {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 start; /* the address mmap or mremap returned */
+};
+_Static_assert(sizeof(struct fl_region_key) == 16, "fl_region_key layout");
+
+struct fl_region {
+	__u64 len;   /* bytes asked for */
+	__u64 stack; /* key of the stacks map: who mapped it; 0 when the walk failed */
+	__u32 tid;
+	__u16 owner; /* enum fl_region_owner */
+	__u16 _pad;
+};
+_Static_assert(sizeof(struct fl_region) == 24, "fl_region layout");
+
+/* Per-thread state of an mmap or mremap between its entry and its exit (fl_region). */
+struct fl_region_task {
+	__u64 len; /* mmap: the length; mremap: the new length; 0: in no call to record */
+	__u64 old; /* mremap: the old address, whose record moves */
+	struct fl_region r;
+};
+_Static_assert(sizeof(struct fl_region_task) == 40, "fl_region_task layout");
 
 /* Key of the live map: one allocated block of a target. gen is the allocating task's
  * self_exec_id (low half), which every exec bumps and threads and forks inherit: after an exec,

@@ -12,6 +12,7 @@
 #include "mapping.bpf.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "syscalls_x86.h"
 #include "vm_math.h"
 
 /* The arguments of the memory syscall each target thread is inside, from entry to exit. */
@@ -86,13 +87,6 @@ static __always_inline void fl_vm_exit(void *ctx, long ret)
 	if (b.advised)
 		__sync_fetch_and_add(&c->advised, b.advised);
 }
-
-/* x86_64 syscall numbers (arch/x86/entry/syscalls/syscall_64.tbl): a stable ABI */
-#define NR_MMAP 9
-#define NR_MUNMAP 11
-#define NR_BRK 12
-#define NR_MREMAP 25
-#define NR_MADVISE 28
 
 static __always_inline bool fl_vm_nr(long nr)
 {

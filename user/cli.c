@@ -179,7 +179,9 @@ int config__stdout_outputs(const struct fl_config *cfg)
 bool config__has_metric(const struct fl_config *cfg, enum fl_metric m)
 {
 	return (cfg->alloc || !metric__needs_alloc(m)) &&
-	       (!cfg->alloc_churn || !metric__needs_frees(m)) && (cfg->vm || !metric__needs_vm(m));
+	       (!cfg->alloc_churn || !metric__needs_frees(m)) &&
+	       (cfg->vm || !metric__needs_vm(m)) &&
+	       (metric__needs_new(cfg->metric) || !metric__needs_new(m));
 }
 
 static int check_outputs(const struct fl_config *cfg)

@@ -440,6 +440,8 @@ const char *diff__unmeasured(const struct jsonprofile_scope *scope, enum fl_metr
 		       "alloc-bytes or alloc-count)";
 	if (metric__needs_vm(m) && !scope->vm)
 		return "it was written without --vm";
+	if (metric__needs_new(m) && !scope->new_pages)
+		return "it was written without --metric new";
 	return NULL;
 }
 

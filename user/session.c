@@ -115,6 +115,7 @@ static int show(struct session *s, bool final)
 				    .alloc = cfg->alloc,
 				    .alloc_churn = cfg->alloc_churn,
 				    .vm = cfg->vm,
+				    .new_pages = metric__needs_new(cfg->metric),
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
 				    .pprof = final && cfg->pprof,

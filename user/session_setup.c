@@ -187,6 +187,7 @@ int session__setup(struct session *s)
 		.sample_bytes = cfg->sample_bytes,
 		.alloc_windows = cfg->sample_time > 0,
 		.vm = cfg->vm,
+		.new_pages = metric__needs_new(cfg->metric),
 		.map_classes = cfg->by_mapping,
 		.follow_children = cfg->children,
 	};

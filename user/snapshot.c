@@ -63,6 +63,8 @@ static int pprof_setup(struct snapshot *snap, const struct snapshot_opts *o)
 		t[n++] = alloc[i];
 	for (size_t i = 0; o->vm && i < sizeof(vm) / sizeof(vm[0]); i++)
 		t[n++] = vm[i];
+	if (o->new_pages)
+		t[n++] = FL_METRIC_NEW;
 	for (size_t i = 0; i < n; i++)
 		if (t[i] == o->metric)
 			dflt = i;
@@ -392,6 +394,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	if (o->alloc)
 		snap->report.ages_ns = collector__walked(col, &snap->report.ages_now);
 	snap->report.vm = o->vm;
+	snap->report.new_pages = o->new_pages;
 	snap->report.map_classes = o->by_mapping;
 	err = build_threads(snap, col, rows, nrows);
 	for (size_t i = 0; i < nrows && !err; i++) {

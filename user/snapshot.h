@@ -20,6 +20,7 @@ struct snapshot_opts {
 	bool alloc;	    /* --alloc: build the allocation sites too */
 	bool alloc_churn;   /* --alloc=churn: entries only, no frees (no live figures) */
 	bool vm;	    /* --vm: build the memory call sites too */
+	bool new_pages;	    /* --metric new: the session counted new pages */
 	bool by_stack;	    /* the stack's frames (and the call's) below the process [and thread] */
 	bool by_mapping;    /* the mapping class as the last frame (file path for a file) */
 	bool pprof;	    /* build the pprof model too (with addresses and mappings) */

@@ -153,6 +153,7 @@ static struct fl_counts read_counts(struct jp *r, const struct jv *o, const char
 		{ "advised", offsetof(struct fl_counts, advised) },
 		{ "vm_calls", offsetof(struct fl_counts, vm_calls) },
 		{ "vm_failed", offsetof(struct fl_counts, vm_failed) },
+		{ "new_bytes", offsetof(struct fl_counts, new_bytes) },
 	};
 	const struct jv *peak = jv_get(o, "at_peak");
 	struct fl_counts c = { 0 };
@@ -263,6 +264,7 @@ static void read_scope(const struct jv *root, struct jsonprofile_scope *scope)
 	scope->alloc = option_true(o, "alloc");
 	scope->churn = scope->alloc && mode && mode->type == JV_STR && !strcmp(mode->text, "churn");
 	scope->vm = option_true(o, "vm");
+	scope->new_pages = option_true(o, "new_pages");
 }
 
 int jsonprofile__read(FILE *in, const char *name, struct profile *p, FILE *errs,

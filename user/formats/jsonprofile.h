@@ -9,10 +9,11 @@
 
 /* What the session that wrote a document measured (its "options"). */
 struct jsonprofile_scope {
-	bool known; /* the document says ("options"): false, the rest means nothing */
-	bool alloc; /* --alloc: the allocator's counters */
-	bool churn; /* ... --alloc=churn: calls and bytes asked, no frees */
-	bool vm;    /* --vm: the memory calls' counters */
+	bool known;	/* the document says ("options"): false, the rest means nothing */
+	bool alloc;	/* --alloc: the allocator's counters */
+	bool churn;	/* ... --alloc=churn: calls and bytes asked, no frees */
+	bool vm;	/* --vm: the memory calls' counters */
+	bool new_pages; /* --metric new: the new pages' counters */
 };
 
 /*

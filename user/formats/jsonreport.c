@@ -17,7 +17,7 @@ static const char *const drop_keys[FL_DROP__COUNT] = {
 	[FL_DROP_LIVE_FULL] = "live_table_full",     [FL_DROP_ALLOC_STATE] = "alloc_calls_unseen",
 	[FL_DROP_HISTS_FULL] = "hists_map_full",     [FL_DROP_PROCS_FULL] = "procs_map_full",
 	[FL_DROP_VM_STATE] = "vm_calls_unseen",	     [FL_DROP_PID_REUSED] = "pid_reused",
-	[FL_DROP_EXIT_MAPS] = "exit_maps_lost",
+	[FL_DROP_EXIT_MAPS] = "exit_maps_lost",	     [FL_DROP_REGIONS_FULL] = "regions_lost",
 };
 
 /* The RSS counter members in the order the schema lists them. */
@@ -67,6 +67,8 @@ static void counts(struct json *j, const char *key, const struct fl_counts *c,
 		json__u64(j, "vm_calls", c->vm_calls);
 		json__u64(j, "vm_failed", c->vm_failed);
 	}
+	if (r->new_pages)
+		json__u64(j, "new_bytes", c->new_bytes);
 	json__object_end(j);
 }
 
@@ -135,6 +137,7 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 		json__fixed(j, "probed_s", r->probed_s, 3);
 	}
 	json__bool(j, "vm", r->vm);
+	json__bool(j, "new_pages", r->new_pages);
 	json__object_end(j);
 	json__str(j, "note", r->note);
 	json__object_begin(j, "drops");

@@ -27,6 +27,7 @@ static const char *const metric_names[FL_METRIC__COUNT] = {
 	[FL_METRIC_PEAK] = "peak",
 	[FL_METRIC_RESERVED] = "reserved",
 	[FL_METRIC_UNMAPPED] = "unmapped",
+	[FL_METRIC_NEW] = "new",
 };
 
 int metric__parse(const char *name, enum fl_metric *out)
@@ -67,6 +68,11 @@ bool metric__needs_frees(enum fl_metric m)
 bool metric__needs_vm(enum fl_metric m)
 {
 	return m == FL_METRIC_RESERVED || m == FL_METRIC_UNMAPPED;
+}
+
+bool metric__needs_new(enum fl_metric m)
+{
+	return m == FL_METRIC_NEW;
 }
 
 /* allocated - freed, never below 0: a free racing its allocation's read can pass it */
@@ -116,6 +122,8 @@ uint64_t metric__value(const struct fl_counts *c, enum fl_metric m)
 		return c->reserved;
 	case FL_METRIC_UNMAPPED:
 		return c->unmapped;
+	case FL_METRIC_NEW:
+		return c->new_bytes;
 	default:
 		return 0;
 	}
@@ -161,6 +169,9 @@ struct fl_counts metric__counts(enum fl_metric m, uint64_t v)
 		break;
 	case FL_METRIC_UNMAPPED:
 		c.unmapped = v;
+		break;
+	case FL_METRIC_NEW:
+		c.new_bytes = v;
 		break;
 	default:
 		break;
@@ -208,6 +219,7 @@ bool counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	sat |= add_sat(&dst->advised, src->advised);
 	sat |= add_sat(&dst->vm_calls, src->vm_calls);
 	sat |= add_sat(&dst->vm_failed, src->vm_failed);
+	sat |= add_sat(&dst->new_bytes, src->new_bytes);
 	return sat;
 }
 

@@ -28,6 +28,7 @@ enum fl_metric {
 	FL_METRIC_PEAK,	    /* net resident bytes held when the process's RSS was highest */
 	FL_METRIC_RESERVED, /* --vm: virtual bytes mapped by mmap, mremap and brk growth */
 	FL_METRIC_UNMAPPED, /* --vm: virtual bytes given back by munmap, mremap, brk shrink */
+	FL_METRIC_NEW,	    /* pages the kernel allocated for the stack: shared pages count 0 */
 	FL_METRIC__COUNT,
 };
 
@@ -43,6 +44,9 @@ bool metric__needs_alloc(enum fl_metric m);
 bool metric__needs_frees(enum fl_metric m);
 /* True for the metrics only --vm fills. */
 bool metric__needs_vm(enum fl_metric m);
+/* True for the metric only a session run with it fills (new: its program costs every page
+ * allocation of the machine, so it is loaded when chosen). */
+bool metric__needs_new(enum fl_metric m);
 /* The value of @m in @c (a sum of kinds held at UINT64_MAX). */
 uint64_t metric__value(const struct fl_counts *c, enum fl_metric m);
 /* Counts whose value of metric @m is @v, every other field 0 (@v <= INT64_MAX): the inverse of

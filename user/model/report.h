@@ -118,6 +118,7 @@ struct fl_report {
 	const struct fl_call_site *sites;
 	size_t nsites;
 	bool vm;	  /* --vm: the memory call figures below mean something */
+	bool new_pages;	  /* --metric new: new_bytes means something */
 	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */
 	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
 					       * and advised */

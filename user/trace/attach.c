@@ -45,6 +45,7 @@ struct tracer {
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
 	bool alloc_session;    /* --sample-bytes: entry and return are one uprobe session */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
+	bool regions;	       /* the region programs are loaded (tracer__regions_fd) */
 	struct link_set links; /* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
 	bool windowed;
@@ -333,6 +334,11 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 									  FL_TRACE_UPROBE_MULTI));
 	}
 	set_vm_autoload(t->skel, o->vm);
+	/* a region's owner is known only when every allocator call's entry is seen */
+	t->regions = exact && !o->sample_bytes;
+	bpf_program__set_autoload(t->skel->progs.fl_region_enter, t->regions);
+	bpf_program__set_autoload(t->skel->progs.fl_region_exit, t->regions);
+	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
@@ -787,6 +793,11 @@ int tracer__procs_fd(const struct tracer *t)
 int tracer__counts_fd(const struct tracer *t)
 {
 	return bpf_map__fd(t->skel->maps.counts);
+}
+
+int tracer__regions_fd(const struct tracer *t)
+{
+	return t->regions ? bpf_map__fd(t->skel->maps.regions) : -1;
 }
 
 int tracer__stacks_fd(const struct tracer *t)

@@ -27,6 +27,7 @@ struct tracer_opts {
 	uint32_t max_live;	/* entries of the live-allocation map (--max-live) */
 	uint64_t sample_bytes;	/* --sample-bytes: mean bytes between samples, 0 for all */
 	bool vm;		/* load the memory syscall programs (--vm) */
+	bool new_pages;		/* load the page allocation program (--metric new) */
 	bool map_classes;	/* classify every change by the mapping it hit (--by mapping) */
 	bool follow_children;	/* -f: load the fork program, which makes a target's children
 				 * targets (at most FL_MAX_PROCS processes in all) */
@@ -73,6 +74,9 @@ bool tracer__take_events(struct tracer *t);
 
 int tracer__procs_fd(const struct tracer *t);
 int tracer__counts_fd(const struct tracer *t);
+/* The regions map (struct fl_region by fl_region_key), or -1 when it was not loaded: regions
+ * are recorded under --alloc when its probes see every call (not churn, not sampled). */
+int tracer__regions_fd(const struct tracer *t);
 int tracer__stacks_fd(const struct tracer *t);
 int tracer__threads_fd(const struct tracer *t);
 int tracer__mm_state_fd(const struct tracer *t);

@@ -34,6 +34,7 @@ static const char *const drop_names[FL_DROP__COUNT] = {
 	[FL_DROP_VM_STATE] = "memory syscalls unseen",
 	[FL_DROP_PID_REUSED] = "pid reused before an exit was read (children not followed)",
 	[FL_DROP_EXIT_MAPS] = "mappings of exiting processes lost",
+	[FL_DROP_REGIONS_FULL] = "anonymous regions not recorded",
 };
 
 static const int row_members[3] = { FL_ANON, FL_FILE, FL_SHMEM };
