@@ -21,6 +21,9 @@
 #  --json, --svg and --pprof are written there too (a document, a graph with touch_a, gzip);
 #  -f (a raw tracepoint read with CO-RE) follows the forker workload's child: child_grow
 #    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent;
+#  --metric new (kmem:mm_page_alloc, which batched counters do not touch): 4 sharedkids
+#    children map 16 MiB their parent filled and write 2 MiB each: 8 MiB new in kid_own,
+#    none in kid_share;
 #  the unwinder (map-in-map tables, bpf_loop, another verifier): the nofp workload, built
 #    -O2 -fomit-frame-pointer, attached by -p so that its tables are loaded before it works,
 #    has every fault of heap_leaf on stacks from _start, and of thread_leaf on stacks from
@@ -47,7 +50,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 "$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
-	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -- sh -c "
+	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -f "$wl/sharedkids" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
@@ -62,6 +65,7 @@ trap 'rm -f "$log"' EXIT
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
+	run NEW -f --metric new -- $wl/sharedkids --now --exit 4 16 2
 	wait_for() { i=0; while ! grep -q \"\$1\" \"\$2\" && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i+1)); done; }
 	$wl/nofp >/tmp/nofp.out & wl=\$!
 	wait_for ready /tmp/nofp.out
@@ -135,6 +139,11 @@ for fn in child_grow:1024 parent_grow:512; do
 	got=$(sum FORK ";${fn%:*} ")
 	within "$got" "${fn#*:}"; check "-f ${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
 done
+ran NEW "-f --metric new"
+got=$(sum NEW ";kid_own ")
+within "$got" 8388608; check "--metric new kid_own: $got bytes, expected 4 x 2 MiB (2%)" $?
+got=$(sum NEW ";kid_share ")
+[ "$got" -le 262144 ]; check "--metric new kid_share: $got bytes of pages already resident (<= 256 KiB)" $?
 ran NOFP "-p (the unwinder)"
 # The sum of section @1's lines that match the regular expression @2.
 sumre() { sed -n "/^@@$1\$/,/^@@/p" "$log" | awk -v re="$2" '$0 ~ re {s += $NF} END {print s + 0}'; }
