@@ -144,13 +144,12 @@ Test(threadstacks, self)
 
 Test(mountinfo, tmpfs_devices)
 {
-	const char *text =
-		"22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
-		"24 22 0:26 / /run rw,nosuid shared:5 - tmpfs tmpfs rw,size=1024k\n"
-		"25 22 0:5 / /dev rw shared:2 master:9 - devtmpfs udev rw\n"
-		"26 25 0:27 / /dev/shm rw - tmpfs tmpfs rw\n"
-		"27 22 0:28 / /mnt/x rw - tmpfsx weird rw\n"
-		"garbage\n";
+	const char *text = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+			   "24 22 0:26 / /run rw,nosuid shared:5 - tmpfs tmpfs rw,size=1024k\n"
+			   "25 22 0:5 / /dev rw shared:2 master:9 - devtmpfs udev rw\n"
+			   "26 25 0:27 / /dev/shm rw - tmpfs tmpfs rw\n"
+			   "27 22 0:28 / /mnt/x rw - tmpfsx weird rw\n"
+			   "garbage\n";
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	struct shmem_dev *v = NULL;
 	size_t n = 0;
