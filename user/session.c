@@ -145,8 +145,12 @@ static int show(struct session *s, bool final)
 		follow__reload_execs(s);
 	if (!err)
 		err = debuginfo__refresh(s, final);
-	for (size_t i = 0; i < s->targets.n; i++)
+	for (size_t i = 0; i < s->targets.n; i++) {
 		follow__refresh(s, &s->targets.v[i], final);
+		/* the inventory at the end, and live while the view shows it (paced) */
+		if (final || (s->tui && tui__inventory(s->tui)))
+			target__read_inventory(&s->targets.v[i], INV_AT_END, !final);
+	}
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
 		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets,

@@ -214,6 +214,9 @@ int session__setup(struct session *s)
 					t->sum.pid);
 			target__fini(t);
 			s->targets.n--;
+		} else {
+			/* what it holds before anything is traced (a read walks its page tables) */
+			target__read_inventory(t, INV_AT_ATTACH, false);
 		}
 	}
 	err = open_outputs(s);
@@ -286,8 +289,11 @@ int session__setup(struct session *s)
 		if (s->launch.reaped) /* a signal killed it before its exec */
 			follow__launched_gone(s);
 	}
-	for (size_t i = 0; i < s->targets.n && launched; i++)
+	for (size_t i = 0; i < s->targets.n && launched; i++) {
 		follow__start_naming(s, &s->targets.v[i]);
+		/* its image mapped, before its first instruction: what it starts with */
+		target__read_inventory(&s->targets.v[i], INV_AT_ATTACH, false);
+	}
 	/* stopped after its exec until now: its stacks are whole from its first instruction */
 	if (launched)
 		launch__resume(&s->launch);

@@ -8,6 +8,7 @@
 #include "formats/jsonreport.h"
 #include <string.h>
 #include "formats/json.h"
+#include "formats/jsoninventory.h"
 
 /* The drops by name: identifiers a program can rely on, unlike the table's wording. */
 static const char *const drop_keys[FL_DROP__COUNT] = {
@@ -268,6 +269,9 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 		json__null(j, "peak_rss");
 	if (r->map_classes)
 		json__u64(j, "hugetlb_faults", s->hugetlb_faults);
+	/* the final document only: a mapping each, too much for every line of a stream */
+	if (r->final)
+		jsoninventory__write(j, "inventory", s->inventory);
 	if (r->alloc && !r->alloc_churn) {
 		json__object_begin(j, "exec_dropped");
 		json__u64(j, "count", s->exec_dropped);

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include "base/procfs.h"
 #include "faultline.h"
+#include "model/inventory.h"
 #include "model/stackshare.h"
 
 struct fl_proc_summary {
@@ -34,6 +35,9 @@ struct fl_proc_summary {
 	/* --alloc: blocks its execs dropped from the live table (weights, in attributed's frees) */
 	uint64_t exec_dropped;
 	uint64_t exec_dropped_bytes;
+	/* what it holds resident, mapping by mapping, at attach and at the end (the launched
+	 * command and -p targets); NULL: not read (a child -f found) */
+	const struct inventory *inventory;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "base/grow.h"
 #include "base/procfs.h"
+#include "trace/inventoryread.h"
 
 static int pidfd_of(pid_t pid)
 {
@@ -261,6 +262,27 @@ void target__refresh(struct target *t, bool final)
 		symbolizer__refresh(t->sym);
 }
 
+int target__read_inventory(struct target *t, enum inv_side side, bool paced)
+{
+	uint64_t start = pace__now(), cpu = pace__thread_cpu();
+	int err;
+
+	if (!t->sum.alive || t->sum.followed)
+		return 0;
+	if (paced && !pace__due(&t->inventory_pace, start))
+		return -EAGAIN;
+	if (!t->inventory && !(t->inventory = calloc(1, sizeof(*t->inventory))))
+		return -ENOMEM;
+	err = inventory_read(t->inventory, t->sum.pid, side);
+	pace__done(&t->inventory_pace, start, pace__thread_cpu() - cpu);
+	/* its pid another process's by now: what was read is not its */
+	if (!err && !target__same_process(t))
+		err = -ESRCH;
+	if (!err)
+		t->sum.inventory = t->inventory;
+	return err;
+}
+
 bool target__exited(struct target *t)
 {
 	struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
@@ -276,6 +298,10 @@ void target__fini(struct target *t)
 {
 	symbolizer__free(t->sym);
 	t->sym = NULL;
+	inventory__free(t->inventory);
+	free(t->inventory);
+	t->inventory = NULL;
+	t->sum.inventory = NULL;
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "base/pace.h"
+#include "model/inventory.h"
 #include "model/report.h"
 #include "symbols/symbolizer.h"
 #include "trace/exitmaps.h"
@@ -33,6 +34,10 @@ struct target {
 	struct pace rollup; /* reads of smaps_rollup, whose cost grows with the process */
 	uint8_t based; /* -f: the members (bit 1 << enum fl_member) whose sum.at_attach figure is
 			* the BPF side's baseline */
+	/* what it holds resident, by mapping (the given targets and the launched command, not
+	 * -f's children: each read walks the page tables); NULL until the first read */
+	struct inventory *inventory;
+	struct pace inventory_pace; /* live reads on request (the interactive view) */
 };
 
 /* The targets of a session: given ones first, then the children -f finds, in that order. */
@@ -121,6 +126,14 @@ void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
  * figures are then sum.rollup_age_ns old); marks the target exited when it is gone (or its
  * pid is another process's). */
 void target__refresh(struct target *t, bool final);
+
+/*
+ * Reads side @side of @t's inventory (sum.inventory then shows it): at attach, at the end,
+ * or live when @paced and its pace allows (a read costs a walk of every page table). Nothing
+ * for a target that exited or a child -f found. Returns 0, -EAGAIN when not due yet, or
+ * -errno.
+ */
+int target__read_inventory(struct target *t, enum inv_side side, bool paced);
 
 /* Returns true when the target has exited (pidfd readable, or /proc gone). A child's exit is
  * the BPF side's word: this only says what is known. */

@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "views/alloctable.h"
 #include "views/flametree.h"
+#include "views/inventorytable.h"
 #include "views/proctable.h"
 #include "views/vmtable.h"
 
@@ -418,4 +419,13 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 	table__render_figures(out, r, o);
 	units__emit(out, width, "%s", "");
 	flametree__render(out, p, o, width);
+	/* what each process holds resident, read at attach and now: after the tree, which is
+	 * what the session measured */
+	for (size_t i = 0; r->final && i < r->nprocs; i++) {
+		if (!r->procs[i].inventory)
+			continue;
+		units__emit(out, width, "%s", "");
+		inventorytable__render(out, width, &r->procs[i], INVENTORYTABLE_ROWS, true,
+				       r->now_ns);
+	}
 }

@@ -8,13 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/units.h"
+#include "views/inventorytable.h"
 #include "views/tuitree.h"
 
 #define HEADER_SHARE 0.4 /* of the screen, at most, for the figures above the tree */
 #define AUTO_SHARE 0.05	 /* nodes holding this share of the total start expanded */
 
 static const char help_line[] = "q quit  arrows/jk move  enter/right open  left close  "
-				"m metric  s sort  t threads  f figures  p pause";
+				"m metric  s sort  t threads  f figures  i inventory  p pause";
 
 struct tui {
 	enum fl_metric metrics[FL_METRIC__COUNT];
@@ -24,6 +25,8 @@ struct tui {
 	enum tui_sort sort;
 	bool paused;
 	bool figures;			/* the header figures are shown */
+	bool inventory;			/* the resident inventory in place of the tree */
+	size_t inventory_top;		/* its first line on screen */
 	const struct fl_report *report; /* what tui__show() was given, until the next call */
 	const struct profile *profile;
 	struct table_opts opts;
@@ -116,6 +119,11 @@ bool tui__threads(const struct tui *t)
 	return t->threads;
 }
 
+bool tui__inventory(const struct tui *t)
+{
+	return t->inventory;
+}
+
 /* Draws @text's lines from screen row @y on, at most @max of them. Returns rows used. */
 static int draw_text(int y, const char *text, int max)
 {
@@ -185,6 +193,40 @@ static void draw_row(const struct tui *t, int y, const struct tui_row *r, uint64
 	}
 }
 
+/* The inventory of each process in place of the tree, from its line inventory_top on. */
+static void draw_inventory(struct tui *t, int y)
+{
+	char *text = NULL;
+	const char *p;
+	size_t len = 0, skip;
+	FILE *mem = open_memstream(&text, &len);
+	bool any = false;
+
+	if (!mem)
+		return;
+	for (size_t i = 0; t->report && i < t->report->nprocs; i++) {
+		if (!t->report->procs[i].inventory)
+			continue;
+		inventorytable__render(mem, (unsigned)COLS, &t->report->procs[i], 0, false,
+				       t->report->now_ns);
+		any = true;
+	}
+	if (!any)
+		fputs(t->report ? "(no inventory: it is read for the -p targets and a launched "
+				  "command, at the next refresh)\n" :
+				  "(waiting for the first refresh)\n",
+		      mem);
+	fclose(mem);
+	p = text ? text : "";
+	for (skip = t->inventory_top; skip && *p; skip--) {
+		const char *nl = strchr(p, '\n');
+
+		p = nl ? nl + 1 : p + strlen(p);
+	}
+	draw_text(y, p, LINES - y - 1);
+	free(text);
+}
+
 static void draw(struct tui *t)
 {
 	char title[256], metric[32];
@@ -202,6 +244,14 @@ static void draw(struct tui *t)
 	mvaddnstr(0, 0, title, COLS);
 	attroff(A_BOLD);
 	y += draw_figures(t, y);
+	if (t->inventory) {
+		draw_inventory(t, y);
+		attron(A_REVERSE);
+		mvaddnstr(LINES - 1, 0, help_line, COLS);
+		attroff(A_REVERSE);
+		refresh();
+		return;
+	}
 	snprintf(title, sizeof(title), "%10s %6s %10s  %s", metric, "%",
 		 t->sort == TUI_SORT_DELTA ? "GROWTH/INT" : "LAST INT", "STACK");
 	for (char *c = title; *c; c++)
@@ -317,12 +367,21 @@ static enum tui_action key(struct tui *t, int c)
 		return TUI_QUIT;
 	case KEY_UP:
 	case 'k':
+		if (t->inventory && t->inventory_top)
+			t->inventory_top--;
 		move_cursor(t, -1);
 		break;
 	case KEY_DOWN:
 	case 'j':
+		t->inventory_top += t->inventory;
 		move_cursor(t, 1);
 		break;
+	case 'i':
+		/* a read of smaps now: what the view shows is the process as it is */
+		t->inventory = !t->inventory;
+		t->inventory_top = 0;
+		draw(t);
+		return TUI_REFRESH;
 	case KEY_PPAGE:
 		move_cursor(t, -page);
 		break;

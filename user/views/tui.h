@@ -17,7 +17,8 @@ struct tui;
 /* What the session must do after the keys the view read. */
 enum tui_action {
 	TUI_NONE = 0,
-	TUI_REFRESH, /* the metric or the thread frames changed: build a snapshot now */
+	TUI_REFRESH, /* the metric, the thread frames or the inventory view changed: build a
+		      * snapshot now */
 	TUI_QUIT,    /* end the session (the final report follows on the plain terminal) */
 };
 
@@ -49,5 +50,9 @@ enum tui_action tui__input(struct tui *t);
 /* The metric and thread frames the user chose. */
 enum fl_metric tui__metric(const struct tui *t);
 bool tui__threads(const struct tui *t);
+
+/* True while the view shows the resident inventory (key i) in place of the tree: the
+ * session then reads the targets' smaps at its refreshes, paced. */
+bool tui__inventory(const struct tui *t);
 
 #endif /* FAULTLINE_TUI_H */
