@@ -21,6 +21,8 @@
 #  --json, --svg and --pprof are written there too (a document, a graph with touch_a, gzip);
 #  -f (a raw tracepoint read with CO-RE) follows the forker workload's child: child_grow
 #    touches 4 MiB (1024 faults) in the child, parent_grow 2 MiB (512) in the parent;
+#  --alloc's retention (regions recorded at mmap, smaps read at exec and at exit): the
+#    retention workload's heap beyond its live blocks, as mallinfo2 tells it, within 5%;
 #  --metric new (kmem:mm_page_alloc, which batched counters do not touch): 4 sharedkids
 #    children map 16 MiB their parent filled and write 2 MiB each: 8 MiB new in kid_own,
 #    none in kid_share;
@@ -50,7 +52,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 "$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
-	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -f "$wl/sharedkids" -- sh -c "
+	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -f "$wl/sharedkids" -f "$wl/retention" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
@@ -62,6 +64,8 @@ trap 'rm -f "$log"' EXIT
 	run WINDOWS --alloc=churn --sample-time 25 --metric alloc-count --json /tmp/w \
 		-- $wl/allocbench --now --exit 1 4
 	echo \"@@WINDOWS_JSON\"; grep -o '\"\(probed\|elapsed\)_s\":[0-9.]*' /tmp/w; echo @@END
+	run RETAIN --alloc --json /tmp/r -- $wl/retention --now --exit
+	echo \"@@RETAIN_JSON\"; grep -o '\"allocator_holds\":-*[0-9]*' /tmp/r; echo @@END
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
@@ -122,6 +126,12 @@ probed=$(echo "$windows" | sed -n 's/.*"probed_s":\([0-9.]*\).*/\1/p' | head -1)
 elapsed=$(echo "$windows" | sed -n 's/.*"elapsed_s":\([0-9.]*\).*/\1/p' | head -1)
 awk -v p="${probed:-0}" -v e="${elapsed:-0}" 'BEGIN { exit !(e > 0 && p >= 0.05 * e && p <= 0.4 * e) }'
 check "--sample-time 25: probes in for ${probed:-no} s of ${elapsed:-no} s (5-40%: fewer windows where attaching costs more)" $?
+ran RETAIN "--alloc (retention)"
+holds=$(sed -n '/^@@RETAIN_JSON$/,/^@@END$/s/.*"allocator_holds":\(-*[0-9]*\).*/\1/p' "$log")
+# launched, the inventory at attach is the exec's (no heap yet): glibc's arena less the live
+want=$(awk '/^mallinfo / { w = $2 - $5 } END { print w + 0 }' "$log")
+awk -v g="${holds:-0}" -v w="$want" 'BEGIN { exit !(w > 0 && g >= 0.95 * w - 262144 && g <= 1.05 * w) }'
+check "--alloc retention: the allocator holds ${holds:-no} bytes, glibc's arena beyond the live blocks $want (5%)" $?
 ran VM --vm
 got=$(sum VM ";vm_reserve;")
 [ "$got" = 16777216 ]; check "--vm reserved under vm_reserve: $got bytes, expected 16777216" $?

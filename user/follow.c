@@ -365,7 +365,7 @@ void follow__launched_at_exit(struct session *s)
 
 	follow__refresh(s, t, true);
 	/* stopped at its exit, its memory still whole: what it held resident at the end */
-	target__read_inventory(t, INV_AT_END, false);
+	session__read_inventory(s, t, false);
 	/*
 	 * Its last thread going, these maps are its last: a read from here on (a settling step,
 	 * a name missed) would see its memory half torn down and forget what it mapped. The main

@@ -19,6 +19,7 @@
 #include "formats/folded.h"
 #include "formats/output.h"
 #include "session_state.h"
+#include "trace/regions.h"
 #include "views/table.h"
 #include "views/tui.h"
 
@@ -107,6 +108,15 @@ static enum collector_walk walk_for(const struct session *s, bool final)
 	return COLLECTOR_WALK_NONE;
 }
 
+void session__read_inventory(struct session *s, struct target *t, bool paced)
+{
+	if (target__read_inventory(t, INV_AT_END, paced) || !t->inventory)
+		return;
+	/* the regions as they are now: one unmapped since is no mapping's */
+	inventory__forget_origins(t->inventory);
+	regions__note(tracer__regions_fd(s->tracer), t->sum.pid, t->inventory);
+}
+
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -149,7 +159,7 @@ static int show(struct session *s, bool final)
 		follow__refresh(s, &s->targets.v[i], final);
 		/* the inventory at the end, and live while the view shows it (paced) */
 		if (final || (s->tui && tui__inventory(s->tui)))
-			target__read_inventory(&s->targets.v[i], INV_AT_END, !final);
+			session__read_inventory(s, &s->targets.v[i], !final);
 	}
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */

@@ -91,4 +91,8 @@ static inline double session_now(void)
 int session__setup(struct session *s);
 void session__teardown(struct session *s);
 
+/* Reads @t's inventory at the end (or live: @paced), and notes on it who mapped each
+ * anonymous region the session saw mapped (--alloc): the allocator or the application. */
+void session__read_inventory(struct session *s, struct target *t, bool paced);
+
 #endif /* FAULTLINE_SESSION_STATE_H */

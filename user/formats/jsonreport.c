@@ -9,6 +9,7 @@
 #include <string.h>
 #include "formats/json.h"
 #include "formats/jsoninventory.h"
+#include "model/retention.h"
 
 /* The drops by name: identifiers a program can rely on, unlike the table's wording. */
 static const char *const drop_keys[FL_DROP__COUNT] = {
@@ -246,6 +247,31 @@ static void exit_fields(struct json *j, const struct fl_proc_summary *s)
 	json__null(j, "exit_signal");
 }
 
+/* What the allocator holds beyond the live heap (model/retention.h); null without both reads
+ * of the inventory. */
+static void retention(struct json *j, const struct fl_proc_summary *s)
+{
+	const struct inventory *inv = s->inventory;
+	struct retention ret;
+	int64_t live = (int64_t)metric__value(&s->attributed, FL_METRIC_LIVE_BYTES);
+
+	if (!inv || !inv->reads[INV_AT_ATTACH].taken || !inv->reads[INV_AT_END].taken) {
+		json__null(j, "retention");
+		return;
+	}
+	retention__compute(inv, live, &ret);
+	json__object_begin(j, "retention");
+	json__i64(j, "live_growth", live);
+	json__i64(j, "allocator_growth", ret.allocator_growth);
+	json__u64(j, "allocator_mappings", ret.allocator_mappings);
+	json__i64(j, "allocator_holds", ret.holds);
+	json__i64(j, "application_growth", ret.app_growth);
+	json__u64(j, "application_mappings", ret.app_mappings);
+	json__i64(j, "unknown_owner_growth", ret.unknown_growth);
+	json__u64(j, "unknown_owner_mappings", ret.unknown_mappings);
+	json__object_end(j);
+}
+
 static void process(struct json *j, const struct fl_report *r, const struct fl_proc_summary *s)
 {
 	json__object_begin(j, NULL);
@@ -272,6 +298,8 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 	/* the final document only: a mapping each, too much for every line of a stream */
 	if (r->final)
 		jsoninventory__write(j, "inventory", s->inventory);
+	if (r->alloc && !r->alloc_churn && r->final)
+		retention(j, s);
 	if (r->alloc && !r->alloc_churn) {
 		json__object_begin(j, "exec_dropped");
 		json__u64(j, "count", s->exec_dropped);

@@ -197,6 +197,12 @@ int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, 
 	return 0;
 }
 
+void inventory__forget_origins(struct inventory *inv)
+{
+	inv->norigins = 0;
+	apply_owners(inv);
+}
+
 void inventory__totals(const struct inventory *inv, enum inv_side side, struct inv_figures *sum)
 {
 	memset(sum, 0, sizeof(*sum));

@@ -94,6 +94,10 @@ int inventory__take(struct inventory *inv, enum inv_side side, const struct smap
 int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, int owner,
 			   uint64_t stack);
 
+/* Forgets every origin noted: each mapping's owner is its default again (the session notes
+ * what it knows now, which may have lost what an unmap took). */
+void inventory__forget_origins(struct inventory *inv);
+
 /* The sums over the mappings of @inv seen at @side into @sum (its start and end 0). */
 void inventory__totals(const struct inventory *inv, enum inv_side side, struct inv_figures *sum);
 

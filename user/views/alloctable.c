@@ -11,6 +11,8 @@
 #include <string.h>
 #include "alloc_math.h"
 #include "base/units.h"
+#include "model/inventory.h"
+#include "model/retention.h"
 
 #define MAX_SITE_ROWS 15
 #define HIST_SITES 3
@@ -53,6 +55,33 @@ static void render_churn(FILE *out, unsigned width, const struct fl_proc_summary
 		    "frees not traced",
 		    churn_scope(scope, sizeof(scope), r), (uint64_t)c->allocs, b,
 		    rate(c->allocs, r));
+}
+
+/*
+ * What the allocator holds beyond the live heap, from the inventory: the anon growth of the
+ * mappings it owns (model/retention.h) less the live heap's, then the growth that is not its.
+ */
+static void render_retention(FILE *out, unsigned width, const struct fl_proc_summary *s,
+			     const struct fl_report *r, int64_t live)
+{
+	struct retention ret;
+	char b[3][UNITS_BUF];
+
+	retention__compute(s->inventory, live, &ret);
+	units__sbytes(b[0], UNITS_BUF, live);
+	units__sbytes(b[1], UNITS_BUF, ret.allocator_growth);
+	units__sbytes(b[2], UNITS_BUF, ret.holds);
+	units__emit(out, width,
+		    "  retention: live heap %s (%" PRIu64 " blocks); the allocator's %zu mappings "
+		    "(heap, arenas, what its calls mapped) grew %s: the allocator holds %s more",
+		    b[0], live_of(&s->attributed, false), ret.allocator_mappings, b[1], b[2]);
+	units__sbytes(b[0], UNITS_BUF, ret.app_growth);
+	units__sbytes(b[1], UNITS_BUF, ret.unknown_growth);
+	units__emit(out, width,
+		    "  not the allocator's: %s in %zu mappings the application made itself; %s in "
+		    "%zu whose owner cannot be told (mapped before attach%s)",
+		    b[0], ret.app_mappings, b[1], ret.unknown_mappings,
+		    r->sample_bytes ? ", or by a call --sample-bytes did not see" : "");
 }
 
 void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_summary *s,
@@ -103,9 +132,17 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 			    r->drops[FL_DROP_ALLOC_STATE] ? ", or calls missed" : "", b[1]);
 		return;
 	}
+	if (s->inventory && s->inventory->reads[INV_AT_ATTACH].taken &&
+	    s->inventory->reads[INV_AT_END].taken) {
+		render_retention(out, width, s, r, live);
+		return;
+	}
+	/* no inventory (a followed child, or smaps unreadable): whose the anon growth is
+	 * cannot be told, and the line says what it is */
 	units__emit(out, width,
-		    "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s, "
-		    "allocator holds %s more",
+		    "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s; anon growth "
+		    "beyond the live heap %s (the allocator's or the application's own mappings: "
+		    "no inventory to tell)",
 		    b[0], live_of(c, false), b[1], b[2]);
 }
 

@@ -2,6 +2,7 @@
 /* The --alloc lines: blocks an exec dropped told apart from frees, the ages of live blocks;
  * --alloc=churn says what it does not trace. */
 #include <criterion/criterion.h>
+#include "model/inventory.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +76,38 @@ Test(alloctable, live_table_full_is_not_blamed_on_the_allocator)
 	cr_expect(strstr(out, "1200 allocations were not recorded (live table full)"), "%s", out);
 	cr_expect(strstr(out, "--max-live"), "%s", out);
 	free(out);
+	/* nothing dropped, but no inventory: whose the growth beyond the live heap is, untold */
 	out = heap(&s);
-	cr_expect(strstr(out, "allocator holds"), "%s", out);
+	cr_expect_null(strstr(out, "allocator holds"), "%s", out);
+	cr_expect(strstr(out, "no inventory to tell"), "%s", out);
+	free(out);
+}
+
+/* With the inventory read at attach and at the end, the allocator holds the growth of its own
+ * mappings beyond the live heap; the application's pool is named apart. */
+Test(alloctable, retention_from_the_inventory)
+{
+	struct inv_mapping v[2] = { { .owner = INV_OWNER_ALLOCATOR },
+				    { .owner = INV_OWNER_APPLICATION } };
+	struct inventory inv = { .v = v, .n = 2 };
+	struct fl_proc_summary s = { .pid = 1, .inventory = &inv };
+	char *out;
+
+	inv.reads[INV_AT_ATTACH].taken = inv.reads[INV_AT_END].taken = true;
+	v[0].seen[INV_AT_ATTACH] = v[0].seen[INV_AT_END] = v[1].seen[INV_AT_END] = true;
+	v[0].at[INV_AT_ATTACH].anon = 1 << 20;
+	v[0].at[INV_AT_END].anon = 25 << 20;
+	v[1].at[INV_AT_END].anon = 32 << 20;
+	s.attributed.allocs = 1024;
+	s.attributed.alloc_bytes = 4 << 20;
+	s.now.rss_anon = 57 << 20;
+	out = heap(&s);
+	cr_expect(strstr(out, "the allocator's 1 mappings (heap, arenas, what its calls mapped) "
+			      "grew +24.0 MiB: the allocator holds +20.0 MiB more"),
+		  "%s", out);
+	cr_expect(strstr(out, "not the allocator's: +32.0 MiB in 1 mappings the application made "
+			      "itself"),
+		  "%s", out);
 	free(out);
 }
 
