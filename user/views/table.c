@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "views/alloctable.h"
 #include "views/flametree.h"
+#include "views/grouptable.h"
 #include "views/proctable.h"
 #include "views/vmtable.h"
 
@@ -245,9 +246,25 @@ static void render_proc_detail(FILE *out, unsigned width, const struct fl_report
 			    s->hugetlb_faults);
 }
 
+/* The final report's: by executable, the costliest few of each (the rest in JSON). */
+static void render_groups(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			  unsigned width)
+{
+	struct proc_groups g;
+
+	if (proc_groups__build(r->procs, r->nprocs, &g)) {
+		units__emit(out, width, "(out of memory: no process table)");
+		return;
+	}
+	grouptable__render(out, width, r->procs, r->nprocs, &g, o->metric, GROUPTABLE_GROUPS,
+			   GROUPTABLE_PER_GROUP);
+	proc_groups__free(&g);
+}
+
 /*
- * Several processes: one line each (all of them in the final report), then the detailed
- * block of the heaviest few only, so a hundred forked backends do not flood the screen.
+ * Several processes: one line each (live, the heaviest ten; the final report summarizes them
+ * by executable), the shared pages' note, then the detailed block of the heaviest few only,
+ * so a hundred forked backends do not flood the screen.
  */
 static void render_procs(FILE *out, const struct fl_report *r, const struct table_opts *o,
 			 unsigned width)
@@ -258,8 +275,12 @@ static void render_procs(FILE *out, const struct fl_report *r, const struct tabl
 		units__emit(out, width, "(out of memory: no process table)");
 		return;
 	}
-	proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
-			  r->final ? 0 : PROCTABLE_LIVE_LINES);
+	if (r->final)
+		render_groups(out, r, o, width);
+	else
+		proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
+				  PROCTABLE_LIVE_LINES);
+	proctable__render_shared(out, width, r->procs, r->nprocs);
 	for (size_t i = 0; i < r->nprocs && i < DETAIL_PROCS; i++)
 		render_proc_detail(out, width, r, &r->procs[order[i]]);
 	if (r->nprocs > DETAIL_PROCS)
