@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,6 +602,75 @@ Test(children, swarm_summarized_by_executable)
 			  "PSS change %" PRId64 " B, the children wrote %" PRIu64 " B", pss,
 			  SWARM_CHILDREN * own);
 	}
+	jv_free(&doc);
+	free(text);
+}
+
+#define STORM_CHILDREN 300
+#define STORM_TOLERANCE 0.05 /* test_storms.c's: the children's growth against their measure */
+
+/* Resident growth (anon + file + shmem) of counts object @c. */
+static uint64_t json_resident(const struct jv *c)
+{
+	return json_u64_ok(c, "growth.anon") + json_u64_ok(c, "growth.file") +
+	       json_u64_ok(c, "growth.shmem");
+}
+
+/*
+ * A build's swarm: 300 children of storm, 256 KiB each, back to back, all gone within
+ * milliseconds. One row: 301 processes, none alive; the costliest three and [298 more storm
+ * processes]; in JSON, every pid, and the group's growth less the parent's is what the
+ * children measured of themselves, within 5%.
+ */
+Test(children, storm_summarized_by_executable)
+{
+	const char *wl[] = { "300", "256", "0", NULL };
+	unsigned long children, procs, alive;
+	long long anon, file, shmem;
+	const struct jv *g, *list;
+	char dir[64], json[96], *report, *line, *text;
+	uint64_t parent = 0, growth;
+	struct h_run r;
+	struct jv doc;
+
+	h_temp_dir_ok(dir);
+	snprintf(json, sizeof(json), "%s/storm.json", dir);
+	h_launch_run_for_ok(&r, "storm", wl, (const char *const[]){ "-f", "--json", json, NULL },
+			    STORM_CHILDREN * 20);
+	h_folded_free(&r.folded);
+	report = h_read_file(r.fl.out_path);
+	line = strstr(report, "children ");
+	cr_assert(line && sscanf(line, "children %lu anon %lld file %lld shmem %lld", &children,
+				 &anon, &file, &shmem) == 4,
+		  "storm printed no sums:\n%.2000s", report);
+	cr_assert_eq(children, STORM_CHILDREN);
+	line = strstr(report, "\nstorm ");
+	cr_assert(line, "no row for the executable:\n%.3000s", report);
+	cr_assert_eq(sscanf(line, "\nstorm %lu %lu", &procs, &alive), 2, "%.120s", line);
+	cr_expect_eq(procs, STORM_CHILDREN + 1, "%.120s", line);
+	cr_expect_eq(alive, 0, "%.120s", line);
+	cr_expect(strstr(report, "[298 more storm processes]"), "%.3000s", report);
+	free(report);
+
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.300s", text);
+	cr_assert_eq(jv_get(&doc, "process_groups")->n, 1);
+	g = &jv_get(&doc, "process_groups")->items[0];
+	cr_expect_str_eq(jv_get(g, "name")->text, "storm");
+	cr_expect_eq(jv_get(g, "pids")->n, STORM_CHILDREN + 1, "every pid");
+	list = jv_get(&doc, "processes");
+	cr_assert_eq(list->n, STORM_CHILDREN + 1);
+	for (size_t i = 0; i < list->n; i++)
+		if (!jv_get(&list->items[i], "followed")->b)
+			parent += json_resident(jv_get(&list->items[i], "attributed"));
+	growth = json_u64_ok(g, "growth");
+	cr_log_info("storm: %lu children measured %lld B; the group's growth %" PRIu64
+		    " B, the parent's %" PRIu64 " B",
+		    children, anon + file + shmem, growth, parent);
+	cr_expect(fabs((double)(growth - parent) - (double)(anon + file + shmem)) <=
+			  STORM_TOLERANCE * (double)(anon + file + shmem),
+		  "children's growth %" PRIu64 " B, their own measure %lld B", growth - parent,
+		  anon + file + shmem);
 	jv_free(&doc);
 	free(text);
 }
