@@ -4,10 +4,14 @@
  * child's growth is found in its own process line and under child_grow, measured against the
  * kernel's own RssAnon change of the child; the 16 MiB it inherits from fork are not growth;
  * without -f the child is not seen; a child that execs is renamed and symbolized again; a real
- * forking server (redis BGSAVE) has its child listed.
+ * forking server (redis BGSAVE) has its child listed; a swarm of children that map their
+ * parent's shared memory is summarized by executable, and the table says the shared pages
+ * make the growth overstate the machine's cost.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "formats/jsonread.h"
 #include "harness.h"
 
 static void setup(void)
@@ -456,4 +461,216 @@ Test(children, redis_bgsave_child)
 	}
 	free(report);
 	free(err);
+}
+
+#define SWARM_CHILDREN 8
+#define SWARM_CHILD_MIB 8
+#define SWARM_SHARED_MIB 64
+/*
+ * A child's private cost is what it wrote (Pss_Anon) and its page tables (VmPTE: 184 KiB here
+ * for its 72 MiB mapped) and its share of the pages it still shares with its parent (a few
+ * KiB): at most 5% above what it wrote.
+ */
+#define SWARM_PRIVATE_SLACK 0.05
+
+/* Waits until faultline's stderr holds @needle @n times or more: true, or false after @ms. */
+static bool wait_stderr_count(const struct h_session *s, const char *needle, int n, int ms)
+{
+	for (int waited = 0;; waited += 10) {
+		char *err = h_read_file(s->err_path);
+		int found = 0;
+
+		for (const char *p = err; (p = strstr(p, needle)); p++)
+			found++;
+		free(err);
+		if (found >= n || waited >= ms)
+			return found >= n;
+		sleep_ms(10);
+	}
+}
+
+static uint64_t json_u64_ok(const struct jv *v, const char *path)
+{
+	uint64_t x = 0;
+
+	cr_assert(jv_u64(jv_path(v, path), &x), "%s is not an unsigned integer", path);
+	return x;
+}
+
+static int64_t json_i64_ok(const struct jv *v, const char *path)
+{
+	int64_t x = 0;
+
+	cr_assert(jv_i64(jv_path(v, path), &x), "%s is not an integer", path);
+	return x;
+}
+
+/*
+ * The issue's case: a parent with 64 MiB of shared memory and 8 children that each map it and
+ * write 8 MiB of their own. The machine gains 64 MiB; the summed growth says some 580 MiB.
+ * The final table has one row for the executable (9 processes, 9 alive, all read), its three
+ * costliest and "[6 more swarm processes]", a median private cost of one child's own writes,
+ * and the note on shared pages; JSON has the same group with every pid, and the figures of
+ * the note: the PSS rose by what the children wrote.
+ */
+Test(children, swarm_summarized_by_executable)
+{
+	char pid[16], json[128], *report, *line, *text;
+	const char *wl[] = { "8", "8", "64", NULL };
+	const uint64_t own = SWARM_CHILD_MIB * H_MIB;
+	unsigned long procs, alive, unread;
+	const struct jv *groups, *g;
+	struct h_session fl;
+	struct h_proc w;
+	struct jv doc;
+	int err;
+
+	h_spawn_workload_ok(&w, "swarm", wl);
+	cr_assert_eq(h_wait_line(&w, "ready", H_LINE_MS), 0, "swarm never got ready");
+	h_session_init_ok(&fl);
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	snprintf(json, sizeof(json), "%s/swarm.json", fl.dir);
+	h_session_start_ok(&fl, (const char *const[]){ "-q", "-v", "-f", "-i", "0.2", "--json",
+						       json, "-p", pid, NULL });
+	h_wait_ready_ok(&fl);
+	h_kill_ok(w.pid, SIGUSR1);
+	err = h_wait_line(&w, "forked 8", H_LINE_MS);
+	cr_assert_eq(err, 0, "no \"forked 8\": %s", strerror(-err));
+	/* found while alive, before their work: each one's figures start at its fork */
+	cr_assert(wait_stderr_count(&fl, "following new process", SWARM_CHILDREN, H_LINE_MS),
+		  "faultline did not find the %d children:\n%s", SWARM_CHILDREN,
+		  h_read_file(fl.err_path));
+	h_kill_ok(w.pid, SIGUSR1);
+	err = h_wait_line(&w, "done", H_WORK_MS);
+	cr_assert_eq(err, 0, "swarm never printed \"done\": %s", strerror(-err));
+	h_kill_ok(fl.proc.pid, SIGINT);
+	cr_assert_eq(h_wait_exit(&fl.proc, H_EXIT_MS), 0, "faultline did not exit on SIGINT");
+	cr_assert_eq(h_exit_code(&fl.proc), 0, "faultline exited with %d:\n%s",
+		     h_exit_code(&fl.proc), h_read_file(fl.err_path));
+	h_kill_ok(w.pid, SIGUSR2);
+	cr_assert_eq(h_wait_exit(&w, H_EXIT_MS), 0, "swarm did not exit");
+
+	report = h_read_file(fl.out_path);
+	cr_log_info("%.3000s", report);
+	line = strstr(report, "\nswarm ");
+	cr_assert(line, "no row for the executable:\n%s", report);
+	cr_assert_eq(sscanf(line, "\nswarm %lu %lu %lu", &procs, &alive, &unread), 3, "%.120s",
+		     line);
+	cr_expect_eq(procs, SWARM_CHILDREN + 1, "the parent and its children: %.120s", line);
+	cr_expect_eq(alive, SWARM_CHILDREN + 1, "%.120s", line);
+	cr_expect_eq(unread, 0, "every one read: %.120s", line);
+	cr_expect(strstr(report, "[6 more swarm processes]"), "the costliest three only:\n%s",
+		  report);
+	cr_expect(strstr(report, "\nnote: shared pages count in each process: RSS +"),
+		  "no note on shared pages:\n%s", report);
+	free(report);
+
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.300s", text);
+	groups = jv_get(&doc, "process_groups");
+	cr_assert(groups && groups->type == JV_ARR && groups->n == 1, "process_groups: %.300s",
+		  text);
+	g = &groups->items[0];
+	cr_expect_str_eq(jv_get(g, "name")->text, "swarm");
+	cr_expect_eq(json_u64_ok(g, "processes"), SWARM_CHILDREN + 1);
+	cr_expect_eq(jv_get(g, "pids")->n, SWARM_CHILDREN + 1, "every pid");
+	cr_expect_eq(json_u64_ok(g, "private_cost.known"), SWARM_CHILDREN + 1);
+	{
+		uint64_t median = json_u64_ok(g, "private_cost.median");
+		uint64_t growth = json_u64_ok(g, "growth");
+
+		cr_log_info("median private cost %" PRIu64 " B (a child wrote %" PRIu64
+			    "), growth %" PRIu64 " B",
+			    median, own, growth);
+		cr_expect(median >= own && median <= own + (uint64_t)(SWARM_PRIVATE_SLACK * own),
+			  "median private cost %" PRIu64 " B, a child wrote %" PRIu64 " B", median,
+			  own);
+		/* each child: its own writes, and the shared memory counted again */
+		cr_expect(h_within((double)growth,
+				   (double)(SWARM_CHILDREN * (SWARM_CHILD_MIB + SWARM_SHARED_MIB) *
+					    H_MIB)),
+			  "growth %" PRIu64 " B", growth);
+	}
+	cr_expect(jv_path(&doc, "shared_pages.overstated")->b, "shared_pages.overstated false");
+	{
+		int64_t pss = json_i64_ok(&doc, "shared_pages.pss_change");
+		int64_t rss = json_i64_ok(&doc, "shared_pages.rss_change");
+
+		cr_log_info("shared pages: RSS %+" PRId64 " B, PSS %+" PRId64 " B", rss, pss);
+		/* the machine paid what the children wrote; the shared memory was there before */
+		cr_expect(h_within((double)pss, (double)(SWARM_CHILDREN * own)),
+			  "PSS change %" PRId64 " B, the children wrote %" PRIu64 " B", pss,
+			  SWARM_CHILDREN * own);
+	}
+	jv_free(&doc);
+	free(text);
+}
+
+#define STORM_CHILDREN 300
+#define STORM_TOLERANCE 0.05 /* test_storms.c's: the children's growth against their measure */
+
+/* Resident growth (anon + file + shmem) of counts object @c. */
+static uint64_t json_resident(const struct jv *c)
+{
+	return json_u64_ok(c, "growth.anon") + json_u64_ok(c, "growth.file") +
+	       json_u64_ok(c, "growth.shmem");
+}
+
+/*
+ * A build's swarm: 300 children of storm, 256 KiB each, back to back, all gone within
+ * milliseconds. One row: 301 processes, none alive; the costliest three and [298 more storm
+ * processes]; in JSON, every pid, and the group's growth less the parent's is what the
+ * children measured of themselves, within 5%.
+ */
+Test(children, storm_summarized_by_executable)
+{
+	const char *wl[] = { "300", "256", "0", NULL };
+	unsigned long children, procs, alive;
+	long long anon, file, shmem;
+	const struct jv *g, *list;
+	char dir[64], json[96], *report, *line, *text;
+	uint64_t parent = 0, growth;
+	struct h_run r;
+	struct jv doc;
+
+	h_temp_dir_ok(dir);
+	snprintf(json, sizeof(json), "%s/storm.json", dir);
+	h_launch_run_for_ok(&r, "storm", wl, (const char *const[]){ "-f", "--json", json, NULL },
+			    STORM_CHILDREN * 20);
+	h_folded_free(&r.folded);
+	report = h_read_file(r.fl.out_path);
+	line = strstr(report, "children ");
+	cr_assert(line && sscanf(line, "children %lu anon %lld file %lld shmem %lld", &children,
+				 &anon, &file, &shmem) == 4,
+		  "storm printed no sums:\n%.2000s", report);
+	cr_assert_eq(children, STORM_CHILDREN);
+	line = strstr(report, "\nstorm ");
+	cr_assert(line, "no row for the executable:\n%.3000s", report);
+	cr_assert_eq(sscanf(line, "\nstorm %lu %lu", &procs, &alive), 2, "%.120s", line);
+	cr_expect_eq(procs, STORM_CHILDREN + 1, "%.120s", line);
+	cr_expect_eq(alive, 0, "%.120s", line);
+	cr_expect(strstr(report, "[298 more storm processes]"), "%.3000s", report);
+	free(report);
+
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.300s", text);
+	cr_assert_eq(jv_get(&doc, "process_groups")->n, 1);
+	g = &jv_get(&doc, "process_groups")->items[0];
+	cr_expect_str_eq(jv_get(g, "name")->text, "storm");
+	cr_expect_eq(jv_get(g, "pids")->n, STORM_CHILDREN + 1, "every pid");
+	list = jv_get(&doc, "processes");
+	cr_assert_eq(list->n, STORM_CHILDREN + 1);
+	for (size_t i = 0; i < list->n; i++)
+		if (!jv_get(&list->items[i], "followed")->b)
+			parent += json_resident(jv_get(&list->items[i], "attributed"));
+	growth = json_u64_ok(g, "growth");
+	cr_log_info("storm: %lu children measured %lld B; the group's growth %" PRIu64
+		    " B, the parent's %" PRIu64 " B",
+		    children, anon + file + shmem, growth, parent);
+	cr_expect(fabs((double)(growth - parent) - (double)(anon + file + shmem)) <=
+			  STORM_TOLERANCE * (double)(anon + file + shmem),
+		  "children's growth %" PRIu64 " B, their own measure %lld B", growth - parent,
+		  anon + file + shmem);
+	jv_free(&doc);
+	free(text);
 }

@@ -8,6 +8,7 @@
 #include "formats/jsonreport.h"
 #include <string.h>
 #include "formats/json.h"
+#include "formats/jsongroups.h"
 #include "formats/jsoninventory.h"
 #include "model/retention.h"
 
@@ -418,6 +419,7 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 	for (size_t i = 0; i < r->nprocs; i++)
 		process(&j, r, &r->procs[i]);
 	json__array_end(&j);
+	jsongroups__write(&j, r);
 	json__array_begin(&j, "threads");
 	for (size_t i = 0; i < r->nthreads; i++)
 		thread(&j, r, &r->threads[i]);

@@ -27,7 +27,7 @@ struct jsonreport_opts {
 /*
  * Writes one JSON document on one line, then "\n", to @out and flushes it: the header
  * (schema, version, final, elapsed seconds, metric, options, drops by name), the processes,
- * the threads, the allocation sites (@r->alloc) and memory call sites (@r->vm), and every leaf
+ * their groups by executable and the shared pages' figures (jsongroups.h), the threads, the allocation sites (@r->alloc) and memory call sites (@r->vm), and every leaf
  * path of @p with its counters, frames root first, in pre-order with siblings in the tree's
  * order (the session sorts it by the metric, heaviest first). Returns 0 or -errno of the
  * failed write (-EIO when unknown).

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/units.h"
+#include "model/sharedpages.h"
 
 #define NAME_COLS 13 /* PID, NAME, STATE and seven figures make 100 columns */
 
@@ -47,7 +48,7 @@ int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metr
 	return 0;
 }
 
-static void proc_line(FILE *out, unsigned width, const struct fl_proc_summary *s)
+void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
 	const struct fl_counts *c = &s->attributed;
 	char b[7][UNITS_BUF], name[FL_COMM_LEN + 4];
@@ -78,10 +79,10 @@ static void proc_line(FILE *out, unsigned width, const struct fl_proc_summary *s
 		    b[5], b[6]);
 }
 
-void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *procs,
-		       const size_t *order, size_t n, enum fl_metric m, size_t max_lines)
+void proctable__title(FILE *out, unsigned width, const struct fl_proc_summary *procs, size_t n,
+		      enum fl_metric m)
 {
-	size_t shown = max_lines && max_lines < n ? max_lines : n, alive = 0;
+	size_t alive = 0;
 
 	for (size_t i = 0; i < n; i++)
 		alive += procs[i].alive;
@@ -89,11 +90,41 @@ void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *
 		    "processes by %s: %zu, %zu alive (growth since attach or fork; "
 		    "KERNEL-D: RSS change; PRIVATE: Pss_Anon+VmPTE)",
 		    metric__name(m), n, alive);
+}
+
+void proctable__heads(FILE *out, unsigned width)
+{
 	units__emit(out, width, "%7s %-*s %-6s %9s %9s %9s %9s %10s %10s %9s", "PID", NAME_COLS,
 		    "NAME", "STATE", "ANON", "FILE", "SHMEM", "RELEASED", "KERNEL-D", "GAP",
 		    "PRIVATE");
+}
+
+void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *procs,
+		       const size_t *order, size_t n, enum fl_metric m, size_t max_lines)
+{
+	size_t shown = max_lines && max_lines < n ? max_lines : n;
+
+	proctable__title(out, width, procs, n, m);
+	proctable__heads(out, width);
 	for (size_t i = 0; i < shown; i++)
-		proc_line(out, width, &procs[order[i]]);
+		proctable__line(out, width, &procs[order[i]]);
 	if (shown < n)
 		units__emit(out, width, "... %zu more processes", n - shown);
+}
+
+void proctable__render_shared(FILE *out, unsigned width, const struct fl_proc_summary *procs,
+			      size_t n)
+{
+	struct shared_pages s;
+	char rss[UNITS_BUF], pss[UNITS_BUF];
+
+	shared_pages__sum(procs, n, &s);
+	if (!shared_pages__overstated(&s))
+		return;
+	units__sbytes(rss, sizeof(rss), s.rss_change);
+	units__sbytes(pss, sizeof(pss), s.pss_change);
+	units__emit(out, width,
+		    "note: shared pages count in each process: RSS %s, PSS %s; see --metric new "
+		    "and PSS",
+		    rss, pss);
 }

@@ -24,6 +24,16 @@ uint64_t proctable__weight(const struct fl_proc_summary *s, enum fl_metric m);
 int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metric m,
 		     size_t *order);
 
+/* The title: "processes by METRIC: N, A alive (...)", what the columns mean. */
+void proctable__title(FILE *out, unsigned width, const struct fl_proc_summary *procs, size_t n,
+		      enum fl_metric m);
+
+/* The column heads of proctable__line(). */
+void proctable__heads(FILE *out, unsigned width);
+
+/* The line of process @s: PID, NAME, STATE and the figures proctable__render() lists. */
+void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s);
+
 /*
  * Writes the title, the column heads and one line per process in @order (PID, NAME, alive or
  * exited, faultline's growth of anon, file and shmem, released, the kernel's RSS change since
@@ -33,5 +43,13 @@ int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metr
  */
 void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *procs,
 		       const size_t *order, size_t n, enum fl_metric m, size_t max_lines);
+
+/*
+ * One line when shared pages make the processes' resident growth overstate the machine's
+ * cost (shared_pages__overstated()): their RSS and PSS changes, and where to look instead
+ * (--metric new counts a page once, PSS splits it). Nothing otherwise.
+ */
+void proctable__render_shared(FILE *out, unsigned width, const struct fl_proc_summary *procs,
+			      size_t n);
 
 #endif /* FAULTLINE_PROCTABLE_H */

@@ -12,6 +12,7 @@
 #include "base/units.h"
 #include "views/alloctable.h"
 #include "views/flametree.h"
+#include "views/grouptable.h"
 #include "views/inventorytable.h"
 #include "views/proctable.h"
 #include "views/vmtable.h"
@@ -74,10 +75,11 @@ static void proc_title(FILE *out, unsigned width, const struct fl_proc_summary *
 		    "total");
 }
 
-/* Two rows of four kernel figures: their values now (read @age_ns ago) and their change
- * since attach. */
-static void kernel_rows(FILE *out, unsigned width, const char *label, uint64_t age_ns,
-			const char *const names[4], const uint64_t now[4], const uint64_t then[4])
+/* Three rows of four kernel figures: their values @then ("at attach", "first seen"), now
+ * (read @age_ns ago) and their change. */
+static void kernel_rows(FILE *out, unsigned width, const char *label, const char *then_label,
+			uint64_t age_ns, const char *const names[4], const uint64_t now[4],
+			const uint64_t then[4])
 {
 	char a[4][UNITS_BUF], v[4][UNITS_BUF], d[4][UNITS_BUF], l[3][LABEL_COLS + 1];
 
@@ -86,7 +88,7 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, uint64_t a
 		units__bytes(v[i], UNITS_BUF, now[i]);
 		units__sbytes(d[i], UNITS_BUF, report__sdiff(now[i], then[i]));
 	}
-	snprintf(l[2], sizeof(l[2]), "%s at attach", label);
+	snprintf(l[2], sizeof(l[2]), "%s %s", label, then_label);
 	if (age_ns >= 500000000)
 		snprintf(l[0], sizeof(l[0]), "%s %.0fs ago", label, (double)age_ns / 1e9);
 	else
@@ -105,28 +107,31 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, uint64_t a
 /*
  * What RSS does not tell: swap, page tables and hugetlb pages beside it, and from smaps_rollup
  * the proportional set (shared pages split among the processes that map them). A process's
- * private cost is what would go away with it: Pss_Anon + VmPTE.
+ * private cost is what would go away with it: Pss_Anon + VmPTE. A child -f followed was not
+ * there at attach: its figures start when faultline first read it, within 100 ms of its fork.
  */
 static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
+	const char *then = s->followed ? "first seen" : "at attach";
 	static const char *const status[4] = { "VmRSS", "VmSwap", "VmPTE", "Hugetlb" };
 	static const char *const rollup[4] = { "Pss", "Pss_Anon", "Pss_File", "Pss_Shmem" };
 	const struct proc_status *n = &s->now, *t = &s->at_attach;
 	uint64_t now[4] = { n->vm_rss, n->vm_swap, n->vm_pte, n->hugetlb };
-	uint64_t then[4] = { t->vm_rss, t->vm_swap, t->vm_pte, t->hugetlb };
+	uint64_t start[4] = { t->vm_rss, t->vm_swap, t->vm_pte, t->hugetlb };
 	char v[UNITS_BUF], d[UNITS_BUF];
 
-	kernel_rows(out, width, "status", 0, status, now, then);
+	kernel_rows(out, width, "status", then, 0, status, now, start);
 	if (!n->have_pss || !t->have_pss)
 		return;
 	/* paced: its read costs about 6 ms per GiB resident */
-	kernel_rows(out, width, "smaps_rollup", s->rollup_age_ns, rollup,
+	kernel_rows(out, width, "smaps_rollup", then, s->rollup_age_ns, rollup,
 		    (const uint64_t[4]){ n->pss, n->pss_anon, n->pss_file, n->pss_shmem },
 		    (const uint64_t[4]){ t->pss, t->pss_anon, t->pss_file, t->pss_shmem });
 	units__bytes(v, sizeof(v), proc_status__private_cost(n));
 	units__sbytes(d, sizeof(d),
 		      report__sdiff(proc_status__private_cost(n), proc_status__private_cost(t)));
-	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since attach", v, d);
+	units__emit(out, width, "  private cost (Pss_Anon + VmPTE) %s, %s since %s", v, d,
+		    s->followed ? "first seen" : "attach");
 }
 
 /* Swap beside RSS: VmSwap's change against the swap entries faultline saw come and go. */
@@ -169,7 +174,9 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 			    "kernel figures)");
 		return;
 	}
-	proc_row(out, width, s->followed ? "rss when first seen" : "rss at attach", rss0, false);
+	/* a child's RSS counters are the BPF side's first values after its fork, however late
+	 * faultline first read it; its other figures are from that read (render_kernel_view) */
+	proc_row(out, width, s->followed ? "rss first seen (fork)" : "rss at attach", rss0, false);
 	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
 	proc_row(out, width,
 		 s->followed ? "kernel change since fork" : "kernel change since attach", kern,
@@ -181,7 +188,8 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		char b[UNITS_BUF];
 
 		units__bytes(b, sizeof(b), (uint64_t)s->peak);
-		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2, "peak rss since attach", b);
+		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2,
+			    s->followed ? "peak rss since fork" : "peak rss since attach", b);
 	}
 	render_kernel_view(out, width, s);
 	render_swap(out, width, s);
@@ -247,9 +255,25 @@ static void render_proc_detail(FILE *out, unsigned width, const struct fl_report
 			    s->hugetlb_faults);
 }
 
+/* The final report's: by executable, the costliest few of each (the rest in JSON). */
+static void render_groups(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			  unsigned width)
+{
+	struct proc_groups g;
+
+	if (proc_groups__build(r->procs, r->nprocs, &g)) {
+		units__emit(out, width, "(out of memory: no process table)");
+		return;
+	}
+	grouptable__render(out, width, r->procs, r->nprocs, &g, o->metric, GROUPTABLE_GROUPS,
+			   GROUPTABLE_PER_GROUP);
+	proc_groups__free(&g);
+}
+
 /*
- * Several processes: one line each (all of them in the final report), then the detailed
- * block of the heaviest few only, so a hundred forked backends do not flood the screen.
+ * Several processes: one line each (live, the heaviest ten; the final report summarizes them
+ * by executable), the shared pages' note, then the detailed block of the heaviest few only,
+ * so a hundred forked backends do not flood the screen.
  */
 static void render_procs(FILE *out, const struct fl_report *r, const struct table_opts *o,
 			 unsigned width)
@@ -260,8 +284,12 @@ static void render_procs(FILE *out, const struct fl_report *r, const struct tabl
 		units__emit(out, width, "(out of memory: no process table)");
 		return;
 	}
-	proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
-			  r->final ? 0 : PROCTABLE_LIVE_LINES);
+	if (r->final)
+		render_groups(out, r, o, width);
+	else
+		proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
+				  PROCTABLE_LIVE_LINES);
+	proctable__render_shared(out, width, r->procs, r->nprocs);
 	for (size_t i = 0; i < r->nprocs && i < DETAIL_PROCS; i++)
 		render_proc_detail(out, width, r, &r->procs[order[i]]);
 	if (r->nprocs > DETAIL_PROCS)

@@ -272,6 +272,44 @@ Test(jsonreport, process_figures)
 	profile__free(m.p);
 }
 
+/* The processes by executable, every one of them, and the shared pages' figures. */
+Test(jsonreport, process_groups)
+{
+	struct model m;
+	const struct jv *g, *q;
+	struct jv d;
+	char *s;
+
+	build(&m, false, false);
+	s = write_doc(&m, &d);
+	cr_assert_eq(jv_get(&d, "process_groups")->n, 2);
+	g = &jv_get(&d, "process_groups")->items[0];
+	EXPECT_STR(g, "name", "app-with-16char");
+	EXPECT_U64(g, "processes", 1);
+	EXPECT_U64(g, "alive", 1);
+	EXPECT_U64(g, "growth", 8 * MIB + 4096);
+	EXPECT_U64(g, "private_cost.known", 1);
+	EXPECT_U64(g, "private_cost.total", 20 + 8 * MIB + 8192);
+	EXPECT_U64(g, "private_cost.median", 20 + 8 * MIB + 8192);
+	cr_assert_eq(jv_get(g, "pids")->n, 1);
+	EXPECT_I64(&jv_get(g, "pids")->items[0], "", 42);
+	q = &jv_get(&d, "process_groups")->items[1];
+	EXPECT_STR(q, "name", "child");
+	EXPECT_U64(q, "private_cost.known", 0);
+	EXPECT_U64(q, "private_cost.total", 0);
+	EXPECT_TYPE(q, "private_cost.median", JV_NULL);
+	/* one process compared: nothing shared with another */
+	EXPECT_U64(&d, "shared_pages.growth", 8 * MIB + 4096);
+	EXPECT_U64(&d, "shared_pages.processes", 1);
+	EXPECT_I64(&d, "shared_pages.rss_change", 8 * MIB - 100);
+	EXPECT_I64(&d, "shared_pages.pss_change", 0);
+	cr_expect(!is_true(&d, "shared_pages.overstated"));
+	EXPECT_TYPE(&d, "shared_pages.overstated", JV_BOOL);
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+}
+
 /* How a launched command ended: its status or the signal that killed it; null for a process
  * alive or whose end is unknown. */
 Test(jsonreport, process_exit)

@@ -200,7 +200,37 @@ Test(proctable, table_details_top_three)
 	free(out);
 
 	out = render_table(p, 14, true);
-	cr_expect_null(strstr(out, "more processes"), "final: all\n%s", out);
-	cr_expect(strstr(out, "    200 backend"), "%s", out);
+	cr_expect(strstr(out, "backend             14     14      0"), "final: by executable\n%s",
+		  out);
+	cr_expect(strstr(out, "    213 backend"), "the costliest listed\n%s", out);
+	cr_expect(strstr(out, "[11 more backend processes]"), "%s", out);
+	cr_expect_null(strstr(out, "    200 backend"), "the whole list is JSON's\n%s", out);
+	free(out);
+}
+
+/* Four backends that each mapped 64 MiB of shared memory: one line under the table. */
+Test(proctable, shared_pages_note)
+{
+	struct fl_proc_summary p[4];
+	char *out;
+
+	for (int i = 0; i < 4; i++) {
+		p[i] = proc(300 + i, "backend", true, 2 * MIB, 0);
+		p[i].at_attach.have_pss = true;
+		p[i].now.rss_shmem = 64 * MIB;
+		p[i].attributed.grow[FL_SHMEM] = 64 * MIB;
+		p[i].now.pss = 2 * MIB + 16 * MIB;
+	}
+	for (int final = 0; final < 2; final++) {
+		out = render_table(p, 4, final);
+		cr_expect(strstr(out, "note: shared pages count in each process: RSS +264.0 MiB, "
+				      "PSS +72.0 MiB; see --metric new and PSS\n"),
+			  "%s", out);
+		free(out);
+	}
+	for (int i = 0; i < 4; i++)
+		p[i].now.pss += 48 * MIB; /* each one's own: nothing shared */
+	out = render_table(p, 4, true);
+	cr_expect_null(strstr(out, "shared pages"), "%s", out);
 	free(out);
 }

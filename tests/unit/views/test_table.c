@@ -432,6 +432,34 @@ Test(table, process_figures)
 	profile__free(p);
 }
 
+/* A child -f followed was not there at attach: every row says where its figures start. */
+Test(table, followed_child_first_seen)
+{
+	struct profile *p = sample();
+	struct fl_proc_summary s = { .pid = 43, .comm = "demo", .alive = true, .followed = true };
+	struct fl_report r = report();
+	struct table_opts o = opts(100, 20, 0.01);
+	char *out;
+
+	s.at_attach.have_pss = s.now.have_pss = true;
+	s.now.pss_anon = 2 * MIB;
+	s.peak = 3 * MIB;
+	r.procs = &s;
+	r.nprocs = 1;
+	out = render(&r, p, &o);
+	cr_expect_null(strstr(out, "attach"), "%s", out);
+	cr_expect_neq(line_of(out, "  rss first seen (fork) "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  kernel change since fork "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  peak rss since fork "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  status first seen "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  smaps_rollup first seen "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "private cost (Pss_Anon + VmPTE) 2.0 MiB, +2.0 MiB since first "
+				   "seen"),
+		      -1, "%s", out);
+	free(out);
+	profile__free(p);
+}
+
 Test(table, threads_table)
 {
 	struct profile *p = sample();
