@@ -79,6 +79,7 @@ static void sum_group(const struct fl_proc_summary *procs, const size_t *run, si
 
 		grp->alive += s->alive;
 		grp->growth += growth_of(s);
+		grp->new_bytes += s->attributed.new_bytes;
 		/* the known ones lead the run, highest first */
 		if (proc_groups__cost(s, &costs[known])) {
 			grp->private_total += costs[known];
@@ -148,6 +149,7 @@ size_t proc_groups__bound(const struct proc_groups *g, size_t max_groups,
 		rest->alive += g->v[k].alive;
 		rest->private_total += g->v[k].private_total;
 		rest->growth += g->v[k].growth;
+		rest->new_bytes += g->v[k].new_bytes;
 	}
 	return shown;
 }

@@ -31,8 +31,9 @@ struct proc_group {
 	size_t unknown; /* processes whose private cost is not known (not in the two below) */
 	uint64_t private_total; /* sum of the known private costs */
 	uint64_t private_median;
-	uint64_t growth; /* resident growth (anon + file + shmem) of all of them */
-	size_t first;	 /* its processes are members[first .. first + nprocs) */
+	uint64_t growth;    /* resident growth (anon + file + shmem) of all of them */
+	uint64_t new_bytes; /* --metric new: the new memory of all of them */
+	size_t first;	    /* its processes are members[first .. first + nprocs) */
 };
 
 struct proc_groups {
@@ -55,6 +56,7 @@ struct proc_groups_rest {
 	size_t alive;
 	uint64_t private_total;
 	uint64_t growth;
+	uint64_t new_bytes;
 };
 
 /*

@@ -14,13 +14,14 @@ static void fit_name(char *dst, size_t len, const char *comm)
 	units__fit(dst, NAME_COLS);
 }
 
-static void group_row(FILE *out, unsigned width, const struct proc_group *grp)
+/* GROWTH, or NEW under --metric new: what the machine paid, not each process's RSS */
+static void group_row(FILE *out, unsigned width, const struct proc_group *grp, enum fl_metric m)
 {
 	char name[FL_COMM_LEN + 4], growth[UNITS_BUF], total[UNITS_BUF], median[UNITS_BUF];
 	bool any = grp->unknown < grp->nprocs;
 
 	fit_name(name, sizeof(name), grp->name);
-	units__bytes(growth, sizeof(growth), grp->growth);
+	units__bytes(growth, sizeof(growth), m == FL_METRIC_NEW ? grp->new_bytes : grp->growth);
 	/* no process of it read: its cost is unknown, not 0 */
 	if (any) {
 		units__bytes(total, sizeof(total), grp->private_total);
@@ -33,15 +34,17 @@ static void group_row(FILE *out, unsigned width, const struct proc_group *grp)
 		    grp->alive, grp->unknown, growth, total, median);
 }
 
-static void rest_row(FILE *out, unsigned width, const struct proc_groups_rest *rest)
+static void rest_row(FILE *out, unsigned width, const struct proc_groups_rest *rest,
+		     enum fl_metric m)
 {
 	char growth[UNITS_BUF], total[UNITS_BUF];
 
-	units__bytes(growth, sizeof(growth), rest->growth);
+	units__bytes(growth, sizeof(growth), m == FL_METRIC_NEW ? rest->new_bytes : rest->growth);
 	units__bytes(total, sizeof(total), rest->private_total);
 	units__emit(out, width,
-		    "[%zu more executables: %zu processes, %zu alive, growth %s, private %s]",
-		    rest->groups, rest->nprocs, rest->alive, growth, total);
+		    "[%zu more executables: %zu processes, %zu alive, %s %s, private %s]",
+		    rest->groups, rest->nprocs, rest->alive, m == FL_METRIC_NEW ? "new" : "growth",
+		    growth, total);
 }
 
 void grouptable__render(FILE *out, unsigned width, const struct fl_proc_summary *procs, size_t n,
@@ -58,18 +61,18 @@ void grouptable__render(FILE *out, unsigned width, const struct fl_proc_summary 
 		    "UNREAD the others)",
 		    g->n);
 	units__emit(out, width, "%-*s %6s %6s %6s %10s %10s %10s", NAME_COLS, "NAME", "PROCS",
-		    "ALIVE", "UNREAD", "GROWTH", "PRIVATE", "MEDIAN");
+		    "ALIVE", "UNREAD", m == FL_METRIC_NEW ? "NEW" : "GROWTH", "PRIVATE", "MEDIAN");
 	for (size_t k = 0; k < shown; k++)
-		group_row(out, width, &g->v[k]);
+		group_row(out, width, &g->v[k], m);
 	if (rest.groups)
-		rest_row(out, width, &rest);
-	proctable__heads(out, width);
+		rest_row(out, width, &rest, m);
+	proctable__heads(out, width, m);
 	for (size_t k = 0; k < shown; k++) {
 		const struct proc_group *grp = &g->v[k];
 		size_t listed = proc_group__listed(grp, per_group);
 
 		for (size_t i = 0; i < listed; i++)
-			proctable__line(out, width, &procs[g->members[grp->first + i]]);
+			proctable__line(out, width, &procs[g->members[grp->first + i]], m);
 		if (listed == grp->nprocs)
 			continue;
 		fit_name(name, sizeof(name), grp->name);

@@ -48,7 +48,7 @@ int proctable__order(const struct fl_proc_summary *procs, size_t n, enum fl_metr
 	return 0;
 }
 
-void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s)
+void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s, enum fl_metric m)
 {
 	const struct fl_counts *c = &s->attributed;
 	char b[7][UNITS_BUF], name[FL_COMM_LEN + 4];
@@ -62,7 +62,9 @@ void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s)
 	units__bytes(b[0], UNITS_BUF, c->grow[FL_ANON]);
 	units__bytes(b[1], UNITS_BUF, c->grow[FL_FILE]);
 	units__bytes(b[2], UNITS_BUF, c->grow[FL_SHMEM]);
-	units__bytes(b[3], UNITS_BUF, metric__value(c, FL_METRIC_RELEASED));
+	/* what the machine paid, beside what each process's RSS counted */
+	units__bytes(b[3], UNITS_BUF,
+		     metric__value(c, m == FL_METRIC_NEW ? FL_METRIC_NEW : FL_METRIC_RELEASED));
 	if (s->no_status) {
 		strcpy(b[4], "-");
 		strcpy(b[5], "-");
@@ -92,11 +94,11 @@ void proctable__title(FILE *out, unsigned width, const struct fl_proc_summary *p
 		    metric__name(m), n, alive);
 }
 
-void proctable__heads(FILE *out, unsigned width)
+void proctable__heads(FILE *out, unsigned width, enum fl_metric m)
 {
 	units__emit(out, width, "%7s %-*s %-6s %9s %9s %9s %9s %10s %10s %9s", "PID", NAME_COLS,
-		    "NAME", "STATE", "ANON", "FILE", "SHMEM", "RELEASED", "KERNEL-D", "GAP",
-		    "PRIVATE");
+		    "NAME", "STATE", "ANON", "FILE", "SHMEM",
+		    m == FL_METRIC_NEW ? "NEW" : "RELEASED", "KERNEL-D", "GAP", "PRIVATE");
 }
 
 void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *procs,
@@ -105,9 +107,9 @@ void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *
 	size_t shown = max_lines && max_lines < n ? max_lines : n;
 
 	proctable__title(out, width, procs, n, m);
-	proctable__heads(out, width);
+	proctable__heads(out, width, m);
 	for (size_t i = 0; i < shown; i++)
-		proctable__line(out, width, &procs[order[i]]);
+		proctable__line(out, width, &procs[order[i]], m);
 	if (shown < n)
 		units__emit(out, width, "... %zu more processes", n - shown);
 }

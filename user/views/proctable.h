@@ -29,10 +29,11 @@ void proctable__title(FILE *out, unsigned width, const struct fl_proc_summary *p
 		      enum fl_metric m);
 
 /* The column heads of proctable__line(). */
-void proctable__heads(FILE *out, unsigned width);
+void proctable__heads(FILE *out, unsigned width, enum fl_metric m);
 
-/* The line of process @s: PID, NAME, STATE and the figures proctable__render() lists. */
-void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s);
+/* The line of process @s: PID, NAME, STATE and the figures proctable__render() lists (with
+ * @m new, its new memory where the others have RELEASED). */
+void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s, enum fl_metric m);
 
 /*
  * Writes the title, the column heads and one line per process in @order (PID, NAME, alive or

@@ -22,7 +22,8 @@ static struct fl_proc_summary proc(pid_t pid, const char *comm, bool alive, uint
 	return s;
 }
 
-static char *render(const struct fl_proc_summary *p, size_t n, size_t groups, size_t per)
+static char *render_by(const struct fl_proc_summary *p, size_t n, size_t groups, size_t per,
+		       enum fl_metric m)
 {
 	struct proc_groups g;
 	char *buf = NULL;
@@ -31,10 +32,15 @@ static char *render(const struct fl_proc_summary *p, size_t n, size_t groups, si
 
 	cr_assert_not_null(f);
 	cr_assert_eq(proc_groups__build(p, n, &g), 0);
-	grouptable__render(f, 100, p, n, &g, FL_METRIC_RESIDENT, groups, per);
+	grouptable__render(f, 100, p, n, &g, m, groups, per);
 	proc_groups__free(&g);
 	fclose(f);
 	return buf;
+}
+
+static char *render(const struct fl_proc_summary *p, size_t n, size_t groups, size_t per)
+{
+	return render_by(p, n, groups, per, FL_METRIC_RESIDENT);
 }
 
 static int count(const char *text, const char *needle)
@@ -111,5 +117,28 @@ Test(grouptable, executables_bounded)
 			 "ld                  10      0     10   10.0 MiB          -          -\n"),
 		  "never read: its cost is unknown, not 0\n%s", out);
 	cr_expect_null(strstr(out, " more "), "0: everything\n%s", out);
+	free(out);
+}
+
+/* --metric new: 8 children that each mapped 64 MiB of shared memory and wrote 2 MiB: the
+ * group's NEW is what the machine paid (16 MiB), and each line's NEW stands where RELEASED
+ * does otherwise. */
+Test(grouptable, new_memory_where_growth_overstates)
+{
+	struct fl_proc_summary p[8];
+	char *out;
+
+	for (int i = 0; i < 8; i++) {
+		p[i] = proc(100 + i, "sharedkids", false, 2 * MIB, 66 * MIB);
+		p[i].attributed.new_bytes = 2 * MIB;
+	}
+	out = render_by(p, 8, 10, 3, FL_METRIC_NEW);
+	cr_expect(strstr(out,
+			 "NAME             PROCS  ALIVE UNREAD        NEW    PRIVATE     MEDIAN\n"),
+		  "%s", out);
+	cr_expect(strstr(out,
+			 "sharedkids           8      0      0   16.0 MiB   16.0 MiB    2.0 MiB\n"),
+		  "%s", out);
+	cr_expect(strstr(out, "  SHMEM       NEW   KERNEL-D"), "%s", out);
 	free(out);
 }
