@@ -63,12 +63,7 @@ static void site_merge(struct fl_call_site *dst, const struct fl_call_site *src)
 		dst->oldest_ts = src->oldest_ts;
 }
 
-/*
- * The last @want of the @depth frames @names, "outer > ... > leaf": two for an allocation
- * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
- * call, whose leaf is the libc syscall wrapper.
- */
-static void name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want)
+void sites__name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want)
 {
 	size_t used = 0;
 
@@ -130,7 +125,8 @@ static void site_of(struct site_row *sr, const struct fl_row *r, bool vm,
 		.counts = r->counts,
 	};
 	if (depth)
-		name_caller(sr->site.caller, sizeof(sr->site.caller), names, depth, vm ? 3 : 2);
+		sites__name_caller(sr->site.caller, sizeof(sr->site.caller), names, depth,
+				   vm ? 3 : 2);
 	else
 		snprintf(sr->site.caller, sizeof(sr->site.caller), "%s",
 			 origin__name(r->key.origin));

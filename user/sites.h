@@ -21,4 +21,11 @@
 int sites__build(enum fl_metric metric, bool vm, const struct collector *col, struct frames *frames,
 		 struct target_set *set, struct fl_call_site **out, size_t *nout);
 
+/*
+ * The last @want of the @depth frames @names, "outer > ... > leaf": two for an allocation
+ * site (a wrapper such as xmalloc alone would name every site alike), three for a memory
+ * call, whose leaf is the libc syscall wrapper.
+ */
+void sites__name_caller(char *buf, size_t len, const char *const *names, size_t depth, size_t want);
+
 #endif /* FAULTLINE_SITES_H */

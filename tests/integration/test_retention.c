@@ -111,6 +111,9 @@ Test(retention, allocator_holds_what_glibc_keeps)
 	cr_expect_str_eq(jv_get(pool, "owner")->text, "application");
 	cr_expect(jv_get(pool, "mapped_by") && jv_get(pool, "mapped_by")->type != JV_NULL,
 		  "the pool's stack is not known");
+	cr_expect(jv_get(pool, "mapped_by_caller") &&
+			  strstr(jv_get(pool, "mapped_by_caller")->text, "pool_fill"),
+		  "the pool was not named by pool_fill's call");
 	jv_free(&doc);
 	h_folded_free(&r.folded);
 }

@@ -55,7 +55,7 @@ static void figures(struct json *j, const struct inv_mapping *m, enum inv_side s
 	json__object_end(j);
 }
 
-static void mapping(struct json *j, const struct inv_mapping *m)
+static void mapping(struct json *j, const struct inventory *inv, const struct inv_mapping *m)
 {
 	char name[512], perms[5] = {
 		m->perms & SMAPS_READ ? 'r' : '-',
@@ -79,6 +79,8 @@ static void mapping(struct json *j, const struct inv_mapping *m)
 		json__object_end(j);
 	}
 	json__str(j, "owner", inv_owner__name(m->owner));
+	if (m->mapped_by && inventory__caller(inv, m->mapped_by))
+		json__str(j, "mapped_by_caller", inventory__caller(inv, m->mapped_by));
 	if (m->mapped_by)
 		json__u64(j, "mapped_by", m->mapped_by);
 	else
@@ -101,7 +103,7 @@ void jsoninventory__write(struct json *j, const char *key, const struct inventor
 	json__object_end(j);
 	json__array_begin(j, "mappings");
 	for (size_t i = 0; i < inv->n && !j->err; i++)
-		mapping(j, &inv->v[i]);
+		mapping(j, inv, &inv->v[i]);
 	json__array_end(j);
 	json__object_end(j);
 }

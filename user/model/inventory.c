@@ -197,6 +197,33 @@ int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, 
 	return 0;
 }
 
+int inventory__name_caller(struct inventory *inv, uint64_t stack, const char *text)
+{
+	struct inv_caller *c;
+	char *copy;
+
+	if (!stack || inventory__caller(inv, stack))
+		return 0;
+	c = grow__reserve(inv->callers, &inv->callers_cap, inv->ncallers, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	inv->callers = c;
+	copy = strdup(text);
+	if (!copy)
+		return -ENOMEM;
+	c[inv->ncallers++] = (struct inv_caller){ stack, copy };
+	return 0;
+}
+
+const char *inventory__caller(const struct inventory *inv, uint64_t stack)
+{
+	/* the distinct stacks that mapped what a process holds: a handful */
+	for (size_t i = 0; i < inv->ncallers; i++)
+		if (inv->callers[i].stack == stack)
+			return inv->callers[i].text;
+	return NULL;
+}
+
 void inventory__forget_origins(struct inventory *inv)
 {
 	inv->norigins = 0;
@@ -277,5 +304,8 @@ void inventory__free(struct inventory *inv)
 		free(inv->v[i].name);
 	free(inv->v);
 	free(inv->origins);
+	for (size_t i = 0; i < inv->ncallers; i++)
+		free(inv->callers[i].text);
+	free(inv->callers);
 	memset(inv, 0, sizeof(*inv));
 }

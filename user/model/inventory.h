@@ -67,12 +67,20 @@ struct inv_origin {
 	uint64_t stack;
 };
 
+/* The name of a stack that mapped something, "outer > ... > leaf". */
+struct inv_caller {
+	uint64_t stack;
+	char *text;
+};
+
 struct inventory {
 	struct inv_mapping *v; /* sorted by start */
 	size_t n, cap;
 	struct inv_read reads[INV_SIDES];
 	struct inv_origin *origins;
 	size_t norigins, origins_cap;
+	struct inv_caller *callers; /* named by the session (inventory__name_caller()) */
+	size_t ncallers, callers_cap;
 };
 
 /*
@@ -93,6 +101,12 @@ int inventory__take(struct inventory *inv, enum inv_side side, const struct smap
  */
 int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, int owner,
 			   uint64_t stack);
+
+/* Names stack @stack (a mapping's mapped_by) @text, once: later names of it are ignored.
+ * Returns 0 or -ENOMEM. */
+int inventory__name_caller(struct inventory *inv, uint64_t stack, const char *text);
+/* The name of @stack, or NULL when it has none. */
+const char *inventory__caller(const struct inventory *inv, uint64_t stack);
 
 /* Forgets every origin noted: each mapping's owner is its default again (the session notes
  * what it knows now, which may have lost what an unmap took). */

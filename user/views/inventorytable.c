@@ -99,6 +99,12 @@ int inventorytable__rows(const struct inventory *inv, struct inv_row **rows, siz
 
 		r->kind = m->kind.kind;
 		inventory__name(m, r->name, sizeof(r->name));
+		if (m->mapped_by && inventory__caller(inv, m->mapped_by)) {
+			size_t len = strlen(r->name);
+
+			snprintf(r->name + len, sizeof(r->name) - len, " by %s",
+				 inventory__caller(inv, m->mapped_by));
+		}
 		r->nmappings = 1;
 		r->owner = m->owner;
 		for (int s = 0; s < INV_SIDES; s++) {
