@@ -107,11 +107,31 @@ static enum collector_walk walk_for(const struct session *s, bool final)
 	return COLLECTOR_WALK_NONE;
 }
 
-static int show(struct session *s, bool final)
+/* The session's figures beside the rows' in @r: time, drops, probe windows, unwind tables. */
+static void fill_report(const struct session *s, struct fl_report *r, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = s->threads,
-				    .metric = s->metric,
+
+	r->elapsed_s = session_now() - s->start;
+	r->final = final;
+	r->note = s->note;
+	r->sample_bytes = cfg->sample_bytes;
+	r->sample_time = cfg->sample_time;
+	if (s->windows)
+		r->probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
+	r->now_ns = (uint64_t)(session_now() * 1e9);
+	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
+	r->drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
+	unwinder__stats(s->unwind, &r->unwind);
+}
+
+/* The snapshot of the rows just read, by @metric, with thread frames or not. */
+static int build(struct session *s, struct snapshot *snap, enum fl_metric metric, bool threads,
+		 bool final, struct treecache *keep)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct snapshot_opts so = { .threads = threads,
+				    .metric = metric,
 				    .alloc = cfg->alloc,
 				    .alloc_churn = cfg->alloc_churn,
 				    .vm = cfg->vm,
@@ -119,9 +139,38 @@ static int show(struct session *s, bool final)
 				    .by_mapping = cfg->by_mapping,
 				    .pprof = final && cfg->pprof,
 				    .inline_frames = cfg->inline_frames };
+
+	return snapshot__build(snap, &so, s->col, s->frames, &s->targets, keep);
+}
+
+/*
+ * A --json-stream line while the interactive view shows another metric or thread frames: the
+ * stream is an export, so it keeps the command line's, from a snapshot of its own.
+ */
+static int write_stream_apart(struct session *s, const struct jsonreport_opts *jo)
+{
+	struct snapshot snap = {};
+	int err = build(s, &snap, s->metric, s->threads, false, NULL);
+
+	if (!err) {
+		fill_report(s, &snap.report, false);
+		write_stream(s, &snap, jo);
+	}
+	snapshot__fini(&snap);
+	return err;
+}
+
+static int show(struct session *s, bool final)
+{
+	const struct fl_config *cfg = s->cfg;
+	/* the view's keys change what it shows only: the final report and every export keep
+	 * the command line's metric and thread frames (issue 25: 'm' made them all 'peak') */
+	bool view = s->tui && !final;
+	enum fl_metric metric = view ? tui__metric(s->tui) : s->metric;
+	bool threads = view ? tui__threads(s->tui) : s->threads;
 	struct table_opts to = { .top = cfg->top,
-				 .metric = s->metric,
-				 .threads = s->threads,
+				 .metric = metric,
+				 .threads = threads,
 				 .min_share = 0.005,
 				 .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
@@ -148,25 +197,18 @@ static int show(struct session *s, bool final)
 		follow__refresh(s, &s->targets.v[i], final);
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
-		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets,
-				      final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
+		err = build(s, &snap, metric, threads, final,
+			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
+	if (!err)
+		fill_report(s, &snap.report, final);
+	if (!err && s->stream.path && (metric != s->metric || threads != s->threads))
+		err = write_stream_apart(s, &jo);
+	else if (!err && s->stream.path)
+		write_stream(s, &snap, &jo);
 	if (err) {
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	snap.report.elapsed_s = session_now() - s->start;
-	snap.report.final = final;
-	snap.report.note = s->note;
-	snap.report.sample_bytes = cfg->sample_bytes;
-	snap.report.sample_time = cfg->sample_time;
-	if (s->windows)
-		snap.report.probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
-	snap.report.now_ns = (uint64_t)(session_now() * 1e9);
-	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
-	unwinder__stats(s->unwind, &snap.report.unwind);
-	if (s->stream.path)
-		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
 		err = snapshot__write_folded(&snap, &s->folded, s->metric);
 	if (final && cfg->pprof)
@@ -286,9 +328,6 @@ static int on_keys(struct session *s)
 {
 	enum tui_action act = tui__input(s->tui);
 
-	/* also while paused: the final report follows the view's choices */
-	s->metric = tui__metric(s->tui);
-	s->threads = tui__threads(s->tui);
 	if (act == TUI_QUIT)
 		s->stop = true;
 	return act == TUI_REFRESH ? show(s, false) : 0;

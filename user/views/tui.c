@@ -21,6 +21,9 @@ struct tui {
 	size_t nmetrics;
 	enum fl_metric metric;
 	bool threads;
+	/* the command line's: the final report and the files keep them whatever the view shows */
+	enum fl_metric given_metric;
+	bool given_threads;
 	enum tui_sort sort;
 	bool paused;
 	bool figures;			/* the header figures are shown */
@@ -47,8 +50,8 @@ struct tui *tui__start(const enum fl_metric *metrics, size_t nmetrics, enum fl_m
 	}
 	memcpy(t->metrics, metrics, nmetrics * sizeof(*metrics));
 	t->nmetrics = nmetrics;
-	t->metric = metric;
-	t->threads = threads;
+	t->metric = t->given_metric = metric;
+	t->threads = t->given_threads = threads;
 	t->figures = true;
 	t->tree.auto_share = AUTO_SHARE;
 	setlocale(LC_CTYPE, "");
@@ -185,19 +188,31 @@ static void draw_row(const struct tui *t, int y, const struct tui_row *r, uint64
 	}
 }
 
+/* What the final report and the files will hold, when the view shows something else. */
+static void given_note(const struct tui *t, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (t->metric != t->given_metric || t->threads != t->given_threads)
+		snprintf(buf, len, "  (report and files: %s%s)", metric__name(t->given_metric),
+			 t->threads == t->given_threads ? "" :
+			 t->given_threads		? ", thread frames" :
+							  ", no thread frames");
+}
+
 static void draw(struct tui *t)
 {
-	char title[256], metric[32];
+	char title[256], metric[32], given[64];
 	int y = 1, rows;
 	size_t cur;
 	uint64_t total;
 
 	erase();
 	snprintf(metric, sizeof(metric), "%s", metric__name(t->metric));
-	snprintf(title, sizeof(title), "faultline %.1f s  metric %s  sort %s%s%s",
+	given_note(t, given, sizeof(given));
+	snprintf(title, sizeof(title), "faultline %.1f s  metric %s  sort %s%s%s%s",
 		 t->report ? t->report->elapsed_s : 0.0, metric,
 		 t->sort == TUI_SORT_DELTA ? "growth/interval" : "total",
-		 t->threads ? "  threads" : "", t->paused ? "  PAUSED" : "");
+		 t->threads ? "  threads" : "", t->paused ? "  PAUSED" : "", given);
 	attron(A_BOLD);
 	mvaddnstr(0, 0, title, COLS);
 	attroff(A_BOLD);

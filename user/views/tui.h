@@ -46,7 +46,8 @@ bool tui__paused(const struct tui *t);
 /* Reads every pending key and acts on it. */
 enum tui_action tui__input(struct tui *t);
 
-/* The metric and thread frames the user chose. */
+/* The metric and thread frames the user chose for the view (the final report and the files
+ * keep those tui__start() was given). */
 enum fl_metric tui__metric(const struct tui *t);
 bool tui__threads(const struct tui *t);
 
