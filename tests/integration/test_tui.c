@@ -160,3 +160,39 @@ Test(tui, keys_change_the_view_not_the_report_or_files)
 	h_kill_ok(wl.pid, SIGUSR2);
 	close(s.fd);
 }
+
+/* With -T --alloc the thread table and the allocation sites sit below figures that fill the
+ * view's share of the screen: tab shows each alone. */
+Test(tui, tab_shows_the_thread_table_and_the_allocation_sites)
+{
+	static struct screen s;
+	struct h_proc wl;
+	long from;
+	pid_t fl;
+	int status;
+
+	h_spawn_workload_ok(&wl, "allocs", NULL);
+	cr_assert_eq(h_wait_line(&wl, "ready", H_LINE_MS), 0);
+	fl = start_view(&s, wl.pid, (const char *const[]){ "-T", "--alloc", NULL });
+	cr_assert_geq(wait_for(&s, 0, "sort total", H_READY_MS), 0,
+		      "no interactive view:\n%.2000s", s.buf);
+	cr_expect_geq(wait_for(&s, 0, "tab tables", 2000), 0, "the help line has no tab");
+	h_kill_ok(wl.pid, SIGUSR1);
+	cr_assert_eq(h_wait_line(&wl, "done", H_WORK_MS), 0);
+	from = (long)s.len;
+	keys(&s, "\t");
+	cr_expect_geq(wait_for(&s, (size_t)from, "threads by resident", 5000), 0,
+		      "tab did not show the thread table:\n%.3000s", s.buf + from);
+	from = (long)s.len;
+	keys(&s, "\t");
+	cr_expect_geq(wait_for(&s, (size_t)from, "allocation sites", 5000), 0,
+		      "tab did not show the allocation sites:\n%.3000s", s.buf + from);
+	/* "CALLER > ALLOCATOR", as the sites name them and the tree does not */
+	cr_expect_geq(wait_for(&s, (size_t)from, "> leak_path > malloc", 5000), 0,
+		      "the sites never showed leak_path's malloc");
+	keys(&s, "q");
+	cr_assert_eq(waitpid(fl, &status, 0), fl);
+	cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	h_kill_ok(wl.pid, SIGUSR2);
+	close(s.fd);
+}

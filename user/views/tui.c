@@ -11,10 +11,11 @@
 #include "views/tuitree.h"
 
 #define HEADER_SHARE 0.4 /* of the screen, at most, for the figures above the tree */
+#define TABLE_SHARE 0.6	 /* ... for a table shown alone there (tab) */
 #define AUTO_SHARE 0.05	 /* nodes holding this share of the total start expanded */
 
 static const char help_line[] = "q quit  arrows/jk move  enter/right open  left close  "
-				"m metric  s sort  t threads  f figures  p pause";
+				"m metric  s sort  t threads  tab tables  f figures  p pause";
 
 struct tui {
 	enum fl_metric metrics[FL_METRIC__COUNT];
@@ -27,6 +28,7 @@ struct tui {
 	enum tui_sort sort;
 	bool paused;
 	bool figures;			/* the header figures are shown */
+	enum table_panel panel;		/* ... or the table tab chose */
 	const struct fl_report *report; /* what tui__show() was given, until the next call */
 	const struct profile *profile;
 	struct table_opts opts;
@@ -135,7 +137,7 @@ static int draw_text(int y, const char *text, int max)
 	return used;
 }
 
-/* The header figures (the table's), cut to a share of the screen. */
+/* The header figures (the table's), or the table tab chose, cut to a share of the screen. */
 static int draw_figures(struct tui *t, int y)
 {
 	char *text = NULL;
@@ -146,9 +148,13 @@ static int draw_figures(struct tui *t, int y)
 	if (!t->figures || !t->report || !(mem = open_memstream(&text, &len)))
 		return 0;
 	t->opts.width = (unsigned)COLS;
-	table__render_figures(mem, t->report, &t->opts);
+	if (!table__has_panel(t->report, t->panel))
+		t->panel = TABLE_PANEL_FIGURES;
+	table__render_panel(mem, t->report, &t->opts, t->panel);
 	fclose(mem);
-	used = draw_text(y, text ? text : "", (int)(LINES * HEADER_SHARE));
+	used = draw_text(
+		y, text ? text : "",
+		(int)(LINES * (t->panel == TABLE_PANEL_FIGURES ? HEADER_SHARE : TABLE_SHARE)));
 	free(text);
 	return used;
 }
@@ -322,6 +328,18 @@ static enum tui_action next_metric(struct tui *t, int step)
 	return TUI_REFRESH;
 }
 
+/* The next panel above the tree that the session has: figures, threads, sites, calls. */
+static void next_panel(struct tui *t)
+{
+	enum table_panel p = t->panel;
+
+	do
+		p = (p + 1) % TABLE_PANEL__COUNT;
+	while (t->report && !table__has_panel(t->report, p));
+	t->panel = p;
+	t->figures = true;
+}
+
 static enum tui_action key(struct tui *t, int c)
 {
 	int page = LINES > 4 ? LINES / 2 : 1;
@@ -373,6 +391,9 @@ static enum tui_action key(struct tui *t, int c)
 		return TUI_REFRESH;
 	case 's':
 		t->sort = t->sort == TUI_SORT_TOTAL ? TUI_SORT_DELTA : TUI_SORT_TOTAL;
+		break;
+	case '\t':
+		next_panel(t);
 		break;
 	case 'f':
 		t->figures = !t->figures;

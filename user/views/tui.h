@@ -2,7 +2,8 @@
 /*
  * The interactive live view (ncurses): the header figures, then the call tree with a cursor.
  * Keys switch the metric, the per-thread frames and the sort (total, or growth over the last
- * interval), expand and collapse nodes, pause, and quit to the final report.
+ * interval), expand and collapse nodes, show a table alone above the tree (threads, allocation
+ * or memory call sites), pause, and quit to the final report.
  */
 #ifndef FAULTLINE_TUI_H
 #define FAULTLINE_TUI_H
