@@ -414,11 +414,12 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	if (!err)
 		sort_threads(snap, o->metric);
 	/* allocation sites by the metric, else live bytes, or in churn mode bytes asked */
+	snap->report.sites_by = metric__needs_alloc(o->metric) ? o->metric :
+				o->alloc_churn		       ? FL_METRIC_ALLOC_BYTES :
+								 FL_METRIC_LIVE_BYTES;
 	if (!err && o->alloc)
-		err = sites__build(o->alloc_churn && !metric__needs_alloc(o->metric) ?
-					   FL_METRIC_ALLOC_BYTES :
-					   o->metric,
-				   false, col, frames, set, &snap->sites, &snap->report.nsites);
+		err = sites__build(snap->report.sites_by, false, col, frames, set, &snap->sites,
+				   &snap->report.nsites);
 	if (!err && o->vm)
 		err = sites__build(o->metric, true, col, frames, set, &snap->vm_sites,
 				   &snap->report.nvm_sites);

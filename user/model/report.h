@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include "base/procfs.h"
 #include "faultline.h"
+#include "model/profile.h"
 #include "model/stackshare.h"
 
 struct fl_proc_summary {
@@ -114,9 +115,11 @@ struct fl_report {
 	 * block, so live refreshes make one only now and then */
 	uint64_t ages_ns;
 	bool ages_now;
-	/* sorted by the metric (by default live bytes, alloc bytes with alloc_churn) */
+	/* sorted by sites_by: the metric when it is an allocator's, else live bytes (alloc bytes
+	 * with alloc_churn) */
 	const struct fl_call_site *sites;
 	size_t nsites;
+	enum fl_metric sites_by;
 	bool vm;	  /* --vm: the memory call figures below mean something */
 	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */
 	const struct fl_call_site *vm_sites; /* by the vm metric, else by bytes reserved, unmapped
