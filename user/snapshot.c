@@ -9,6 +9,7 @@
 #include "formats/output.h"
 #include "formats/svg.h"
 #include "model/calls.h"
+#include "model/threadlabel.h"
 #include "rowgroups.h"
 #include "sites.h"
 #include "stackpath.h"
@@ -129,7 +130,7 @@ static int build_threads(struct snapshot *snap, const struct collector *col,
 	snap->threads = th;
 	snap->report.threads = th;
 	snap->report.nthreads = out;
-	return 0;
+	return thread_labels__set(th, out);
 }
 
 /* The name of thread @tid (build_threads() named each once), while in tid order. */
@@ -141,7 +142,7 @@ static const char *row_thread(const struct snapshot *snap, uint32_t tid)
 	if (!tid)
 		return "[kernel]";
 	t = bsearch(&k, snap->threads, snap->report.nthreads, sizeof(k), cmp_thread);
-	return t ? t->comm : "[unknown thread]";
+	return t ? t->label : "[unknown thread]";
 }
 
 /* The thread table's order: heaviest by @m first. */

@@ -66,6 +66,9 @@ struct fl_thread_summary {
 	pid_t tgid;
 	pid_t tid;
 	char comm[FL_COMM_LEN];
+	/* its frame with -T: comm, or "comm/tid" when its process has another thread so named
+	 * (threadlabel.h) */
+	char label[FL_COMM_LEN + 12];
 	struct fl_counts counts;
 };
 
