@@ -79,5 +79,24 @@ check "sums past 2^64-1 are held there, with a note" \
 	"$([ $status = 0 ] && grep -q '18446744073709551615' "$tmp/out" &&
 		grep -q '^note: a sum passed its limit (2^64-1)' "$tmp/out"; echo $?)" "$(cat "$tmp/out")"
 
+# lines cut at a width nobody chose are said once, on stderr; --width 0 cuts none
+long=$(printf 'frame_%03d;' $(seq 1 40))
+printf 'app;%sleaf 4096\n' "$long" >"$tmp/long_before.folded"
+printf 'app;%sleaf 8192\n' "$long" >"$tmp/long_after.folded"
+(cd "$tmp" && COLUMNS=80 "$fl" diff long_before.folded long_after.folded) >"$tmp/out" \
+	2>"$tmp/err"
+status=$?
+check "a cut report says once how to widen it" \
+	"$([ $status = 0 ] && [ "$(grep -c 'lines cut at 80 columns' "$tmp/err")" = 1 ] &&
+		grep -q -- '--width 0 cuts none' "$tmp/err" &&
+		[ "$(awk '{ print length }' "$tmp/out" | sort -n | tail -1)" -le 80 ]; echo $?)" \
+	"status $status: $(cat "$tmp/err")"
+(cd "$tmp" && COLUMNS=80 "$fl" diff --width 0 long_before.folded long_after.folded) \
+	>"$tmp/out" 2>"$tmp/err"
+status=$?
+check "--width 0 cuts nothing and says nothing" \
+	"$([ $status = 0 ] && [ ! -s "$tmp/err" ] && grep -q 'app;frame_001;frame_002;' "$tmp/out"; echo $?)" \
+	"status $status: $(cat "$tmp/err") $(cat "$tmp/out")"
+
 echo "diff: $pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -41,6 +41,8 @@ static const char usage[] =
 	"    faultline diff --metric faults a.json b.json     # two --json profiles\n"
 	"\n"
 	"  --top N         print the N stacks with the largest change (default 20)\n"
+	"  --width N       cut lines at N columns (0: no cut; default: the terminal,\n"
+	"                  $COLUMNS, or 100)\n"
 	"  --svg FILE      also write a differential flame graph: the union of both\n"
 	"                  trees, each stack as wide as max(before, after) so that\n"
 	"                  shrunk and vanished stacks stay visible; red frames grew,\n"
@@ -112,6 +114,8 @@ static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 
 	if ((r = opt_value(argc, argv, i, "--top", &val)))
 		return r < 0 ? r : parse_top(val, &cfg->top);
+	if ((r = opt_value(argc, argv, i, "--width", &val)))
+		return r < 0 ? r : cli__parse_width(val, &cfg->width);
 	if ((r = opt_value(argc, argv, i, "--svg", &val))) {
 		cfg->svg = val;
 		return r < 0 ? r : 0;
@@ -135,6 +139,7 @@ int diff__parse_args(int argc, char **argv, struct diff_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->top = DIFF_DEFAULT_TOP;
+	cfg->width = UNITS_WIDTH_UNSET;
 	cfg->metric = FL_METRIC_RESIDENT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -340,15 +345,15 @@ void diff__fini(struct diff *d)
 }
 
 /* @stack within @room bytes: "first;..;callers;leaf" keeping as many leaf-side frames as fit
- * (at least the leaf, whatever its length). */
-static void fit_stack(char *out, size_t len, const char *stack, size_t room)
+ * (at least the leaf, whatever its length). Returns true when frames were left out. */
+static bool fit_stack(char *out, size_t len, const char *stack, size_t room)
 {
 	const char *first_end = strchr(stack, ';'), *tail;
 	size_t first = first_end ? (size_t)(first_end - stack) : 0;
 
 	if (strlen(stack) <= room || !first_end) {
 		snprintf(out, len, "%s", stack);
-		return;
+		return false;
 	}
 	tail = strrchr(stack, ';') + 1; /* the leaf */
 	while (tail - 1 > first_end) {
@@ -364,6 +369,7 @@ static void fit_stack(char *out, size_t len, const char *stack, size_t room)
 		snprintf(out, len, "%.*s;..;%s", (int)first, stack, tail);
 	else
 		snprintf(out, len, "..;%s", tail);
+	return true;
 }
 
 static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum fl_metric m,
@@ -378,11 +384,12 @@ static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum 
 		    units__change(pc, sizeof(pc), b, a, true), what);
 }
 
-void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width)
+bool diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width)
 {
 	char stack[UNITS_LINE_MAX + 1], vg[UNITS_BUF], vs[UNITS_BUF];
 	enum fl_metric m = cfg->metric;
 	size_t shown = d->n < cfg->top ? d->n : cfg->top;
+	bool shortened = false;
 
 	units__emit(out, width, "faultline diff (%s): %s -> %s", metric__name(m), cfg->before,
 		    cfg->after);
@@ -402,7 +409,7 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 	fputc('\n', out);
 	if (!d->n) {
 		units__emit(out, width, "no stack changed");
-		return;
+		return false;
 	}
 	units__emit(out, width, "stacks by absolute change (%zu of %zu):", shown, d->n);
 	units__emit(out, width, "%10s %10s %11s %8s  %s", "BEFORE", "AFTER", "DELTA", "CHANGE",
@@ -410,11 +417,12 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 	for (size_t i = 0; i < shown; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		fit_stack(stack, sizeof(stack), r->stack,
-			  width > FIXED_COLS ? width - FIXED_COLS : 1);
+		shortened |= fit_stack(stack, sizeof(stack), r->stack,
+				       width > FIXED_COLS ? width - FIXED_COLS : 1);
 		print_row(out, r->before, r->after, stack, m, width);
 	}
 	fflush(out);
+	return shortened;
 }
 
 /* A --json profile begins with '{'; a folded line never does (its first frame is a name).
@@ -492,10 +500,14 @@ static int write_svg(const struct diff_config *cfg, struct output *out, const st
 static int print_report(const struct diff *d, const struct diff_config *cfg)
 {
 	unsigned width, rows;
+	bool shortened;
 	int err;
 
-	units__terminal(&width, &rows);
-	diff__print(stdout, d, cfg, width);
+	units__terminal(cfg->width, &width, &rows);
+	/* a stack shortened in the middle hides callers as a cut line does */
+	shortened = diff__print(stdout, d, cfg, width);
+	if (cfg->width == UNITS_WIDTH_UNSET && (shortened || units__lines_cut()))
+		units__say_cut(stderr, "faultline diff", width);
 	err = output__stream_error(stdout);
 	if (err)
 		fprintf(stderr, "faultline: writing the report to stdout failed: %s\n",

@@ -72,6 +72,17 @@ static void table_failed(struct session *s, FILE *out, int err)
 		out == stdout ? "stdout" : "stderr", strerror(-err));
 }
 
+/* Lines cut at a width nobody chose (issue 25: 100 columns of a redirected table lost the
+ * callers of arena_get2) are said once, with how to widen them; not into a live redraw on
+ * a terminal, where it would land in the middle of the screen. */
+static void say_cut(struct session *s, FILE *out, bool final, unsigned width)
+{
+	if (s->width_said || s->cfg->width != UNITS_WIDTH_UNSET || (!final && isatty(fileno(out))))
+		return;
+	s->width_said = true;
+	units__say_cut(stderr, "faultline", width);
+}
+
 /* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
  * not the session: the final report and the other outputs still come. */
 static void write_stream(struct session *s, const struct snapshot *snap,
@@ -185,7 +196,7 @@ static int show(struct session *s, bool final)
 	unsigned rows;
 	int err;
 
-	units__terminal(&to.width, &rows);
+	units__terminal(cfg->width, &to.width, &rows);
 	frames__next_round(s->frames);
 	collector__set_walk(s->col, walk_for(s, final));
 	err = collector__read(s->col);
@@ -229,10 +240,13 @@ static int show(struct session *s, bool final)
 			s->shown = old;
 		}
 	} else if ((final || !cfg->quiet) && !s->table_off) {
+		unsigned long cut = units__lines_cut();
 		int terr = render(out, &snap, &to, !final, rows);
 
 		if (terr)
 			table_failed(s, out, terr);
+		else if (units__lines_cut() > cut)
+			say_cut(s, out, final, to.width);
 	}
 	if (final && cfg->verbose) {
 		size_t nrows;

@@ -71,6 +71,7 @@ struct session {
 	int stream_err;	      /* its write failed: streaming stopped, the exit status is 1 */
 	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
 	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
+	bool width_said;      /* lines were cut at a width no --width chose, and that was said */
 };
 
 /* CLOCK_MONOTONIC in seconds: the session's times (start, refreshes, grace) */
