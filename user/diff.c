@@ -47,13 +47,15 @@ static const char usage[] =
 	"                  trees, each stack as wide as max(before, after) so that\n"
 	"                  shrunk and vanished stacks stay visible; red frames grew,\n"
 	"                  blue shrank, deeper for a larger relative change\n"
-	"  --metric NAME   folded files: the --metric both were written with (default\n"
-	"                  resident), which tells bytes from counts and names the\n"
-	"                  values; JSON profiles: the metric compared\n"
+	"  --metric NAME   folded files: the --metric both were written with (default:\n"
+	"                  what their first line says, else resident), which tells\n"
+	"                  bytes from counts and names the values; JSON profiles: the\n"
+	"                  metric compared\n"
 	"  -h, --help      show this help and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 runtime failure (a file unreadable or with a bad\n"
-	"line, reported as FILE:LINE), 2 usage error.\n";
+	"line, reported as FILE:LINE), 2 usage error or folded files whose first\n"
+	"lines say they hold different metrics or layouts.\n";
 
 __attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
 {
@@ -125,6 +127,7 @@ static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 			usage_error("--metric: unknown metric '%s'", val);
 			return -EINVAL;
 		}
+		cfg->metric_given = r > 0;
 		return r < 0 ? r : 0;
 	}
 	usage_error("unknown option '%s'", argv[*i]);
@@ -451,6 +454,68 @@ const char *diff__unmeasured(const struct jsonprofile_scope *scope, enum fl_metr
 	return NULL;
 }
 
+/* The layout line of folded file @path into *@l: 1 when it has one, else 0 (a file of another
+ * tool or an older faultline, a JSON profile, or one that cannot be read, which load() says). */
+static int read_layout(const char *path, struct folded_layout *l)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int has = 0;
+
+	if (!f)
+		return 0;
+	if ((len = getline(&line, &cap, f)) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		has = folded__parse_layout(line, l) > 0;
+	}
+	free(line);
+	fclose(f);
+	return has;
+}
+
+static void describe_layout(char *buf, size_t len, const struct folded_layout *l)
+{
+	snprintf(buf, len, "metric=%s by=%s threads=%s", metric__name(l->metric), l->by,
+		 l->threads ? "yes" : "no");
+}
+
+/*
+ * Folded files that say what they hold are compared only with their like (issue 25: a
+ * --metric peak file was diffed with a --by mapping one without a word), and their metric is
+ * the one the values are read as. Files without the line (older, or another tool's) are taken
+ * as before, by --metric. Returns 0, or -EDOM after saying on one line why not.
+ */
+static int check_layouts(struct diff_config *cfg)
+{
+	struct folded_layout b, a;
+	int has_b = read_layout(cfg->before, &b), has_a = read_layout(cfg->after, &a);
+	const struct folded_layout *l = has_b ? &b : has_a ? &a : NULL;
+	const char *path = has_b ? cfg->before : cfg->after;
+	char lb[96], la[96];
+
+	if (has_b && has_a &&
+	    (b.metric != a.metric || strcmp(b.by, a.by) || b.threads != a.threads)) {
+		describe_layout(lb, sizeof(lb), &b);
+		describe_layout(la, sizeof(la), &a);
+		fprintf(stderr,
+			"faultline diff: %s holds %s, %s holds %s: different metrics or layouts "
+			"do not compare\n",
+			cfg->before, lb, cfg->after, la);
+		return -EDOM;
+	}
+	if (!l)
+		return 0;
+	if (cfg->metric_given && cfg->metric != l->metric) {
+		fprintf(stderr, "faultline diff: %s holds metric %s, not --metric %s\n", path,
+			metric__name(l->metric), metric__name(cfg->metric));
+		return -EDOM;
+	}
+	cfg->metric = l->metric;
+	return 0;
+}
+
 /* @path's stacks (a folded or a --json file) into a new *@p: 0, -EDOM when a --json file did
  * not measure @m, or -errno; reported. */
 static int load(const char *path, enum fl_metric m, struct profile **p)
@@ -528,6 +593,8 @@ int diff__main(int argc, char **argv)
 	/* before reading anything: a path that cannot be written is told at once */
 	if (cfg.svg)
 		err = output__open(&svg, cfg.svg);
+	if (!err)
+		err = check_layouts(&cfg);
 	if (!err)
 		err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
 	if (!err)

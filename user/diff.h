@@ -21,6 +21,7 @@ struct diff_config {
 	unsigned top;	 /* --top N: rows printed */
 	long width; /* --width N: lines cut at N columns, 0 none; UNITS_WIDTH_UNSET: not given */
 	enum fl_metric metric; /* --metric: what the files' values are (bytes or a count) */
+	bool metric_given;     /* ... on the command line, not the default */
 };
 
 /* One stack (a folded line) of either file. */

@@ -171,6 +171,20 @@ static int write_stream_apart(struct session *s, const struct jsonreport_opts *j
 	return err;
 }
 
+/* The folded file, after its line saying what it holds: the command line's metric, --by
+ * and -T, whatever the interactive view showed last. */
+static int write_folded(struct session *s, const struct snapshot *snap)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct folded_layout l = { .metric = s->metric, .threads = s->threads };
+
+	snprintf(l.by, sizeof(l.by), "%s",
+		 cfg->by_stack && cfg->by_mapping ? "stack,mapping" :
+		 cfg->by_mapping		  ? "mapping" :
+						    "stack");
+	return snapshot__write_folded(snap, &s->folded, &l);
+}
+
 static int show(struct session *s, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
@@ -221,7 +235,7 @@ static int show(struct session *s, bool final)
 		goto cleanup;
 	}
 	if (final && cfg->folded)
-		err = snapshot__write_folded(&snap, &s->folded, s->metric);
+		err = write_folded(s, &snap);
 	if (final && cfg->pprof)
 		err = snapshot__write_pprof(&snap, &s->pprof) ?: err;
 	if (final && cfg->json)

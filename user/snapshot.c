@@ -451,12 +451,14 @@ int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
 	return output__close(o, pprof__write(f, snap->pprof));
 }
 
-int snapshot__write_folded(const struct snapshot *snap, struct output *o, enum fl_metric m)
+int snapshot__write_folded(const struct snapshot *snap, struct output *o,
+			   const struct folded_layout *l)
 {
 	FILE *f;
 	int err = output__file(o, &f);
 
-	return output__close(o, err ?: folded__write(f, snap->profile, m));
+	err = err ?: folded__write_layout(f, l);
+	return output__close(o, err ?: folded__write(f, snap->profile, l->metric));
 }
 
 int snapshot__write_json(const struct snapshot *snap, struct output *o,

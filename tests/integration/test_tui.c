@@ -151,6 +151,8 @@ Test(tui, keys_change_the_view_not_the_report_or_files)
 	cr_expect_null(strstr(s.buf + at, "toucher-c"),
 		       "the final report has the view's thread frames:\n%.3000s", s.buf + at);
 	h_folded_load_ok(fs.folded_path, &f);
+	cr_expect_str_eq(f.layout, "# faultline folded metric=resident by=stack threads=no",
+			 "the folded file does not say it holds the command line's layout");
 	/* bytes of resident growth, not the view's fault count (24 MiB is 6144 faults) */
 	cr_expect_geq(h_folded_frame(&f, "touch_c"), 24 * H_MIB * 98 / 100,
 		      "the folded file is not by the command line's metric (resident bytes)");
