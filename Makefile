@@ -201,12 +201,15 @@ portability: $(OUTPUT)/faultline $(WORKLOADS)
 	$(Q)tests/portability.sh $(OUTPUT)
 
 # No root, no BPF: the layering of user/, the man page against --help, make install into a
-# scratch DESTDIR, and faultline diff on files made by the test.
+# scratch DESTDIR, faultline diff on files made by the test, and the scripts make demo and
+# make unit-sanitize run, on stand-ins.
 scripts-test: $(OUTPUT)/faultline
 	$(Q)tests/layers.sh
 	$(Q)tests/man.sh $(OUTPUT)
 	$(Q)tests/install.sh $(OUTPUT)
 	$(Q)tests/diff.sh $(OUTPUT)
+	$(Q)tests/script_demo.sh
+	$(Q)tests/script_sanitized.sh
 
 # The README's test command: installs what is missing, builds, runs every test.
 test: deps

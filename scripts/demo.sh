@@ -11,6 +11,7 @@ echo
 echo "== $folded (the heaviest stacks; feed the file to flamegraph.pl or speedscope)"
 # sed reads to the end, where head would leave sort writing into a closed pipe: SIGPIPE, which
 # pipefail turns into a failed `make demo` (Error 141) once the file outgrows the pipe
-sort -t' ' -k2 -nr "$folded" | sed -n 1,8p | cut -c1-160
+# (its first line says what the file holds: not a stack)
+sed '1{/^# faultline folded /d}' "$folded" | sort -t' ' -k2 -nr | sed -n 1,8p | cut -c1-160
 echo
 echo "== $svg: the flame graph; open it in a browser (click a frame to zoom, Ctrl-F to search)"

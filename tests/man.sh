@@ -3,7 +3,9 @@
 # The man page (docs/faultline.8) against the binary, so the two cannot drift:
 #  - it renders without a single groff warning (skipped without groff);
 #  - every long option `faultline --help` lists is documented in it;
-#  - its title line names the version `faultline --version` prints.
+#  - its title line names the version `faultline --version` prints;
+#  - every column header of every table (the capitalized string literals of user/views and
+#    user/diff.c, comments left out) is in it: a new column must be defined there.
 # Usage: tests/man.sh [BUILD_DIR]   (default build)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +35,18 @@ for o in $opts; do
 	grep -qE -- "(^|[^a-z-])$o([^a-z-]|\$)" <<<"$text"
 	check "man page documents $o" $?
 done
+
+# Column headers: "LIVE-B", "CALLERS > ALLOCATOR", "LAST INT" ...; the tree's first column
+# is the metric's name, whose METRICS entry defines it.
+headers=$(cat "$here"/user/views/*.c "$here"/user/diff.c | grep -vE '^\s*/?\*' |
+	sed 's|/\*.*\*/||' | grep -oE '"[A-Z][A-Z0-9~/+-]+( [A-Z>][A-Z0-9~/+-]*)*"' |
+	tr -d '"' | sort -u)
+check "the sources have table column headers" "$([ -n "$headers" ]; echo $?)"
+while IFS= read -r h; do
+	re=$(sed 's/[+]/\\+/g' <<<"$h")
+	grep -qE -- "(^|[^A-Za-z0-9-])$re([^A-Za-z0-9-]|\$)" <<<"$text"
+	check "man page defines column $h" $?
+done <<<"$headers"
 
 version=$("$fl" --version | awk '{ print $2 }')
 grep -qE "^\.TH FAULTLINE 8 [^ ]+ \"faultline $version\"" "$man"

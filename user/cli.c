@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/units.h"
 #include "cli_options.h"
 
 #define DEFAULT_INTERVAL_S 1.0
@@ -226,6 +227,21 @@ static int parse_percent(struct fl_config *cfg, const char *arg)
 }
 
 /* The options that take a number; @cfg changes only when the number is valid. */
+int cli__parse_width(const char *arg, long *out)
+{
+	double v;
+
+	if (parse_number("--width", arg, true, 0, UNITS_LINE_MAX, &v))
+		return -EINVAL;
+	if (v && v < UNITS_MIN_COLS) {
+		usage_error("--width: '%s' is too narrow (0 for no cut, or %d..%d)", arg,
+			    UNITS_MIN_COLS, UNITS_LINE_MAX);
+		return -EINVAL;
+	}
+	*out = (long)v;
+	return 0;
+}
+
 static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 {
 	double v;
@@ -250,6 +266,8 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 			return -EINVAL;
 		cfg->top = (unsigned)v;
 		return 0;
+	case OPT_WIDTH:
+		return cli__parse_width(arg, &cfg->width);
 	case OPT_STACK_STORAGE:
 		if (parse_number("--stack-storage", arg, true, MIN_STACK_STORAGE, MAX_STACK_STORAGE,
 				 &v))
@@ -429,6 +447,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'd':
 	case 'i':
 	case OPT_TOP:
+	case OPT_WIDTH:
 	case OPT_STACK_STORAGE:
 	case OPT_UNWIND_MEM:
 	case OPT_SAMPLE_BYTES:
@@ -508,6 +527,7 @@ static void config_defaults(struct fl_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->interval_s = DEFAULT_INTERVAL_S;
 	cfg->top = DEFAULT_TOP;
+	cfg->width = UNITS_WIDTH_UNSET;
 	cfg->metric = FL_METRIC_RESIDENT;
 	cfg->by_stack = true;
 	cfg->stack_storage = DEFAULT_STACK_STORAGE;

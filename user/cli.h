@@ -13,11 +13,12 @@
 struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
-	char **command;		  /* argv after "--" (NULL-terminated; points into argv), or NULL */
-	bool children;		  /* -f: follow the processes the targets fork */
-	double duration_s;	  /* -d; 0 = until the targets exit or a signal */
-	double interval_s;	  /* -i; default 1 */
-	unsigned top;		  /* --top; default 20 */
+	char **command;	   /* argv after "--" (NULL-terminated; points into argv), or NULL */
+	bool children;	   /* -f: follow the processes the targets fork */
+	double duration_s; /* -d; 0 = until the targets exit or a signal */
+	double interval_s; /* -i; default 1 */
+	unsigned top;	   /* --top; default 20 */
+	long width; /* --width N: lines cut at N columns, 0 none; UNITS_WIDTH_UNSET (-1): not given */
 	bool threads;		  /* -T */
 	bool quiet;		  /* -q */
 	bool plain;		  /* --plain: no interactive view on a terminal */
@@ -60,6 +61,10 @@ struct fl_config {
  * stderr for a usage error, or -ENOMEM. Never exits. @argv must outlive @cfg.
  */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
+
+/* --width N into *@out: 0 (no cut) or UNITS_MIN_COLS..UNITS_LINE_MAX. 0, or -EINVAL after
+ * printing the usage error. */
+int cli__parse_width(const char *arg, long *out);
 
 /* How many machine formats (--folded, --json, --json-stream) @cfg writes to stdout ('-'):
  * parse_args() allows one at most; with one, every table goes to stderr. */

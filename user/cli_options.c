@@ -101,7 +101,11 @@ const struct argp_option cli_options[] = {
 	  "hugetlb), or stack,mapping (the mapping as the leaf frame)",
 	  4 },
 	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
-	{ "threads", 'T', NULL, 0, "Per-thread table, and thread names as frames", 4 },
+	{ "width", OPT_WIDTH, "N", 0,
+	  "Cut lines at N columns (40..1000; 0: no cut; default: the terminal, $COLUMNS, or 100)",
+	  4 },
+	{ "threads", 'T', NULL, 0,
+	  "Per-thread table, and thread names as frames (name/TID when shared)", 4 },
 	{ "folded", OPT_FOLDED, "FILE", 0, "Write folded stacks to FILE ('-': stdout)", 4 },
 	{ "pprof", OPT_PPROF, "FILE", 0,
 	  "Write a pprof profile to FILE (gzip-compressed profile.proto: every metric, addresses, "

@@ -28,6 +28,7 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_INLINE,
 	OPT_UNWIND_MEM,
+	OPT_WIDTH,
 };
 
 extern const char cli_args_doc[];

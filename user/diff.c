@@ -41,17 +41,21 @@ static const char usage[] =
 	"    faultline diff --metric faults a.json b.json     # two --json profiles\n"
 	"\n"
 	"  --top N         print the N stacks with the largest change (default 20)\n"
+	"  --width N       cut lines at N columns (0: no cut; default: the terminal,\n"
+	"                  $COLUMNS, or 100)\n"
 	"  --svg FILE      also write a differential flame graph: the union of both\n"
 	"                  trees, each stack as wide as max(before, after) so that\n"
 	"                  shrunk and vanished stacks stay visible; red frames grew,\n"
 	"                  blue shrank, deeper for a larger relative change\n"
-	"  --metric NAME   folded files: the --metric both were written with (default\n"
-	"                  resident), which tells bytes from counts and names the\n"
-	"                  values; JSON profiles: the metric compared\n"
+	"  --metric NAME   folded files: the --metric both were written with (default:\n"
+	"                  what their first line says, else resident), which tells\n"
+	"                  bytes from counts and names the values; JSON profiles: the\n"
+	"                  metric compared\n"
 	"  -h, --help      show this help and exit\n"
 	"\n"
 	"Exit status: 0 success, 1 runtime failure (a file unreadable or with a bad\n"
-	"line, reported as FILE:LINE), 2 usage error.\n";
+	"line, reported as FILE:LINE), 2 usage error or folded files whose first\n"
+	"lines say they hold different metrics or layouts.\n";
 
 __attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
 {
@@ -112,6 +116,8 @@ static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 
 	if ((r = opt_value(argc, argv, i, "--top", &val)))
 		return r < 0 ? r : parse_top(val, &cfg->top);
+	if ((r = opt_value(argc, argv, i, "--width", &val)))
+		return r < 0 ? r : cli__parse_width(val, &cfg->width);
 	if ((r = opt_value(argc, argv, i, "--svg", &val))) {
 		cfg->svg = val;
 		return r < 0 ? r : 0;
@@ -121,6 +127,7 @@ static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 			usage_error("--metric: unknown metric '%s'", val);
 			return -EINVAL;
 		}
+		cfg->metric_given = r > 0;
 		return r < 0 ? r : 0;
 	}
 	usage_error("unknown option '%s'", argv[*i]);
@@ -135,6 +142,7 @@ int diff__parse_args(int argc, char **argv, struct diff_config *cfg)
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->top = DIFF_DEFAULT_TOP;
+	cfg->width = UNITS_WIDTH_UNSET;
 	cfg->metric = FL_METRIC_RESIDENT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -340,15 +348,15 @@ void diff__fini(struct diff *d)
 }
 
 /* @stack within @room bytes: "first;..;callers;leaf" keeping as many leaf-side frames as fit
- * (at least the leaf, whatever its length). */
-static void fit_stack(char *out, size_t len, const char *stack, size_t room)
+ * (at least the leaf, whatever its length). Returns true when frames were left out. */
+static bool fit_stack(char *out, size_t len, const char *stack, size_t room)
 {
 	const char *first_end = strchr(stack, ';'), *tail;
 	size_t first = first_end ? (size_t)(first_end - stack) : 0;
 
 	if (strlen(stack) <= room || !first_end) {
 		snprintf(out, len, "%s", stack);
-		return;
+		return false;
 	}
 	tail = strrchr(stack, ';') + 1; /* the leaf */
 	while (tail - 1 > first_end) {
@@ -364,6 +372,7 @@ static void fit_stack(char *out, size_t len, const char *stack, size_t room)
 		snprintf(out, len, "%.*s;..;%s", (int)first, stack, tail);
 	else
 		snprintf(out, len, "..;%s", tail);
+	return true;
 }
 
 static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum fl_metric m,
@@ -378,11 +387,12 @@ static void print_row(FILE *out, uint64_t b, uint64_t a, const char *what, enum 
 		    units__change(pc, sizeof(pc), b, a, true), what);
 }
 
-void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width)
+bool diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width)
 {
 	char stack[UNITS_LINE_MAX + 1], vg[UNITS_BUF], vs[UNITS_BUF];
 	enum fl_metric m = cfg->metric;
 	size_t shown = d->n < cfg->top ? d->n : cfg->top;
+	bool shortened = false;
 
 	units__emit(out, width, "faultline diff (%s): %s -> %s", metric__name(m), cfg->before,
 		    cfg->after);
@@ -402,7 +412,7 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 	fputc('\n', out);
 	if (!d->n) {
 		units__emit(out, width, "no stack changed");
-		return;
+		return false;
 	}
 	units__emit(out, width, "stacks by absolute change (%zu of %zu):", shown, d->n);
 	units__emit(out, width, "%10s %10s %11s %8s  %s", "BEFORE", "AFTER", "DELTA", "CHANGE",
@@ -410,11 +420,12 @@ void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg,
 	for (size_t i = 0; i < shown; i++) {
 		const struct diff_row *r = &d->rows[i];
 
-		fit_stack(stack, sizeof(stack), r->stack,
-			  width > FIXED_COLS ? width - FIXED_COLS : 1);
+		shortened |= fit_stack(stack, sizeof(stack), r->stack,
+				       width > FIXED_COLS ? width - FIXED_COLS : 1);
 		print_row(out, r->before, r->after, stack, m, width);
 	}
 	fflush(out);
+	return shortened;
 }
 
 /* A --json profile begins with '{'; a folded line never does (its first frame is a name).
@@ -443,6 +454,68 @@ const char *diff__unmeasured(const struct jsonprofile_scope *scope, enum fl_metr
 	if (metric__needs_new(m) && !scope->new_pages)
 		return "it was written without --metric new";
 	return NULL;
+}
+
+/* The layout line of folded file @path into *@l: 1 when it has one, else 0 (a file of another
+ * tool or an older faultline, a JSON profile, or one that cannot be read, which load() says). */
+static int read_layout(const char *path, struct folded_layout *l)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int has = 0;
+
+	if (!f)
+		return 0;
+	if ((len = getline(&line, &cap, f)) > 0) {
+		line[strcspn(line, "\r\n")] = '\0';
+		has = folded__parse_layout(line, l) > 0;
+	}
+	free(line);
+	fclose(f);
+	return has;
+}
+
+static void describe_layout(char *buf, size_t len, const struct folded_layout *l)
+{
+	snprintf(buf, len, "metric=%s by=%s threads=%s", metric__name(l->metric), l->by,
+		 l->threads ? "yes" : "no");
+}
+
+/*
+ * Folded files that say what they hold are compared only with their like (issue 25: a
+ * --metric peak file was diffed with a --by mapping one without a word), and their metric is
+ * the one the values are read as. Files without the line (older, or another tool's) are taken
+ * as before, by --metric. Returns 0, or -EDOM after saying on one line why not.
+ */
+static int check_layouts(struct diff_config *cfg)
+{
+	struct folded_layout b, a;
+	int has_b = read_layout(cfg->before, &b), has_a = read_layout(cfg->after, &a);
+	const struct folded_layout *l = has_b ? &b : has_a ? &a : NULL;
+	const char *path = has_b ? cfg->before : cfg->after;
+	char lb[96], la[96];
+
+	if (has_b && has_a &&
+	    (b.metric != a.metric || strcmp(b.by, a.by) || b.threads != a.threads)) {
+		describe_layout(lb, sizeof(lb), &b);
+		describe_layout(la, sizeof(la), &a);
+		fprintf(stderr,
+			"faultline diff: %s holds %s, %s holds %s: different metrics or layouts "
+			"do not compare\n",
+			cfg->before, lb, cfg->after, la);
+		return -EDOM;
+	}
+	if (!l)
+		return 0;
+	if (cfg->metric_given && cfg->metric != l->metric) {
+		fprintf(stderr, "faultline diff: %s holds metric %s, not --metric %s\n", path,
+			metric__name(l->metric), metric__name(cfg->metric));
+		return -EDOM;
+	}
+	cfg->metric = l->metric;
+	return 0;
 }
 
 /* @path's stacks (a folded or a --json file) into a new *@p: 0, -EDOM when a --json file did
@@ -494,10 +567,14 @@ static int write_svg(const struct diff_config *cfg, struct output *out, const st
 static int print_report(const struct diff *d, const struct diff_config *cfg)
 {
 	unsigned width, rows;
+	bool shortened;
 	int err;
 
-	units__terminal(&width, &rows);
-	diff__print(stdout, d, cfg, width);
+	units__terminal(cfg->width, &width, &rows);
+	/* a stack shortened in the middle hides callers as a cut line does */
+	shortened = diff__print(stdout, d, cfg, width);
+	if (cfg->width == UNITS_WIDTH_UNSET && (shortened || units__lines_cut()))
+		units__say_cut(stderr, "faultline diff", width);
 	err = output__stream_error(stdout);
 	if (err)
 		fprintf(stderr, "faultline: writing the report to stdout failed: %s\n",
@@ -518,6 +595,8 @@ int diff__main(int argc, char **argv)
 	/* before reading anything: a path that cannot be written is told at once */
 	if (cfg.svg)
 		err = output__open(&svg, cfg.svg);
+	if (!err)
+		err = check_layouts(&cfg);
 	if (!err)
 		err = load(cfg.before, cfg.metric, &before) ?: load(cfg.after, cfg.metric, &after);
 	if (!err)

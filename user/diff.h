@@ -17,9 +17,11 @@
 struct diff_config {
 	const char *before; /* the two folded files */
 	const char *after;
-	const char *svg;       /* --svg FILE, or NULL */
-	unsigned top;	       /* --top N: rows printed */
+	const char *svg; /* --svg FILE, or NULL */
+	unsigned top;	 /* --top N: rows printed */
+	long width; /* --width N: lines cut at N columns, 0 none; UNITS_WIDTH_UNSET: not given */
 	enum fl_metric metric; /* --metric: what the files' values are (bytes or a count) */
+	bool metric_given;     /* ... on the command line, not the default */
 };
 
 /* One stack (a folded line) of either file. */
@@ -56,8 +58,9 @@ int diff__compute(const struct profile *before, const struct profile *after, enu
 		  struct diff *d);
 
 /* Prints the totals and the @cfg->top first rows of @d, each line within @width columns
- * (20..1000; a long stack keeps its first frame and as many leaf-side frames as fit). */
-void diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width);
+ * (20..1000; a long stack keeps its first frame and as many leaf-side frames as fit).
+ * Returns true when a stack was so shortened. */
+bool diff__print(FILE *out, const struct diff *d, const struct diff_config *cfg, unsigned width);
 
 void diff__fini(struct diff *d);
 

@@ -74,6 +74,17 @@ static void table_failed(struct session *s, FILE *out, int err)
 		out == stdout ? "stdout" : "stderr", strerror(-err));
 }
 
+/* Lines cut at a width nobody chose (issue 25: 100 columns of a redirected table lost the
+ * callers of arena_get2) are said once, with how to widen them; not into a live redraw on
+ * a terminal, where it would land in the middle of the screen. */
+static void say_cut(struct session *s, FILE *out, bool final, unsigned width)
+{
+	if (s->width_said || s->cfg->width != UNITS_WIDTH_UNSET || (!final && isatty(fileno(out))))
+		return;
+	s->width_said = true;
+	units__say_cut(stderr, "faultline", width);
+}
+
 /* One line of --json-stream. A failed write (a reader gone, a full disk) stops the stream,
  * not the session: the final report and the other outputs still come. */
 static void write_stream(struct session *s, const struct snapshot *snap,
@@ -141,11 +152,31 @@ void session__read_inventory(struct session *s, struct target *t, bool paced)
 		name_callers(s, t);
 }
 
-static int show(struct session *s, bool final)
+/* The session's figures beside the rows' in @r: time, drops, probe windows, unwind tables. */
+static void fill_report(const struct session *s, struct fl_report *r, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
-	struct snapshot_opts so = { .threads = s->threads,
-				    .metric = s->metric,
+
+	r->elapsed_s = session_now() - s->start;
+	r->final = final;
+	r->note = s->note;
+	r->sample_bytes = cfg->sample_bytes;
+	r->sample_time = cfg->sample_time;
+	if (s->windows)
+		r->probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
+	r->now_ns = (uint64_t)(session_now() * 1e9);
+	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
+	r->drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
+	unwinder__stats(s->unwind, &r->unwind);
+}
+
+/* The snapshot of the rows just read, by @metric, with thread frames or not. */
+static int build(struct session *s, struct snapshot *snap, enum fl_metric metric, bool threads,
+		 bool final, struct treecache *keep)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct snapshot_opts so = { .threads = threads,
+				    .metric = metric,
 				    .alloc = cfg->alloc,
 				    .alloc_churn = cfg->alloc_churn,
 				    .vm = cfg->vm,
@@ -154,9 +185,52 @@ static int show(struct session *s, bool final)
 				    .by_mapping = cfg->by_mapping,
 				    .pprof = final && cfg->pprof,
 				    .inline_frames = cfg->inline_frames };
+
+	return snapshot__build(snap, &so, s->col, s->frames, &s->targets, keep);
+}
+
+/*
+ * A --json-stream line while the interactive view shows another metric or thread frames: the
+ * stream is an export, so it keeps the command line's, from a snapshot of its own.
+ */
+static int write_stream_apart(struct session *s, const struct jsonreport_opts *jo)
+{
+	struct snapshot snap = {};
+	int err = build(s, &snap, s->metric, s->threads, false, NULL);
+
+	if (!err) {
+		fill_report(s, &snap.report, false);
+		write_stream(s, &snap, jo);
+	}
+	snapshot__fini(&snap);
+	return err;
+}
+
+/* The folded file, after its line saying what it holds: the command line's metric, --by
+ * and -T, whatever the interactive view showed last. */
+static int write_folded(struct session *s, const struct snapshot *snap)
+{
+	const struct fl_config *cfg = s->cfg;
+	struct folded_layout l = { .metric = s->metric, .threads = s->threads };
+
+	snprintf(l.by, sizeof(l.by), "%s",
+		 cfg->by_stack && cfg->by_mapping ? "stack,mapping" :
+		 cfg->by_mapping		  ? "mapping" :
+						    "stack");
+	return snapshot__write_folded(snap, &s->folded, &l);
+}
+
+static int show(struct session *s, bool final)
+{
+	const struct fl_config *cfg = s->cfg;
+	/* the view's keys change what it shows only: the final report and every export keep
+	 * the command line's metric and thread frames (issue 25: 'm' made them all 'peak') */
+	bool view = s->tui && !final;
+	enum fl_metric metric = view ? tui__metric(s->tui) : s->metric;
+	bool threads = view ? tui__threads(s->tui) : s->threads;
 	struct table_opts to = { .top = cfg->top,
-				 .metric = s->metric,
-				 .threads = s->threads,
+				 .metric = metric,
+				 .threads = threads,
 				 .min_share = 0.005,
 				 .peak_column = final,
 				 .by_mapping_only = !cfg->by_stack };
@@ -171,7 +245,7 @@ static int show(struct session *s, bool final)
 	unsigned rows;
 	int err;
 
-	units__terminal(&to.width, &rows);
+	units__terminal(cfg->width, &to.width, &rows);
 	frames__next_round(s->frames);
 	collector__set_walk(s->col, walk_for(s, final));
 	err = collector__read(s->col);
@@ -187,27 +261,20 @@ static int show(struct session *s, bool final)
 	}
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
-		err = snapshot__build(&snap, &so, s->col, s->frames, &s->targets,
-				      final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
+		err = build(s, &snap, metric, threads, final,
+			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
+	if (!err)
+		fill_report(s, &snap.report, final);
+	if (!err && s->stream.path && (metric != s->metric || threads != s->threads))
+		err = write_stream_apart(s, &jo);
+	else if (!err && s->stream.path)
+		write_stream(s, &snap, &jo);
 	if (err) {
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	snap.report.elapsed_s = session_now() - s->start;
-	snap.report.final = final;
-	snap.report.note = s->note;
-	snap.report.sample_bytes = cfg->sample_bytes;
-	snap.report.sample_time = cfg->sample_time;
-	if (s->windows)
-		snap.report.probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
-	snap.report.now_ns = (uint64_t)(session_now() * 1e9);
-	memcpy(snap.report.drops, tracer__stats(s->tracer)->drops, sizeof(snap.report.drops));
-	snap.report.drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
-	unwinder__stats(s->unwind, &snap.report.unwind);
-	if (s->stream.path)
-		write_stream(s, &snap, &jo);
 	if (final && cfg->folded)
-		err = snapshot__write_folded(&snap, &s->folded, s->metric);
+		err = write_folded(s, &snap);
 	if (final && cfg->pprof)
 		err = snapshot__write_pprof(&snap, &s->pprof) ?: err;
 	if (final && cfg->json)
@@ -226,10 +293,13 @@ static int show(struct session *s, bool final)
 			s->shown = old;
 		}
 	} else if ((final || !cfg->quiet) && !s->table_off) {
+		unsigned long cut = units__lines_cut();
 		int terr = render(out, &snap, &to, !final, rows);
 
 		if (terr)
 			table_failed(s, out, terr);
+		else if (units__lines_cut() > cut)
+			say_cut(s, out, final, to.width);
 	}
 	if (final && cfg->verbose) {
 		size_t nrows;
@@ -325,9 +395,6 @@ static int on_keys(struct session *s)
 {
 	enum tui_action act = tui__input(s->tui);
 
-	/* also while paused: the final report follows the view's choices */
-	s->metric = tui__metric(s->tui);
-	s->threads = tui__threads(s->tui);
 	if (act == TUI_QUIT)
 		s->stop = true;
 	return act == TUI_REFRESH ? show(s, false) : 0;

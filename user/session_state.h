@@ -57,9 +57,10 @@ struct session {
 	double grace_end; /* a first SIGINT/SIGTERM: when to stop waiting for the command */
 	double events_at; /* when the loop last acted on the BPF side's process events */
 	const char *note;
-	enum fl_metric metric;	       /* --metric, or faults when the kernel batches RSS updates */
-	bool threads;		       /* -T, or as the interactive view switched it */
-	struct alloc_opts alloc;       /* --alloc-lib, --alloc-prefix, -v, churn mode */
+	enum fl_metric metric;	 /* --metric, or faults when the kernel batches RSS updates; the
+				* interactive view's 'm' changes the view only */
+	bool threads;		 /* -T (the interactive view's 't' changes the view only) */
+	struct alloc_opts alloc; /* --alloc-lib, --alloc-prefix, -v, churn mode */
 	struct probe_windows *windows; /* --sample-time; NULL: the probes are always in */
 	struct tui *tui;       /* the interactive view, on a terminal; NULL for plain output */
 	struct snapshot shown; /* what the interactive view reads for its redraws */
@@ -70,6 +71,7 @@ struct session {
 	int stream_err;	      /* its write failed: streaming stopped, the exit status is 1 */
 	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
 	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
+	bool width_said;      /* lines were cut at a width no --width chose, and that was said */
 };
 
 /* CLOCK_MONOTONIC in seconds: the session's times (start, refreshes, grace) */

@@ -9,6 +9,7 @@
 #include "formats/output.h"
 #include "formats/svg.h"
 #include "model/calls.h"
+#include "model/threadlabel.h"
 #include "rowgroups.h"
 #include "sites.h"
 #include "stackpath.h"
@@ -131,7 +132,7 @@ static int build_threads(struct snapshot *snap, const struct collector *col,
 	snap->threads = th;
 	snap->report.threads = th;
 	snap->report.nthreads = out;
-	return 0;
+	return thread_labels__set(th, out);
 }
 
 /* The name of thread @tid (build_threads() named each once), while in tid order. */
@@ -143,7 +144,7 @@ static const char *row_thread(const struct snapshot *snap, uint32_t tid)
 	if (!tid)
 		return "[kernel]";
 	t = bsearch(&k, snap->threads, snap->report.nthreads, sizeof(k), cmp_thread);
-	return t ? t->comm : "[unknown thread]";
+	return t ? t->label : "[unknown thread]";
 }
 
 /* The thread table's order: heaviest by @m first. */
@@ -417,11 +418,12 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	if (!err)
 		sort_threads(snap, o->metric);
 	/* allocation sites by the metric, else live bytes, or in churn mode bytes asked */
+	snap->report.sites_by = metric__needs_alloc(o->metric) ? o->metric :
+				o->alloc_churn		       ? FL_METRIC_ALLOC_BYTES :
+								 FL_METRIC_LIVE_BYTES;
 	if (!err && o->alloc)
-		err = sites__build(o->alloc_churn && !metric__needs_alloc(o->metric) ?
-					   FL_METRIC_ALLOC_BYTES :
-					   o->metric,
-				   false, col, frames, set, &snap->sites, &snap->report.nsites);
+		err = sites__build(snap->report.sites_by, false, col, frames, set, &snap->sites,
+				   &snap->report.nsites);
 	if (!err && o->vm)
 		err = sites__build(o->metric, true, col, frames, set, &snap->vm_sites,
 				   &snap->report.nvm_sites);
@@ -452,12 +454,14 @@ int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
 	return output__close(o, pprof__write(f, snap->pprof));
 }
 
-int snapshot__write_folded(const struct snapshot *snap, struct output *o, enum fl_metric m)
+int snapshot__write_folded(const struct snapshot *snap, struct output *o,
+			   const struct folded_layout *l)
 {
 	FILE *f;
 	int err = output__file(o, &f);
 
-	return output__close(o, err ?: folded__write(f, snap->profile, m));
+	err = err ?: folded__write_layout(f, l);
+	return output__close(o, err ?: folded__write(f, snap->profile, l->metric));
 }
 
 int snapshot__write_json(const struct snapshot *snap, struct output *o,

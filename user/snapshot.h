@@ -4,6 +4,7 @@
 #define FAULTLINE_SNAPSHOT_H
 
 #include "cli.h"
+#include "formats/folded.h"
 #include "formats/jsonreport.h"
 #include "formats/output.h"
 #include "formats/pprof.h"
@@ -54,8 +55,9 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
  * (formats/output.h) and closed by the writer: the file is in place once they return 0.
  * They return 0 or -errno, reported.
  */
-/* The folded stacks of @snap by @m. */
-int snapshot__write_folded(const struct snapshot *snap, struct output *o, enum fl_metric m);
+/* The folded stacks of @snap by @l's metric, after the line that says what they hold. */
+int snapshot__write_folded(const struct snapshot *snap, struct output *o,
+			   const struct folded_layout *l);
 /* The pprof model of @snap, gzip-compressed profile.proto. */
 int snapshot__write_pprof(const struct snapshot *snap, struct output *o);
 /* The JSON document of @snap (jsonreport.h). */

@@ -56,6 +56,7 @@ struct h_fline {
 };
 
 struct h_folded {
+	char layout[96]; /* the first line: "# faultline folded metric=M by=B threads=T" */
 	struct h_fline *lines;
 	size_t n;
 	char err[160]; /* why h_folded_load() failed */
@@ -124,7 +125,8 @@ bool h_file_has_line(const char *path, const char *line);
 int h_read_status(pid_t pid, struct h_rss *r);
 void h_read_status_ok(pid_t pid, struct h_rss *r);
 
-/* Parses a folded file strictly: 0, or -EINVAL with f->err set, or -errno. */
+/* Parses a folded file strictly, its first line the layout line: 0, or -EINVAL with f->err
+ * set, or -errno. */
 int h_folded_load(const char *path, struct h_folded *f);
 void h_folded_load_ok(const char *path, struct h_folded *f);
 void h_folded_free(struct h_folded *f);

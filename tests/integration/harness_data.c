@@ -146,6 +146,16 @@ int h_folded_load(const char *path, struct h_folded *f)
 		else
 			next = line + strlen(line); /* a last line without its newline */
 		lineno++;
+		/* faultline's first line says what the file holds: kept, not a stack */
+		if (lineno == 1) {
+			if (strncmp(line, "# faultline folded metric=", 26)) {
+				snprintf(f->err, sizeof(f->err),
+					 "line 1 is not the layout line: %.100s", line);
+				break;
+			}
+			snprintf(f->layout, sizeof(f->layout), "%s", line);
+			continue;
+		}
 		f->lines = realloc(f->lines, (f->n + 1) * sizeof(*f->lines));
 		cr_assert(f->lines, "out of memory");
 		memset(&f->lines[f->n], 0, sizeof(f->lines[f->n]));

@@ -479,3 +479,51 @@ Test(outputs, diff_svg_unwritable_or_full)
 	cr_expect_str_eq(names, "", "files left on the full disk:\n%s", names);
 	free(names);
 }
+
+/* The longest line of @text, in bytes. */
+static size_t longest_line(const char *text)
+{
+	size_t most = 0;
+
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+
+		most = len > most ? len : most;
+		text += len + (text[len] ? 1 : 0);
+	}
+	return most;
+}
+
+/* A table cut at a width no --width chose says so once on stderr, with how to widen it;
+ * --width 0 cuts nothing and says nothing (issue 25: 100 columns of a redirected report lost
+ * the callers of arena_get2). */
+Test(outputs, cut_lines_said_once_with_how_to_widen)
+{
+	struct h_run r;
+	char *err, *out, *said;
+
+	setenv("COLUMNS", "40", 1);
+	h_launch_run_ok(&r, "threads", (const char *const[]){ "1", NULL },
+			(const char *const[]){ "-T", NULL });
+	err = h_read_file(r.fl.err_path);
+	out = h_read_file(r.fl.out_path);
+	said = strstr(err, "faultline: lines cut at 40 columns (\"...\"); --width N or COLUMNS=N "
+			   "widens them, --width 0 cuts none\n");
+	cr_expect_not_null(said, "the cut was not said:\n%s", err);
+	cr_expect(!said || !strstr(said + strlen("faultline: lines cut"), "lines cut at"),
+		  "said more than once:\n%s", err);
+	cr_expect_leq(longest_line(out), 40, "COLUMNS=40 not kept:\n%s", out);
+	free(err);
+	free(out);
+	h_folded_free(&r.folded);
+
+	h_launch_run_ok(&r, "threads", (const char *const[]){ "1", NULL },
+			(const char *const[]){ "-T", "--width", "0", NULL });
+	err = h_read_file(r.fl.err_path);
+	out = h_read_file(r.fl.out_path);
+	cr_expect_null(strstr(err, "lines cut"), "--width 0 cut lines:\n%s", err);
+	cr_expect_gt(longest_line(out), 40, "--width 0 kept COLUMNS=40:\n%s", out);
+	free(err);
+	free(out);
+	h_folded_free(&r.folded);
+}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "base/units.h"
 #include "cli.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
@@ -211,6 +212,23 @@ Test(cli, top_and_stack_storage, .init = quiet)
 	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--stack-storage", "1048577");
 	EXPECT_USAGE_ERROR("'99999999999999999999'", "-p", "1", "--stack-storage",
 			   "99999999999999999999");
+}
+
+/* --width N: 0 cuts nothing; narrower than a table's columns is refused (issue 25) */
+Test(cli, width, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_eq(cfg.width, UNITS_WIDTH_UNSET);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--width", "0"), 0);
+	cr_expect_eq(cfg.width, 0);
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--width=250"), 0);
+	cr_expect_eq(cfg.width, 250);
+	EXPECT_USAGE_ERROR("--width: '10' is too narrow (0 for no cut, or 40..1000)", "-p", "1",
+			   "--width", "10");
+	EXPECT_USAGE_ERROR("out of range", "-p", "1", "--width", "1001");
+	EXPECT_USAGE_ERROR("'-1'", "-p", "1", "--width", "-1");
 }
 
 Test(cli, unwind_mem, .init = quiet)

@@ -85,6 +85,53 @@ Test(folded_read, good_lines)
 	result_free(&r);
 }
 
+/* The layout line faultline writes first: read back, skipped as a stack; malformed, refused
+ * as a bad line; only as the first line (a stack may start with '#' anywhere). */
+Test(folded_read, layout_line)
+{
+	static const char text[] = "# faultline folded metric=faults by=mapping threads=yes\n"
+				   "app;[heap] 7\n";
+	static const char bad[] = "# faultline folded metric=nonsense by=stack threads=no\n"
+				  "app;main 1\n";
+	static const char later[] = "app;main 1\n"
+				    "# faultline folded metric=faults by=stack threads=no 5\n";
+	struct folded_layout l;
+	struct read_result r;
+
+	cr_expect_eq(folded__parse_layout("# faultline folded metric=faults by=mapping "
+					  "threads=yes",
+					  &l),
+		     1);
+	cr_expect_eq(l.metric, FL_METRIC_FAULTS);
+	cr_expect_str_eq(l.by, "mapping");
+	cr_expect(l.threads);
+	cr_expect_eq(folded__parse_layout("app;main 1", &l), 0);
+	cr_expect_eq(folded__parse_layout("# a comment of another tool", &l), 0);
+	cr_expect_eq(folded__parse_layout("# faultline folded metric=faults by=tree threads=no",
+					  &l),
+		     -EINVAL);
+	cr_expect_eq(folded__parse_layout("# faultline folded metric=faults by=stack", &l),
+		     -EINVAL);
+
+	r = read_with(folded__read_file, text, strlen(text), FL_METRIC_FAULTS);
+	cr_expect_eq(r.err, 0, "%s", r.errs);
+	cr_expect_eq(r.p->nstacks, 1);
+	cr_expect_eq(metric__value(&r.p->root.total, FL_METRIC_FAULTS), 7);
+	result_free(&r);
+
+	r = read_with(folded__read_file, bad, strlen(bad), FL_METRIC_FAULTS);
+	cr_expect_eq(r.err, -EINVAL);
+	cr_expect(strstr(r.errs, "faultline: t.folded:1: a faultline layout line that names no "
+				 "known metric or layout"),
+		  "%s", r.errs);
+	result_free(&r);
+
+	r = read_with(folded__read_file, later, strlen(later), FL_METRIC_FAULTS);
+	cr_expect_eq(r.err, 0, "a stack named '# faultline folded ...' past line 1: %s", r.errs);
+	cr_expect_eq(r.p->nstacks, 2);
+	result_free(&r);
+}
+
 Test(folded_read, round_trip_every_metric)
 {
 	static const char text[] = "a;b;c 3\na;b 4611686018427387904\nz 1\n";
@@ -278,7 +325,9 @@ static char *report(const struct diff *d, const struct diff_config *cfg, unsigne
 Test(diff, printed_report)
 {
 	struct profile *b = parse(before_text), *a = parse(after_text);
-	struct diff_config cfg = { .before = "b.txt", .after = "a.txt", .top = 4,
+	struct diff_config cfg = { .before = "b.txt",
+				   .after = "a.txt",
+				   .top = 4,
 				   .metric = FL_METRIC_ANON };
 	struct diff d;
 	char *out;
@@ -286,18 +335,18 @@ Test(diff, printed_report)
 	cr_assert_eq(diff__compute(b, a, FL_METRIC_ANON, &d), 0);
 	out = report(&d, &cfg, 100);
 	cr_expect_str_eq(out,
-		"faultline diff (anon): b.txt -> a.txt\n"
-		"    BEFORE      AFTER       DELTA   CHANGE\n"
-		"  55.0 MiB   59.0 MiB    +4.0 MiB    +7.3%  total\n"
-		"stacks: 6 -> 6; 3 grew (+21.0 MiB), 3 shrank (-17.0 MiB), 1 new, 1 gone, "
-		"1 unchanged\n"
-		"\n"
-		"stacks by absolute change (4 of 6):\n"
-		"    BEFORE      AFTER       DELTA   CHANGE  STACK\n"
-		"  16.0 MiB   32.0 MiB   +16.0 MiB  +100.0%  t;b\n"
-		"  24.0 MiB   12.0 MiB   -12.0 MiB   -50.0%  t;c\n"
-		"   4.0 MiB        0 B    -4.0 MiB     gone  t;gone\n"
-		"       0 B    4.0 MiB    +4.0 MiB      new  t;new\n");
+			 "faultline diff (anon): b.txt -> a.txt\n"
+			 "    BEFORE      AFTER       DELTA   CHANGE\n"
+			 "  55.0 MiB   59.0 MiB    +4.0 MiB    +7.3%  total\n"
+			 "stacks: 6 -> 6; 3 grew (+21.0 MiB), 3 shrank (-17.0 MiB), 1 new, 1 gone, "
+			 "1 unchanged\n"
+			 "\n"
+			 "stacks by absolute change (4 of 6):\n"
+			 "    BEFORE      AFTER       DELTA   CHANGE  STACK\n"
+			 "  16.0 MiB   32.0 MiB   +16.0 MiB  +100.0%  t;b\n"
+			 "  24.0 MiB   12.0 MiB   -12.0 MiB   -50.0%  t;c\n"
+			 "   4.0 MiB        0 B    -4.0 MiB     gone  t;gone\n"
+			 "       0 B    4.0 MiB    +4.0 MiB      new  t;new\n");
 	free(out);
 	diff__fini(&d);
 	profile__free(b);
@@ -307,11 +356,13 @@ Test(diff, printed_report)
 /* A long stack keeps its first frame and the frames nearest the leaf. */
 Test(diff, long_stacks_elided_in_the_middle)
 {
-	struct profile *b = parse_as("proc;one;two;three;four;five;leaf_function 1\n",
-				     FL_METRIC_FAULTS);
-	struct profile *a = parse_as("proc;one;two;three;four;five;leaf_function 3\n",
-				     FL_METRIC_FAULTS);
-	struct diff_config cfg = { .before = "b", .after = "a", .top = 20,
+	struct profile *b =
+		parse_as("proc;one;two;three;four;five;leaf_function 1\n", FL_METRIC_FAULTS);
+	struct profile *a =
+		parse_as("proc;one;two;three;four;five;leaf_function 3\n", FL_METRIC_FAULTS);
+	struct diff_config cfg = { .before = "b",
+				   .after = "a",
+				   .top = 20,
 				   .metric = FL_METRIC_FAULTS };
 	struct diff d;
 	char *out, *row;
@@ -441,10 +492,14 @@ Test(diff, metrics_a_session_did_not_measure)
 Test(diff, usage_errors, .init = cr_redirect_stderr)
 {
 	const char *cases[][5] = {
-		{ "diff", "b", NULL }, { "diff", "b", "a", "c", NULL },
-		{ "diff", "--top", "0", "b", "a" }, { "diff", "--top", "1x", "b", "a" },
-		{ "diff", "--metric", "nope", "b", "a" }, { "diff", "--bogus", "b", "a", NULL },
-		{ "diff", "b", "a", "--svg", NULL }, { "diff", "--svg=", "b", "a", NULL },
+		{ "diff", "b", NULL },
+		{ "diff", "b", "a", "c", NULL },
+		{ "diff", "--top", "0", "b", "a" },
+		{ "diff", "--top", "1x", "b", "a" },
+		{ "diff", "--metric", "nope", "b", "a" },
+		{ "diff", "--bogus", "b", "a", NULL },
+		{ "diff", "b", "a", "--svg", NULL },
+		{ "diff", "--svg=", "b", "a", NULL },
 	};
 	struct diff_config cfg;
 

@@ -74,16 +74,35 @@ void units__sanitize(char *s)
 	}
 }
 
+/* process-wide, as the width it counts against: one session or diff per process */
+static unsigned long lines_cut;
+
+unsigned long units__lines_cut(void)
+{
+	return lines_cut;
+}
+
+void units__say_cut(FILE *out, const char *who, unsigned width)
+{
+	fprintf(out,
+		"%s: lines cut at %u columns (\"...\"); --width N or COLUMNS=N widens them, "
+		"--width 0 cuts none\n",
+		who, width);
+}
+
 void units__emit(FILE *out, unsigned width, const char *fmt, ...)
 {
 	char line[UNITS_LINE_MAX + 1];
+	size_t len, fit = width < UNITS_LINE_MAX ? width : UNITS_LINE_MAX;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	units__sanitize(line);
-	units__fit(line, width < UNITS_LINE_MAX ? width : UNITS_LINE_MAX);
+	len = strlen(line);
+	units__fit(line, fit);
+	lines_cut += len > fit;
 	fprintf(out, "%s\n", line);
 }
 
@@ -154,16 +173,47 @@ const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after
 	return buf;
 }
 
-void units__terminal(unsigned *cols, unsigned *rows)
+static unsigned within_line_max(unsigned long c)
 {
-	const char *env = getenv("COLUMNS");
-	long c = env ? strtol(env, NULL, 10) : 0;
+	return c < UNITS_LINE_MAX ? (unsigned)c : UNITS_LINE_MAX;
+}
+
+unsigned units__pick_width(long given, unsigned stdout_cols, const char *columns, unsigned tty_cols)
+{
+	long c = columns ? strtol(columns, NULL, 10) : 0;
+
+	if (given != UNITS_WIDTH_UNSET)
+		return given ? within_line_max((unsigned long)given) : UNITS_LINE_MAX;
+	/* the redraw must fit the screen it is on: the terminal before $COLUMNS */
+	if (stdout_cols >= UNITS_MIN_COLS)
+		return within_line_max(stdout_cols);
+	if (c >= UNITS_MIN_COLS)
+		return within_line_max((unsigned long)c);
+	if (tty_cols >= UNITS_MIN_COLS)
+		return within_line_max(tty_cols);
+	return UNITS_DEFAULT_COLS;
+}
+
+/* The columns of the terminal on @fd, 0 when it is none; its rows into *@rows. */
+static unsigned tty_cols(int fd, unsigned *rows)
+{
 	struct winsize ws;
 
-	*cols = c >= 40 ? (c < UNITS_LINE_MAX ? (unsigned)c : UNITS_LINE_MAX) : 100;
-	*rows = 0;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 40) {
-		*cols = ws.ws_col < UNITS_LINE_MAX ? ws.ws_col : UNITS_LINE_MAX;
+	if (ioctl(fd, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	if (rows)
 		*rows = ws.ws_row;
-	}
+	return ws.ws_col;
+}
+
+void units__terminal(long given, unsigned *cols, unsigned *rows)
+{
+	unsigned out, other;
+
+	*rows = 0;
+	out = tty_cols(STDOUT_FILENO, rows);
+	if (out < UNITS_MIN_COLS)
+		*rows = 0;
+	other = tty_cols(STDERR_FILENO, NULL) ?: tty_cols(STDIN_FILENO, NULL);
+	*cols = units__pick_width(given, out, getenv("COLUMNS"), other);
 }

@@ -30,9 +30,29 @@ const char *units__delta(char *buf, size_t len, uint64_t before, uint64_t after,
  * when both are), and "gone" when @after is 0 and @say_gone. Returns @buf. */
 const char *units__change(char *buf, size_t len, uint64_t before, uint64_t after, bool say_gone);
 
-/* The size of the terminal on stdout: *@cols (40..UNITS_LINE_MAX) and *@rows; when stdout is
- * not one, $COLUMNS columns (100 without it) and *@rows 0, no limit. */
-void units__terminal(unsigned *cols, unsigned *rows);
+#define UNITS_MIN_COLS 40      /* the narrowest width taken from --width or $COLUMNS */
+#define UNITS_DEFAULT_COLS 100 /* ... when nothing says one */
+#define UNITS_WIDTH_UNSET (-1) /* no --width on the command line */
+
+/*
+ * The width lines are cut to: @given (--width N; 0: no cut, that is UNITS_LINE_MAX columns;
+ * UNITS_WIDTH_UNSET: not given), else the terminal of stdout (@stdout_cols; 0: none), else
+ * $COLUMNS (@columns, NULL when unset; below UNITS_MIN_COLS ignored), else the terminal the
+ * session runs on (@tty_cols: stderr's or stdin's, where `faultline > file` is typed; 0:
+ * none), else UNITS_DEFAULT_COLS.
+ */
+unsigned units__pick_width(long given, unsigned stdout_cols, const char *columns,
+			   unsigned tty_cols);
+
+/* units__pick_width() of this process's terminals and environment into *@cols, and the
+ * rows of the terminal on stdout into *@rows (0 when stdout is not one: no limit). */
+void units__terminal(long given, unsigned *cols, unsigned *rows);
+
+/* How many lines units__emit() cut to their width so far, in this process: the session says
+ * once how to widen them. */
+unsigned long units__lines_cut(void);
+/* That line, on @out: lines cut at @width columns, and how to widen them. */
+void units__say_cut(FILE *out, const char *who, unsigned width);
 
 /* Cuts @s to at most @width bytes, ending it with "..." when something was cut (never in the
  * middle of a UTF-8 sequence). */

@@ -87,6 +87,15 @@ static int write_subtree(struct folded_ctx *c, const struct pnode *n)
 	return err ? err : write_children(c, n);
 }
 
+int folded__write_layout(FILE *out, const struct folded_layout *l)
+{
+	errno = 0;
+	if (fprintf(out, FOLDED_LAYOUT_PREFIX "metric=%s by=%s threads=%s\n",
+		    metric__name(l->metric), l->by, l->threads ? "yes" : "no") < 0)
+		return write_err();
+	return 0;
+}
+
 int folded__write(FILE *out, const struct profile *p, enum fl_metric m)
 {
 	struct folded_ctx c = { .out = out, .metric = m };

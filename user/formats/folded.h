@@ -3,6 +3,7 @@
 #ifndef FAULTLINE_FOLDED_H
 #define FAULTLINE_FOLDED_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "model/profile.h"
 
@@ -15,5 +16,21 @@
  * Flushes @out. Returns 0, -ENOMEM, or -errno of the failed write (-EIO when unknown).
  */
 int folded__write(FILE *out, const struct profile *p, enum fl_metric m);
+
+/*
+ * What a folded file holds, so that faultline diff compares like with like: its metric and
+ * the layout of its frames. Written as the file's first line, "# faultline folded metric=peak
+ * by=stack threads=no", which flame graph tools skip: flamegraph.pl and inferno take a line
+ * only when its last word is a count, and this one never ends in digits.
+ */
+#define FOLDED_LAYOUT_PREFIX "# faultline folded "
+struct folded_layout {
+	enum fl_metric metric;
+	char by[16];  /* --by: "stack", "mapping" or "stack,mapping" */
+	bool threads; /* -T: the thread is the second frame */
+};
+
+/* The layout line of @l, newline included. Returns 0 or -errno of the failed write. */
+int folded__write_layout(FILE *out, const struct folded_layout *l);
 
 #endif /* FAULTLINE_FOLDED_H */

@@ -116,13 +116,56 @@ static size_t split_frames(struct reader *r, char *s)
 	}
 }
 
+/* The value of "@key=" among the words of @s, into @out (@len bytes): 0, or -EINVAL. */
+static int layout_word(const char *s, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key), vlen;
+
+	for (const char *w = s; w && *w; w = strchr(w, ' ')) {
+		w += *w == ' ';
+		if (strncmp(w, key, klen) || w[klen] != '=')
+			continue;
+		w += klen + 1;
+		vlen = strcspn(w, " \r\n");
+		if (!vlen || vlen >= len)
+			return -EINVAL;
+		memcpy(out, w, vlen);
+		out[vlen] = '\0';
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int folded__parse_layout(const char *line, struct folded_layout *l)
+{
+	static const char *const layouts[] = { "stack", "mapping", "stack,mapping" };
+	const char *s = line + strlen(FOLDED_LAYOUT_PREFIX);
+	char metric[32], threads[8];
+	bool known = false;
+
+	if (strncmp(line, FOLDED_LAYOUT_PREFIX, strlen(FOLDED_LAYOUT_PREFIX)))
+		return 0;
+	memset(l, 0, sizeof(*l));
+	if (layout_word(s, "metric", metric, sizeof(metric)) || metric__parse(metric, &l->metric) ||
+	    layout_word(s, "by", l->by, sizeof(l->by)) ||
+	    layout_word(s, "threads", threads, sizeof(threads)) ||
+	    (strcmp(threads, "yes") && strcmp(threads, "no")))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		known |= !strcmp(l->by, layouts[i]);
+	l->threads = !strcmp(threads, "yes");
+	return known ? 1 : -EINVAL;
+}
+
 /* One line without its newline: 0 (added or skipped), -EINVAL (reported), -ENOMEM. */
 static int read_line(struct reader *r, char *line, size_t len, struct profile *p, enum fl_metric m)
 {
+	struct folded_layout layout;
 	struct fl_counts c;
 	uint64_t v;
 	size_t n;
 	char *sp;
+	int is_layout;
 
 	if (len && line[len - 1] == '\r')
 		line[--len] = '\0';
@@ -130,6 +173,15 @@ static int read_line(struct reader *r, char *line, size_t len, struct profile *p
 		bad_line(r, "the line holds a NUL byte");
 		return -EINVAL;
 	}
+	/* the first line may say what the file holds; diff__main() read it already */
+	is_layout = r->line == 1 ? folded__parse_layout(line, &layout) : 0;
+	if (is_layout < 0) {
+		bad_line(r, "a faultline layout line that names no known metric or layout "
+			    "(expected '" FOLDED_LAYOUT_PREFIX "metric=NAME by=stack threads=no')");
+		return -EINVAL;
+	}
+	if (is_layout)
+		return 0;
 	if (!line[strspn(line, " \t")])
 		return 0;
 	sp = strrchr(line, ' ');

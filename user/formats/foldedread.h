@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "formats/folded.h"
 #include "model/profile.h"
 
 #define FOLDED_MAX_FRAMES 1024 /* a line with more is refused (the tree is walked recursively) */
@@ -28,5 +29,13 @@ int folded__read(FILE *in, const char *name, struct profile *p, enum fl_metric m
  * still parse), and is a bad line too ("NAME:LINE: the last line has no newline ...").
  */
 int folded__read_file(FILE *in, const char *name, struct profile *p, enum fl_metric m, FILE *errs);
+
+/*
+ * The layout line @line (folded.h), as the first line of a file: 1 and *@l when it is one, 0
+ * when it is not one (a stack, or a file of another tool), -EINVAL when it starts as one but
+ * names no known metric or layout. The readers above skip a first line that is one, and
+ * refuse it as a bad line when it is malformed.
+ */
+int folded__parse_layout(const char *line, struct folded_layout *l);
 
 #endif /* FAULTLINE_FOLDEDREAD_H */

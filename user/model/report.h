@@ -9,6 +9,7 @@
 #include "base/procfs.h"
 #include "faultline.h"
 #include "model/inventory.h"
+#include "model/profile.h"
 #include "model/stackshare.h"
 
 struct fl_proc_summary {
@@ -69,6 +70,9 @@ struct fl_thread_summary {
 	pid_t tgid;
 	pid_t tid;
 	char comm[FL_COMM_LEN];
+	/* its frame with -T: comm, or "comm/tid" when its process has another thread so named
+	 * (threadlabel.h) */
+	char label[FL_COMM_LEN + 12];
 	struct fl_counts counts;
 };
 
@@ -118,9 +122,11 @@ struct fl_report {
 	 * block, so live refreshes make one only now and then */
 	uint64_t ages_ns;
 	bool ages_now;
-	/* sorted by the metric (by default live bytes, alloc bytes with alloc_churn) */
+	/* sorted by sites_by: the metric when it is an allocator's, else live bytes (alloc bytes
+	 * with alloc_churn) */
 	const struct fl_call_site *sites;
 	size_t nsites;
+	enum fl_metric sites_by;
 	bool vm;	  /* --vm: the memory call figures below mean something */
 	bool new_pages;	  /* --metric new: new_bytes means something */
 	bool map_classes; /* --by mapping: changes were classified (hugetlb faults counted) */

@@ -195,10 +195,110 @@ static void sites_end(FILE *out, unsigned width, const struct fl_report *r)
 		units__emit(out, width, "(no allocations seen yet)");
 }
 
+/* The columns a site can lead: what each table shows of its bytes and calls. */
+static uint64_t site_column(const struct fl_call_site *s, int col)
+{
+	switch (col) {
+	case 0:
+		return live_of(&s->counts, true);
+	case 1:
+		return s->counts.alloc_bytes;
+	default:
+		return s->counts.allocs;
+	}
+}
+
+/*
+ * The sites a table shows, in their order, into @pick; returns how many. The first rows of the
+ * sort, but the site that leads LIVE-B, ALLOC-B or ALLOCS stays in view when the sort put it
+ * past the bound, in place of the last rows: under a live sort, a site that allocated
+ * gigabytes and keeps nothing must not hide in "[58 more sites]", nor a leak under an
+ * allocation sort. Churn mode has no live column.
+ */
+static size_t pick_sites(const struct fl_report *r, size_t pick[MAX_SITE_ROWS])
+{
+	size_t lead[3] = { 0, 0, 0 }, past[3], npast = 0, n = 0;
+
+	if (r->nsites <= MAX_SITE_ROWS) {
+		for (; n < r->nsites; n++)
+			pick[n] = n;
+		return n;
+	}
+	for (size_t i = 1; i < r->nsites; i++)
+		for (int c = r->alloc_churn ? 1 : 0; c < 3; c++)
+			if (site_column(&r->sites[i], c) > site_column(&r->sites[lead[c]], c))
+				lead[c] = i;
+	/* the leaders past the bound, each once, in the sort's order */
+	for (int c = r->alloc_churn ? 1 : 0; c < 3; c++) {
+		bool seen = lead[c] < MAX_SITE_ROWS;
+
+		for (size_t k = 0; k < npast; k++)
+			seen |= past[k] == lead[c];
+		if (!seen)
+			past[npast++] = lead[c];
+	}
+	for (size_t k = 1; k < npast; k++)
+		for (size_t j = k; j > 0 && past[j - 1] > past[j]; j--) {
+			size_t x = past[j];
+
+			past[j] = past[j - 1];
+			past[j - 1] = x;
+		}
+	for (; n < MAX_SITE_ROWS - npast; n++)
+		pick[n] = n;
+	for (size_t k = 0; k < npast; k++)
+		pick[n++] = past[k];
+	return n;
+}
+
+/* A power of two in few columns: 512, 16K, 2M, 1G. */
+static void pow2_label(char *buf, size_t len, uint64_t v)
+{
+	static const char units[] = { '\0', 'K', 'M', 'G', 'T', 'P', 'E' };
+	int u = 0;
+
+	while (v >= 1024 && !(v % 1024) && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%" PRIu64 "%.1s", v, &units[u]);
+}
+
+/* The request size bucket the median request falls in, as "LOW-HIGH" ([LOW, HIGH): the
+ * log2 histogram knows no more); "-" for no request. */
+static void median_size(char *buf, size_t len, const __u64 h[FL_HIST_BUCKETS])
+{
+	uint64_t total = 0, seen = 0;
+	char lo[12], hi[12];
+	int b = 0;
+
+	for (int i = 0; i < FL_HIST_BUCKETS; i++)
+		total += h[i];
+	if (!total) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	for (b = 0; b < FL_HIST_BUCKETS - 1; b++) {
+		seen += h[b];
+		if (2 * seen >= total)
+			break;
+	}
+	pow2_label(lo, sizeof(lo), fl_hist_floor((__u32)b));
+	if (b == FL_HIST_BUCKETS - 1) /* the last bucket holds everything above */
+		snprintf(buf, len, "%s+", lo);
+	else if (b <= 1) /* 0 and 1 are buckets of one size */
+		snprintf(buf, len, "%s", lo);
+	else {
+		pow2_label(hi, sizeof(hi), fl_hist_floor((__u32)b + 1));
+		snprintf(buf, len, "%s-%s", lo, hi);
+	}
+}
+
 /* The churn sites: calls, their rate and mean size; nothing live, no latency. */
 static void render_churn_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
 	char b[2][UNITS_BUF], scope[96];
+	size_t pick[MAX_SITE_ROWS];
 
 	units__emit(out, width,
 		    "allocator churn by site%s (frees and live bytes not traced; "
@@ -208,8 +308,8 @@ static void render_churn_sites(FILE *out, unsigned width, const struct fl_report
 				      "");
 	units__emit(out, width, "%9s %9s %9s %9s  %s", "ALLOC-B", "ALLOCS", "CALLS/S", "MEAN",
 		    "CALLERS > ALLOCATOR");
-	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
-		const struct fl_call_site *s = &r->sites[i];
+	for (size_t i = 0, n = pick_sites(r, pick); i < n; i++) {
+		const struct fl_call_site *s = &r->sites[pick[i]];
 		const struct fl_counts *c = &s->counts;
 
 		units__bytes(b[0], UNITS_BUF, c->alloc_bytes);
@@ -222,7 +322,8 @@ static void render_churn_sites(FILE *out, unsigned width, const struct fl_report
 
 void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report *r)
 {
-	char b[3][UNITS_BUF], old[16], p50[16], p99[16], asof[48] = "";
+	char b[2][UNITS_BUF], size[24], old[16], p50[16], p99[16], asof[48] = "";
+	size_t pick[MAX_SITE_ROWS];
 	uint64_t ago;
 
 	if (r->alloc_churn) {
@@ -232,24 +333,29 @@ void alloctable__render_sites(FILE *out, unsigned width, const struct fl_report 
 	/* the oldest blocks are found by a walk of them all, which live refreshes make seldom */
 	if (report__ages_as_of(r, &ago) && ago)
 		snprintf(asof, sizeof(asof), "; OLDEST as of %.0fs ago", (double)ago / 1e9);
-	units__emit(out, width, "allocation sites%s (latency: >= bucket floor%s):",
+	/* the order said: a live sort and an allocation sort rank the same sites apart */
+	units__emit(out, width,
+		    "allocation sites by %s%s (MEDIAN: request size bucket; latency: >= "
+		    "bucket floor%s):",
+		    metric__name(metric__needs_alloc(r->sites_by) ? r->sites_by :
+								    FL_METRIC_LIVE_BYTES),
 		    r->sample_bytes ? " (estimated from samples)" : "", asof);
 	/* frees are ALLOCS - LIVE: the column goes to the site's name */
 	units__emit(out, width, "%9s %6s %6s %9s %7s %9s %6s %6s  %s", "LIVE-B", "LIVE", "OLDEST",
-		    "ALLOC-B", "ALLOCS", "SIZE~", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
-	for (size_t i = 0; i < r->nsites && i < MAX_SITE_ROWS; i++) {
-		const struct fl_call_site *s = &r->sites[i];
+		    "ALLOC-B", "ALLOCS", "MEDIAN", "LAT50", "LAT99", "CALLERS > ALLOCATOR");
+	for (size_t i = 0, n = pick_sites(r, pick); i < n; i++) {
+		const struct fl_call_site *s = &r->sites[pick[i]];
 		const struct fl_counts *c = &s->counts;
 
 		units__bytes(b[0], UNITS_BUF, live_of(c, true));
 		units__bytes(b[1], UNITS_BUF, c->alloc_bytes);
-		units__bytes(b[2], UNITS_BUF, quantile(s->hist.size, 0.5));
+		median_size(size, sizeof(size), s->hist.size);
 		age(old, sizeof(old), r, s);
 		nanos(p50, sizeof(p50), quantile(s->hist.latency, 0.5));
 		nanos(p99, sizeof(p99), quantile(s->hist.latency, 0.99));
 		units__emit(out, width,
 			    "%9s %6" PRIu64 " %6s %9s %7" PRIu64 " %9s %6s %6s  %s > %s", b[0],
-			    live_of(c, false), old, b[1], (uint64_t)c->allocs, b[2], p50, p99,
+			    live_of(c, false), old, b[1], (uint64_t)c->allocs, size, p50, p99,
 			    s->caller, s->fn);
 	}
 	sites_end(out, width, r);

@@ -433,6 +433,39 @@ void table__render_figures(FILE *out, const struct fl_report *r, const struct ta
 	}
 }
 
+bool table__has_panel(const struct fl_report *r, enum table_panel p)
+{
+	switch (p) {
+	case TABLE_PANEL_SITES:
+		return r->alloc;
+	case TABLE_PANEL_CALLS:
+		return r->vm;
+	default:
+		return p < TABLE_PANEL__COUNT;
+	}
+}
+
+void table__render_panel(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			 enum table_panel p)
+{
+	unsigned width = fit_width(o);
+
+	switch (p) {
+	case TABLE_PANEL_THREADS:
+		render_threads(out, r, o, width);
+		break;
+	case TABLE_PANEL_SITES:
+		alloctable__render_sites(out, width, r);
+		break;
+	case TABLE_PANEL_CALLS:
+		vmtable__render_calls(out, width, r);
+		break;
+	default:
+		table__render_figures(out, r, o);
+		break;
+	}
+}
+
 void table__render(FILE *out, const struct fl_report *r, const struct profile *p,
 		   const struct table_opts *o)
 {

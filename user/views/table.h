@@ -3,6 +3,7 @@
 #ifndef FAULTLINE_TABLE_H
 #define FAULTLINE_TABLE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "model/profile.h"
 #include "model/report.h"
@@ -33,5 +34,22 @@ void table__render(FILE *out, const struct fl_report *r, const struct profile *p
 /* Everything table__render() writes between its title line and the tree (the interactive
  * view draws its own title and tree). */
 void table__render_figures(FILE *out, const struct fl_report *r, const struct table_opts *o);
+
+/* What the interactive view shows above its tree: the figures, or one table of them alone
+ * (on a screen the figures leave no room for the tables below them). */
+enum table_panel {
+	TABLE_PANEL_FIGURES, /* table__render_figures() */
+	TABLE_PANEL_THREADS, /* the per-thread table, with -T or not */
+	TABLE_PANEL_SITES,   /* the allocation sites (--alloc) */
+	TABLE_PANEL_CALLS,   /* the memory call sites (--vm) */
+	TABLE_PANEL__COUNT,
+};
+
+/* True when @r has what panel @p shows. */
+bool table__has_panel(const struct fl_report *r, enum table_panel p);
+
+/* Panel @p of @r. */
+void table__render_panel(FILE *out, const struct fl_report *r, const struct table_opts *o,
+			 enum table_panel p);
 
 #endif /* FAULTLINE_TABLE_H */

@@ -12,19 +12,25 @@
 #include "views/tuitree.h"
 
 #define HEADER_SHARE 0.4 /* of the screen, at most, for the figures above the tree */
+#define TABLE_SHARE 0.6	 /* ... for a table shown alone there (tab) */
 #define AUTO_SHARE 0.05	 /* nodes holding this share of the total start expanded */
 
-static const char help_line[] = "q quit  arrows/jk move  enter/right open  left close  "
-				"m metric  s sort  t threads  f figures  i inventory  p pause";
+static const char help_line[] =
+	"q quit  arrows/jk move  enter/right open  left close  "
+	"m metric  s sort  t threads  tab tables  f figures  i inventory  p pause";
 
 struct tui {
 	enum fl_metric metrics[FL_METRIC__COUNT];
 	size_t nmetrics;
 	enum fl_metric metric;
 	bool threads;
+	/* the command line's: the final report and the files keep them whatever the view shows */
+	enum fl_metric given_metric;
+	bool given_threads;
 	enum tui_sort sort;
 	bool paused;
 	bool figures;			/* the header figures are shown */
+	enum table_panel panel;		/* ... or the table tab chose */
 	bool inventory;			/* the resident inventory in place of the tree */
 	size_t inventory_top;		/* its first line on screen */
 	const struct fl_report *report; /* what tui__show() was given, until the next call */
@@ -50,8 +56,8 @@ struct tui *tui__start(const enum fl_metric *metrics, size_t nmetrics, enum fl_m
 	}
 	memcpy(t->metrics, metrics, nmetrics * sizeof(*metrics));
 	t->nmetrics = nmetrics;
-	t->metric = metric;
-	t->threads = threads;
+	t->metric = t->given_metric = metric;
+	t->threads = t->given_threads = threads;
 	t->figures = true;
 	t->tree.auto_share = AUTO_SHARE;
 	setlocale(LC_CTYPE, "");
@@ -140,7 +146,7 @@ static int draw_text(int y, const char *text, int max)
 	return used;
 }
 
-/* The header figures (the table's), cut to a share of the screen. */
+/* The header figures (the table's), or the table tab chose, cut to a share of the screen. */
 static int draw_figures(struct tui *t, int y)
 {
 	char *text = NULL;
@@ -151,9 +157,13 @@ static int draw_figures(struct tui *t, int y)
 	if (!t->figures || !t->report || !(mem = open_memstream(&text, &len)))
 		return 0;
 	t->opts.width = (unsigned)COLS;
-	table__render_figures(mem, t->report, &t->opts);
+	if (!table__has_panel(t->report, t->panel))
+		t->panel = TABLE_PANEL_FIGURES;
+	table__render_panel(mem, t->report, &t->opts, t->panel);
 	fclose(mem);
-	used = draw_text(y, text ? text : "", (int)(LINES * HEADER_SHARE));
+	used = draw_text(
+		y, text ? text : "",
+		(int)(LINES * (t->panel == TABLE_PANEL_FIGURES ? HEADER_SHARE : TABLE_SHARE)));
 	free(text);
 	return used;
 }
@@ -193,6 +203,17 @@ static void draw_row(const struct tui *t, int y, const struct tui_row *r, uint64
 	}
 }
 
+/* What the final report and the files will hold, when the view shows something else. */
+static void given_note(const struct tui *t, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (t->metric != t->given_metric || t->threads != t->given_threads)
+		snprintf(buf, len, "  (report and files: %s%s)", metric__name(t->given_metric),
+			 t->threads == t->given_threads ? "" :
+			 t->given_threads		? ", thread frames" :
+							  ", no thread frames");
+}
+
 /* The inventory of each process in place of the tree, from its line inventory_top on. */
 static void draw_inventory(struct tui *t, int y)
 {
@@ -229,17 +250,18 @@ static void draw_inventory(struct tui *t, int y)
 
 static void draw(struct tui *t)
 {
-	char title[256], metric[32];
+	char title[256], metric[32], given[64];
 	int y = 1, rows;
 	size_t cur;
 	uint64_t total;
 
 	erase();
 	snprintf(metric, sizeof(metric), "%s", metric__name(t->metric));
-	snprintf(title, sizeof(title), "faultline %.1f s  metric %s  sort %s%s%s",
+	given_note(t, given, sizeof(given));
+	snprintf(title, sizeof(title), "faultline %.1f s  metric %s  sort %s%s%s%s",
 		 t->report ? t->report->elapsed_s : 0.0, metric,
 		 t->sort == TUI_SORT_DELTA ? "growth/interval" : "total",
-		 t->threads ? "  threads" : "", t->paused ? "  PAUSED" : "");
+		 t->threads ? "  threads" : "", t->paused ? "  PAUSED" : "", given);
 	attron(A_BOLD);
 	mvaddnstr(0, 0, title, COLS);
 	attroff(A_BOLD);
@@ -357,6 +379,18 @@ static enum tui_action next_metric(struct tui *t, int step)
 	return TUI_REFRESH;
 }
 
+/* The next panel above the tree that the session has: figures, threads, sites, calls. */
+static void next_panel(struct tui *t)
+{
+	enum table_panel p = t->panel;
+
+	do
+		p = (p + 1) % TABLE_PANEL__COUNT;
+	while (t->report && !table__has_panel(t->report, p));
+	t->panel = p;
+	t->figures = true;
+}
+
 static enum tui_action key(struct tui *t, int c)
 {
 	int page = LINES > 4 ? LINES / 2 : 1;
@@ -417,6 +451,9 @@ static enum tui_action key(struct tui *t, int c)
 		return TUI_REFRESH;
 	case 's':
 		t->sort = t->sort == TUI_SORT_TOTAL ? TUI_SORT_DELTA : TUI_SORT_TOTAL;
+		break;
+	case '\t':
+		next_panel(t);
 		break;
 	case 'f':
 		t->figures = !t->figures;

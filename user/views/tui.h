@@ -2,7 +2,8 @@
 /*
  * The interactive live view (ncurses): the header figures, then the call tree with a cursor.
  * Keys switch the metric, the per-thread frames and the sort (total, or growth over the last
- * interval), expand and collapse nodes, pause, and quit to the final report.
+ * interval), expand and collapse nodes, show a table alone above the tree (threads, allocation
+ * or memory call sites), pause, and quit to the final report.
  */
 #ifndef FAULTLINE_TUI_H
 #define FAULTLINE_TUI_H
@@ -47,7 +48,8 @@ bool tui__paused(const struct tui *t);
 /* Reads every pending key and acts on it. */
 enum tui_action tui__input(struct tui *t);
 
-/* The metric and thread frames the user chose. */
+/* The metric and thread frames the user chose for the view (the final report and the files
+ * keep those tui__start() was given). */
 enum fl_metric tui__metric(const struct tui *t);
 bool tui__threads(const struct tui *t);
 

@@ -160,3 +160,29 @@ Test(folded, write_error_reported)
 	fclose(f);
 	profile__free(p);
 }
+
+/* The first line says what the file holds (faultline diff compares like with like), and never
+ * ends in digits: flamegraph.pl and inferno take a line only when its last word is a count. */
+Test(folded, layout_line)
+{
+	struct folded_layout l = { .metric = FL_METRIC_PEAK, .by = "stack,mapping" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(folded__write_layout(f, &l), 0);
+	l = (struct folded_layout){ .metric = FL_METRIC_ALLOC_COUNT,
+				    .by = "stack",
+				    .threads = true };
+	cr_assert_eq(folded__write_layout(f, &l), 0);
+	fclose(f);
+	cr_expect_str_eq(buf, "# faultline folded metric=peak by=stack,mapping threads=no\n"
+			      "# faultline folded metric=alloc-count by=stack threads=yes\n");
+	free(buf);
+	f = fopen("/dev/full", "w");
+	cr_assert_not_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	cr_expect_eq(folded__write_layout(f, &l), -ENOSPC);
+	fclose(f);
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /* The --alloc lines: blocks an exec dropped told apart from frees, the ages of live blocks;
- * --alloc=churn says what it does not trace. */
+ * --alloc=churn says what it does not trace; the sites' order said, their leaders kept in view
+ * and the median request size given as its bucket. */
 #include <criterion/criterion.h>
 #include "model/inventory.h"
 #include <stdio.h>
@@ -188,8 +189,9 @@ Test(alloctable, churn_in_time_windows)
 	free(out);
 	site.counts = s.attributed;
 	out = render(alloctable__render_sites, &r);
-	cr_expect(strstr(out, "allocator churn by site while probed (2.0 s of 20.0 s, --sample-time "
-			      "10%) (frees"),
+	cr_expect(strstr(out,
+			 "allocator churn by site while probed (2.0 s of 20.0 s, --sample-time "
+			 "10%) (frees"),
 		  "%s", out);
 	cr_expect(strstr(out, "625.0 KiB     10000      5000      64 B  main > churn_path > "),
 		  "%s", out);
@@ -230,14 +232,116 @@ Test(alloctable, oldest_ages_as_of_the_last_walk)
 			       .nsites = 3 };
 	char *out = sites(&r);
 
-	cr_expect(strstr(out, "allocation sites (latency: >= bucket floor):\n"), "%s", out);
+	cr_expect(strstr(out, "allocation sites by live-bytes (MEDIAN: request size bucket; "
+			      "latency: >= bucket floor):\n"),
+		  "%s", out);
 	cr_expect(strstr(out, "      3  14.0s "), "%s", out);
 	cr_expect(strstr(out, "      2  <4.0s "), "younger than the walk:\n%s", out);
 	cr_expect(strstr(out, "      0      - "), "nothing live:\n%s", out);
 	free(out);
 	r.ages_now = false;
 	out = sites(&r);
-	cr_expect(strstr(out, "allocation sites (latency: >= bucket floor; OLDEST as of 4s ago):"),
-		  "%s", out);
+	cr_expect(strstr(out, "latency: >= bucket floor; OLDEST as of 4s ago):"), "%s", out);
+	free(out);
+}
+
+/* @n sites by live bytes, heaviest first (as sites.c sorts them), @live bytes each less one a
+ * row, nothing allocated beside them. */
+static void sites_by_live(struct fl_call_site *s, size_t n, uint64_t live)
+{
+	for (size_t i = 0; i < n; i++) {
+		s[i] = (struct fl_call_site){ .pid = 1, .fn = "malloc" };
+		snprintf(s[i].caller, sizeof(s[i].caller), "main > keeper_%02zu", i);
+		s[i].counts.allocs = 1;
+		s[i].counts.alloc_bytes = live - i;
+	}
+}
+
+/*
+ * Under a live sort, a site that allocated the most and keeps nothing came last, in
+ * "[N more sites]" (issue 25: a 27.5 GiB churn site): the leader of ALLOC-B and of ALLOCS
+ * stay in view in place of the last rows of the sort; the table says what it is sorted by.
+ */
+Test(alloctable, column_leaders_stay_in_view_past_the_bound)
+{
+	struct fl_call_site s[20];
+	struct fl_report r = { .alloc = true, .sites = s, .nsites = 20 };
+	char *out;
+
+	sites_by_live(s, 20, 1 << 20);
+	/* the churn site: 27.5 GiB in 3 million calls, all freed */
+	snprintf(s[19].caller, sizeof(s[19].caller), "main > filesort");
+	s[19].counts.allocs = 3000000;
+	s[19].counts.alloc_bytes = 27500ull << 20;
+	s[19].counts.frees = 3000000;
+	s[19].counts.free_bytes = 27500ull << 20;
+	out = sites(&r);
+	cr_expect(strstr(out, "allocation sites by live-bytes "), "%s", out);
+	cr_expect(strstr(out, "main > filesort > malloc\n[5 more sites]\n"),
+		  "the churn site is not in view:\n%s", out);
+	cr_expect(strstr(out, "main > keeper_13 > malloc\n"), "%s", out);
+	cr_expect_null(strstr(out, "main > keeper_14 > malloc"),
+		       "the last row of the sort did not give way:\n%s", out);
+	free(out);
+
+	/* by alloc-bytes, the leak of most live bytes is the one that must stay */
+	r.sites_by = FL_METRIC_ALLOC_BYTES;
+	sites_by_live(s, 20, 1 << 20);
+	for (size_t i = 0; i < 19; i++) {
+		s[i].counts.frees = 1;
+		s[i].counts.free_bytes = s[i].counts.alloc_bytes;
+	}
+	snprintf(s[17].caller, sizeof(s[17].caller), "main > leak");
+	s[17].counts.frees = 0;
+	s[17].counts.free_bytes = 0;
+	out = sites(&r);
+	cr_expect(strstr(out, "allocation sites by alloc-bytes "), "%s", out);
+	cr_expect(strstr(out, "main > leak > malloc\n[5 more sites]\n"),
+		  "the leak is not in view:\n%s", out);
+	free(out);
+
+	/* within the bound nothing moves */
+	r.nsites = 15;
+	sites_by_live(s, 15, 1 << 20);
+	out = sites(&r);
+	cr_expect(strstr(out, "main > keeper_14 > malloc\n"), "%s", out);
+	cr_expect_null(strstr(out, "more sites"), "%s", out);
+	free(out);
+}
+
+/* MEDIAN is the bucket of the median request, bounds stated: requests of 16 KiB and 2 MiB
+ * read "8.0 KiB" before (the floor of a bucket of 16,000-byte requests); exact powers of two
+ * open their bucket. */
+Test(alloctable, median_request_size_as_its_bucket)
+{
+	struct fl_call_site s = { .pid = 1, .caller = "main > sort", .fn = "malloc" };
+	struct fl_report r = { .alloc = true, .sites = &s, .nsites = 1 };
+	char *out;
+
+	s.counts.allocs = 3;
+	s.hist.size[15] = 2; /* 16384 bytes: [16K, 32K) */
+	s.hist.size[22] = 1; /* 2 MiB: [2M, 4M) */
+	out = sites(&r);
+	cr_expect(strstr(out, "    MEDIAN "), "%s", out);
+	cr_expect(strstr(out, " 16K-32K "), "%s", out);
+	free(out);
+
+	s.hist.size[15] = 0;
+	s.hist.size[14] = 2; /* 16,000 bytes: [8K, 16K) */
+	out = sites(&r);
+	cr_expect(strstr(out, "  8K-16K "), "%s", out);
+	free(out);
+
+	memset(&s.hist, 0, sizeof(s.hist));
+	s.hist.size[10] = 5; /* 1000 bytes */
+	s.hist.size[FL_HIST_BUCKETS - 1] = 1;
+	out = sites(&r);
+	cr_expect(strstr(out, "  512-1K "), "%s", out);
+	free(out);
+
+	memset(&s.hist, 0, sizeof(s.hist));
+	s.hist.size[FL_HIST_BUCKETS - 1] = 1;
+	out = sites(&r);
+	cr_expect(strstr(out, "       1G+ "), "the last bucket is open:\n%s", out);
 	free(out);
 }
