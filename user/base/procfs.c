@@ -356,22 +356,35 @@ cleanup:
 	return err;
 }
 
-int procfs__parse_start(const char *stat, uint64_t *ticks)
+int procfs__stat_field(const char *stat, int field, uint64_t *out)
 {
 	/* the comm, in parentheses, may hold spaces and parentheses: fields count from the last */
 	const char *p = strrchr(stat, ')');
 	unsigned long long v;
+	char *end;
 
-	if (!p)
+	if (!p || field < 3)
 		return -EINVAL;
-	/* after ") ": state (3) ... starttime (22), so 19 fields to skip */
-	if (sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-		   "%*d %llu",
-		   &v) != 1)
+	p++;
+	/* the state (3) is a letter; from 4 on, numbers (some signed: read as they are) */
+	for (int f = 3; f < field; f++) {
+		p += strspn(p, " ");
+		if (!*p)
+			return -EINVAL;
+		p += strcspn(p, " ");
+	}
+	p += strspn(p, " ");
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || end == p || (*end && *end != ' ' && *end != '\n'))
 		return -EINVAL;
-	*ticks = v;
+	*out = v;
 	return 0;
+}
+
+int procfs__parse_start(const char *stat, uint64_t *ticks)
+{
+	return procfs__stat_field(stat, 22, ticks); /* starttime */
 }
 
 int procfs__read_start(pid_t pid, uint64_t *ticks)

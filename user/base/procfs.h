@@ -38,6 +38,9 @@ int procfs__open(pid_t pid, const char *name, int flags);
 /* The starttime of a /proc/PID/stat line @stat (clock ticks since boot): with the pid, a
  * process's identity. Returns 0 or -EINVAL. */
 int procfs__parse_start(const char *stat, uint64_t *ticks);
+/* Field @field (proc(5)'s numbering, 4 on: the numbers after the state) of a
+ * /proc/PID/stat line @stat into *@out. Returns 0 or -EINVAL. */
+int procfs__stat_field(const char *stat, int field, uint64_t *out);
 
 /* True when process @pid has exited or is exiting: no /proc entry, a zombie, or its main
  * thread in do_exit() (its mappings and root go with it). */

@@ -40,20 +40,9 @@ int threadstacks__parse_syscall(const char *text, uint64_t *sp)
 
 int threadstacks__parse_stat(const char *stat, uint64_t *sp)
 {
-	/* the comm, in parentheses, may hold spaces: fields count from the last ')' */
-	const char *p = strrchr(stat, ')');
-	unsigned long long v;
+	int err = procfs__stat_field(stat, 29, sp); /* kstkesp */
 
-	if (!p)
-		return -EINVAL;
-	/* after ") ": state (3) ... kstkesp (29), so 25 fields to skip */
-	if (sscanf(p + 1,
-		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-		   "%*d %*u %*u %*d %*u %*u %*u %*u %llu",
-		   &v) != 1)
-		return -EINVAL;
-	*sp = v;
-	return v ? 0 : -ENOENT;
+	return err ?: *sp ? 0 : -ENOENT;
 }
 
 /* Reads the small file @name under @dir into @buf (NUL-terminated). Returns its length or
