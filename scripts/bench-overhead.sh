@@ -20,7 +20,10 @@
 #      524288), fl-churn (--alloc=churn), fl-churn-time (--alloc=churn --sample-time 10), fl-vm,
 #      fl-mapping, fl-children, fl-fp, fl-new (--metric new) and, when BASELINE_FL names an
 #      older faultline binary, fl-old-alloc (that one with --alloc); e.g.
-#      REDIS_MODES="faultline fl-alloc fl-churn fl-churn-time" --only redis.
+#      REDIS_MODES="faultline fl-alloc fl-churn fl-churn-time" --only redis. With
+#      REDIS_ROUNDS=1 the modes are not paired one after the other but run in rounds with no
+#      profiler, the order rotating each round, and each mode after the first is also compared
+#      with the first, same round (e.g. REDIS_MODES="fl-old-alloc fl-alloc").
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
 #      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
 #      per second of session at the default 1 s refresh while
@@ -350,7 +353,8 @@ bench_redis()
 			die "REDIS_MODES: $mode needs BASELINE_FL (an older faultline binary)"
 	done
 	echo "== 2. redis-server under redis-benchmark -t set,get,lpush -n $RB_N -P 16 -r 100000," \
-		"$((PAIRS * 2)) pairs per mode (${modes[*]})"
+		"$((PAIRS * 2)) $( ((${REDIS_ROUNDS:-0})) && echo "rounds of none and" ||
+			echo "pairs per mode") (${modes[*]})"
 	if ! have redis-server || ! have redis-benchmark || ! have redis-cli; then
 		echo "  redis-server/redis-tools not installed: skipped (--install)"
 		return 0
@@ -359,10 +363,55 @@ bench_redis()
 	echo "  redis-server $(redis-server --version | awk '{ print $3 }') pid $REDIS_PID" \
 		"port $REDIS_PORT"
 	redis_run none	# warm-up: the first run pays for the allocator's first growth
-	for mode in "${modes[@]}"; do
-		redis_pairs "$mode"
-	done
+	if ((${REDIS_ROUNDS:-0})); then
+		redis_rounds "${modes[@]}"
+	else
+		for mode in "${modes[@]}"; do
+			redis_pairs "$mode"
+		done
+	fi
 	stop_redis
+}
+
+# REDIS_ROUNDS=1: rounds of no profiler and every mode @@ (twice PAIRS of them), the order
+# rotating each round, so that the modes see the same drift: each mode's median ratio to the
+# same round's run without a profiler into FIG as redis_pairs puts it, and each mode after the
+# first against the first, same round (a build against BASELINE_FL's, say).
+redis_rounds()
+{
+	local configs=(none "$@") n r i c m line ratios
+	local -A this=() rat=() vs=()
+
+	n=${#configs[@]}
+	for ((r = 0; r < PAIRS * 2; r++)); do
+		line=""
+		for ((i = 0; i < n; i++)); do
+			c=${configs[(i + r) % n]}
+			redis_run "$c"
+			this[$c]=$RB_RPS
+			line+=$(printf ' %s %s' "$c" "$RB_RPS")
+		done
+		for m in "$@"; do
+			rat[$m]+="$(calc %.4f "${this[$m]} / ${this[none]}") "
+			[[ $m == "$1" ]] || vs[$m]+="$(calc %.4f "${this[$m]} / ${this[$1]}") "
+		done
+		printf '  round %2d (req/s):%s\n' $((r + 1)) "$line"
+	done
+	for m in "$@"; do
+		read -ra ratios <<<"${rat[$m]}"
+		c=redis_$m
+		[[ $m == faultline ]] && c=redis
+		FIG[$c]=$(median "${ratios[@]}")
+		printf '  throughput with %s: median %.3fx; round ratios: middle half %s, all %s\n' \
+			"${LABEL[$m]}" "${FIG[$c]}" "$(quartiles %.3f "${ratios[@]}")" \
+			"$(minmax "${ratios[@]}")"
+	done
+	for m in "${@:2}"; do
+		read -ra ratios <<<"${vs[$m]}"
+		FIG[redis_${m}_vs]=$(median "${ratios[@]}")
+		printf '  %s against %s, same round: median %.3fx (middle half %s, all %s)\n' "$m" "$1" \
+			"${FIG[redis_${m}_vs]}" "$(quartiles %.3f "${ratios[@]}")" "$(minmax "${ratios[@]}")"
+	done
 }
 
 # ---------------------------------------------------------------- 3. faultline itself
