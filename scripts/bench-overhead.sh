@@ -6,7 +6,7 @@
 #
 #   scripts/bench-overhead.sh [--install] [--quick] [--pairs N] [--build DIR]
 #                             [--only faults|redis|startup|session|vm|mapping|storm|unwind|
-#                                     connections]
+#                                     connections|new|regions]
 #
 #   1. faults: build/workloads/faultbench touches 1 GiB in 4 KiB pages and times itself; runs
 #      with no profiler and with a profiler attached alternate in pairs (the order flips every
@@ -18,8 +18,12 @@
 #      REDIS_MODES (default "faultline") lists the modes to pair with no profiler, one after
 #      the other: faultline, fl-alloc (--alloc), fl-alloc-sampled (--alloc --sample-bytes
 #      524288), fl-churn (--alloc=churn), fl-churn-time (--alloc=churn --sample-time 10), fl-vm,
-#      fl-mapping, fl-children, fl-fp; e.g.
-#      REDIS_MODES="faultline fl-alloc fl-churn fl-churn-time" --only redis.
+#      fl-mapping, fl-children, fl-fp, fl-new (--metric new) and, when BASELINE_FL names an
+#      older faultline binary, fl-old-alloc (that one with --alloc); e.g.
+#      REDIS_MODES="faultline fl-alloc fl-churn fl-churn-time" --only redis. With
+#      REDIS_ROUNDS=1 the modes are not paired one after the other but run in rounds with no
+#      profiler, the order rotating each round, and each mode after the first is also compared
+#      with the first, same round (e.g. REDIS_MODES="fl-old-alloc fl-alloc").
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
 #      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
 #      per second of session at the default 1 s refresh while
@@ -55,6 +59,26 @@
 #      faultline's CPU over the run, its drops, and, in one run more of each with
 #      kernel.bpf_stats_enabled=1, the BPF run time per fl_page_fault. Skipped without
 #      postgresql (pgbench).
+#   9. new: --metric new's raw tracepoint on kmem:mm_page_alloc (fl_page_alloc) runs for
+#      every page the machine allocates. a) faultbench as in 5, in rounds of no profiler,
+#      faultline -q -p PID and faultline -q --metric new -p PID: added microseconds per fault
+#      of each, then the BPF run time per run of fl_page_fault, fl_rss_stat and fl_page_alloc
+#      and per fault, as in 5. b) the machine-wide share: faultbench not traced, in rounds of
+#      no profiler, faultline -q -p IDLE and faultline -q --metric new -p IDLE (IDLE: a
+#      sleep started for it): added nanoseconds per fault of a process faultline does not
+#      trace, and the BPF time per such fault.
+#  10. regions: exact --alloc also loads raw tracepoints on sys_enter/sys_exit (fl_region_enter,
+#      fl_region_exit), which put every system call of the machine on the tracing path. With
+#      faultline -q --alloc -p IDLE (and, with BASELINE_FL, that binary the same way, from
+#      before the regions) against no profiler, in rounds: added nanoseconds per call of an
+#      untraced vmbench (mmap + munmap: the calls the programs look at, the target lookup
+#      failing) and of an untraced build/workloads/sysbench (getpid: a call they return from
+#      at once); then the BPF run time of fl_region_enter and fl_region_exit per run and per
+#      call, as in 4. For redis under --alloc (regions included) against the build before,
+#      REDIS_MODES="fl-alloc fl-old-alloc" with BASELINE_FL, --only redis.
+#      9 and 10 also give each run's workload CPU time (its threads' sum_exec_runtime over the
+#      timed window, the BPF programs included), added per fault or call the same way: what a
+#      busy machine's other processes do stretches the wall clock far more than that.
 #
 # --install apt-gets bpftrace, linux-perf, redis-server and redis-tools when missing; without it
 # a comparison whose tool is missing is skipped, and the output says so; the BPF run times of
@@ -64,7 +88,7 @@ set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
 source "$(dirname "$0")/bench-lib.sh"	# options, exit trap, helpers, start-up, summary rows
 
-SECTIONS=(faults redis startup session vm mapping storm unwind connections)	# --only's choices, in the order they run
+SECTIONS=(faults redis startup session vm mapping storm unwind connections new regions)	# --only's choices, in the order they run
 REDIS_PID=""
 BPF_STATS_OLD=""
 STATS_RUN=0	# 1: the runs of 4 and 5 read their faultline's BPF run times (see stats_begin)
@@ -74,7 +98,10 @@ declare -A BPF_CNT=() BPF_NS=() BPF_UNITS=()	# see stats_end
 declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [fl-alloc]="--alloc"
 	[fl-alloc-sampled]="--alloc --sample-bytes 524288"
 	[fl-children]="-f" [fl-fp]="--unwind-mem 0" [fl-churn]="--alloc=churn"
-	[fl-churn-time]="--alloc=churn --sample-time 10")
+	[fl-churn-time]="--alloc=churn --sample-time 10" [fl-new]="--metric new"
+	[fl-old-alloc]="--alloc"
+	[fl-idle]="" [fl-new-idle]="--metric new" [fl-alloc-idle]="--alloc"
+	[fl-old-alloc-idle]="--alloc")
 declare -A LABEL=(
 	[none]="no profiler"
 	[faultline]="faultline -q -p PID"
@@ -87,24 +114,33 @@ declare -A LABEL=(
 	[fl-children]="faultline -q -f -p PID"
 	[fl-fp]="faultline -q --unwind-mem 0 -p PID"
 	[fl-old]="BASELINE_FL -q -p PID"
+	[fl-new]="faultline -q --metric new -p PID"
+	[fl-old-alloc]="BASELINE_FL -q --alloc -p PID"
+	[fl-idle]="faultline -q -p IDLE"
+	[fl-new-idle]="faultline -q --metric new -p IDLE"
+	[fl-alloc-idle]="faultline -q --alloc -p IDLE"
+	[fl-old-alloc-idle]="BASELINE_FL -q --alloc -p IDLE"
 )
+ROUNDS_CPU=0	# 1: rounds_compare also compares the workload's CPU time (9 and 10)
+IDLE_PID=""	# 9 and 10: the process the *-idle modes trace (see idle_start)
 
 # Sizes: the default meets issue 2's bar (>= 1 GiB touched, >= 5 pairs); --quick does not.
 set_sizes()
 {
 	if ((QUICK)); then
 		FB_MIB=256 RB_N=100000 CPU_SECS=5 STARTS=5 VM_CALLS=200000 STATS_N=1 STORM_N=1500
-		CONN_SECS=5
+		CONN_SECS=5 SYS_CALLS=1000000
 		PAIRS=${COUNT:-3}
 	else
 		FB_MIB=1024 RB_N=400000 CPU_SECS=10 STARTS=7 VM_CALLS=500000 STATS_N=2 STORM_N=4500
-		CONN_SECS=10
+		CONN_SECS=10 SYS_CALLS=2000000
 		PAIRS=${COUNT:-10}
 	fi
 	FB_CHUNK_MIB=256
 	FL=$OUT/faultline
 	WL_BIN=$OUT/workloads/faultbench
 	VM_BIN=$OUT/workloads/vmbench
+	SYS_BIN=$OUT/workloads/sysbench
 }
 
 # What the exit trap undoes besides the background processes and TMP (see cleanup).
@@ -132,10 +168,11 @@ install_tools()
 
 # Starts profiler @1 on WL_PID and returns once its probes are live: sets PROF_PID, PROF_TOOL,
 # PROF_LOG (its output; faultline's stderr, stamped), START_AT and LIVE_AT (for faultline).
-# faultline, fl-vm and fl-mapping are faultline with FL_OPTS.
+# faultline and fl-* are faultline with FL_OPTS; fl-old* is BASELINE_FL instead, and fl-*-idle
+# traces IDLE_PID, not the workload.
 prof_start()
 {
-	local opts=()
+	local opts=() target=$WL_PID bin=$FL
 
 	PROF_TOOL=$1 PROF_LOG=$TMP/prof.$1.log
 	rm -f "$PROF_LOG"
@@ -144,8 +181,9 @@ prof_start()
 	none) PROF_PID="" ; return 0 ;;
 	faultline | fl-*)
 		read -ra opts <<<"${FL_OPTS[$1]:-}"
-		"$([[ $1 == fl-old ]] && echo "$BASELINE_FL" || echo "$FL")" -q "${opts[@]}" \
-			-p "$WL_PID" >/dev/null 2> >(stamp >"$PROF_LOG") &
+		[[ $1 == fl-old* ]] && bin=$BASELINE_FL
+		[[ $1 == *-idle ]] && target=$IDLE_PID
+		"$bin" -q "${opts[@]}" -p "$target" >/dev/null 2> >(stamp >"$PROF_LOG") &
 		PROF_PID=$!
 		wait_line "$PROF_LOG" 'faultline: tracing' 10 >/dev/null ||
 			die "faultline did not start"
@@ -184,23 +222,34 @@ prof_stop()
 	rm -f "$TMP/perf.data" "$TMP/perf.data.old"
 }
 
-# One timed faultbench run under profiler @1: sets RUN_US (microseconds per fault), RUN_NS;
-# in a stats run, adds its BPF run times (see stats_begin).
+# The workload's CPU time so far in nanoseconds, its threads' sum_exec_runtime (user + sys,
+# the BPF programs run in its context included): read just before its go signal and just after
+# its result line, when it sits in sigwaitinfo, it is the timed window's. Another process
+# busy on the same machine stretches the window's wall clock (preempted, its CPU shared), far
+# less its CPU time.
+wl_cpu_ns() { awk '/^se.sum_exec_runtime/ { ms += $3 } END { printf "%.0f", ms * 1e6 }' \
+	"/proc/$WL_PID/task/"*/sched; }
+
+# One timed faultbench run under profiler @1: sets RUN_US (microseconds per fault), RUN_NS,
+# RUN_FAULTS, RUN_CPU_NS (see wl_cpu_ns); in a stats run, adds its BPF run times (see
+# stats_begin).
 fault_run()
 {
-	local line ns faults
+	local line ns faults c0
 
 	wl_start "$FB_MIB" "$FB_CHUNK_MIB"
 	prof_start "$1"
 	stats_begin
+	c0=$(wl_cpu_ns)
 	kill -USR1 "$WL_PID"
 	line=$(wait_line "$WL_OUT" '^result' 300) || die "faultbench gave no result under $1"
+	RUN_CPU_NS=$(calc %.0f "$(wl_cpu_ns) - $c0")
 	ns=${line#*ns=} ns=${ns%% *}
 	faults=${line#*faults=} faults=${faults%% *}
 	stats_end "$faults"
 	prof_stop
 	wl_stop
-	RUN_NS=$ns
+	RUN_NS=$ns RUN_FAULTS=$faults
 	RUN_US=$(calc %.4f "$ns / $faults / 1000")
 }
 
@@ -298,11 +347,14 @@ bench_redis()
 
 	read -ra modes <<<"${REDIS_MODES:-faultline}"
 	for mode in "${modes[@]}"; do
-		[[ -n ${FL_OPTS[$mode]+set} && $mode != fl-old ]] ||
+		[[ -n ${FL_OPTS[$mode]+set} && $mode != *-idle ]] ||
 			die "REDIS_MODES: unknown mode '$mode' (faultline or fl-alloc, fl-churn, ...)"
+		[[ $mode != fl-old* || -n ${BASELINE_FL:-} ]] ||
+			die "REDIS_MODES: $mode needs BASELINE_FL (an older faultline binary)"
 	done
 	echo "== 2. redis-server under redis-benchmark -t set,get,lpush -n $RB_N -P 16 -r 100000," \
-		"$((PAIRS * 2)) pairs per mode (${modes[*]})"
+		"$((PAIRS * 2)) $( ((${REDIS_ROUNDS:-0})) && echo "rounds of none and" ||
+			echo "pairs per mode") (${modes[*]})"
 	if ! have redis-server || ! have redis-benchmark || ! have redis-cli; then
 		echo "  redis-server/redis-tools not installed: skipped (--install)"
 		return 0
@@ -311,10 +363,55 @@ bench_redis()
 	echo "  redis-server $(redis-server --version | awk '{ print $3 }') pid $REDIS_PID" \
 		"port $REDIS_PORT"
 	redis_run none	# warm-up: the first run pays for the allocator's first growth
-	for mode in "${modes[@]}"; do
-		redis_pairs "$mode"
-	done
+	if ((${REDIS_ROUNDS:-0})); then
+		redis_rounds "${modes[@]}"
+	else
+		for mode in "${modes[@]}"; do
+			redis_pairs "$mode"
+		done
+	fi
 	stop_redis
+}
+
+# REDIS_ROUNDS=1: rounds of no profiler and every mode @@ (twice PAIRS of them), the order
+# rotating each round, so that the modes see the same drift: each mode's median ratio to the
+# same round's run without a profiler into FIG as redis_pairs puts it, and each mode after the
+# first against the first, same round (a build against BASELINE_FL's, say).
+redis_rounds()
+{
+	local configs=(none "$@") n r i c m line ratios
+	local -A this=() rat=() vs=()
+
+	n=${#configs[@]}
+	for ((r = 0; r < PAIRS * 2; r++)); do
+		line=""
+		for ((i = 0; i < n; i++)); do
+			c=${configs[(i + r) % n]}
+			redis_run "$c"
+			this[$c]=$RB_RPS
+			line+=$(printf ' %s %s' "$c" "$RB_RPS")
+		done
+		for m in "$@"; do
+			rat[$m]+="$(calc %.4f "${this[$m]} / ${this[none]}") "
+			[[ $m == "$1" ]] || vs[$m]+="$(calc %.4f "${this[$m]} / ${this[$1]}") "
+		done
+		printf '  round %2d (req/s):%s\n' $((r + 1)) "$line"
+	done
+	for m in "$@"; do
+		read -ra ratios <<<"${rat[$m]}"
+		c=redis_$m
+		[[ $m == faultline ]] && c=redis
+		FIG[$c]=$(median "${ratios[@]}")
+		printf '  throughput with %s: median %.3fx; round ratios: middle half %s, all %s\n' \
+			"${LABEL[$m]}" "${FIG[$c]}" "$(quartiles %.3f "${ratios[@]}")" \
+			"$(minmax "${ratios[@]}")"
+	done
+	for m in "${@:2}"; do
+		read -ra ratios <<<"${vs[$m]}"
+		FIG[redis_${m}_vs]=$(median "${ratios[@]}")
+		printf '  %s against %s, same round: median %.3fx (middle half %s, all %s)\n' "$m" "$1" \
+			"${FIG[redis_${m}_vs]}" "$(quartiles %.3f "${ratios[@]}")" "$(minmax "${ratios[@]}")"
+	done
 }
 
 # ---------------------------------------------------------------- 3. faultline itself
@@ -523,12 +620,14 @@ stats_runs()
 # RUN_PER: the cost per @5 (call, fault) in unit @4 (ns, us), shown in printf format @3; the
 # order rotates every round. Per configuration: added cost against the same round's run of
 # none, and the ratio of the two; medians into FIG[@1_add_CONFIG], FIG[@1_ratio_CONFIG], and
-# none's own into FIG[@1_base].
+# none's own into FIG[@1_base]. With ROUNDS_CPU=1 the run function also sets RUN_CPU, the
+# workload's own CPU time per @5 in the same unit, and the same figures of it follow (into
+# FIG[@1_cpuadd_CONFIG], FIG[@1_cpubase]).
 rounds_compare()
 {
-	local key=$1 run=$2 fmt=$3 unit=$4 per=$5 n r i c base line
-	local -A this=() added=() ratio=()	# config -> its figure, or its rounds' figures
-	local bases=() list=() order
+	local key=$1 run=$2 fmt=$3 unit=$4 per=$5 n r i c base line cbase
+	local -A this=() added=() ratio=() cpu=() cadded=()	# config -> its figure(s)
+	local bases=() cbases=() list=() order
 
 	shift 5
 	n=$#
@@ -539,6 +638,7 @@ rounds_compare()
 			c=${configs[(i + r) % n]}
 			"$run" "$c"
 			this[$c]=$(calc "$fmt" "$RUN_PER")
+			((ROUNDS_CPU)) && cpu[$c]=$(calc "$fmt" "$RUN_CPU")
 			list+=("$c")
 		done
 		base=${this[none]}
@@ -550,6 +650,15 @@ rounds_compare()
 			added[$c]+="$(calc "$fmt" "${this[$c]} - $base") "
 			ratio[$c]+="$(calc %.4f "${this[$c]} / $base") "
 			line+=$(printf "; %s +$fmt" "$c" "$(calc "$fmt" "${this[$c]} - $base")")
+		done
+		echo "${line//+-/-}"
+		((ROUNDS_CPU)) || continue
+		cbase=${cpu[none]}
+		cbases+=("$cbase")
+		line=$(printf "  %-41s cpu $fmt %s/%s" "" "$cbase" "$unit" "$per")
+		for c in "${configs[@]:1}"; do
+			cadded[$c]+="$(calc "$fmt" "${cpu[$c]} - $cbase") "
+			line+=$(printf "; %s +$fmt" "$c" "$(calc "$fmt" "${cpu[$c]} - $cbase")")
 		done
 		echo "${line//+-/-}"
 	done
@@ -565,28 +674,47 @@ rounds_compare()
 		FIG[${key}_ratio_$c]=$(median "${list[@]}")
 		printf ', %.3fx the time\n' "${FIG[${key}_ratio_$c]}"
 	done
+	((ROUNDS_CPU)) || return 0
+	FIG[${key}_cpubase]=$(median "${cbases[@]}")
+	printf "  the workload's CPU time (user + sys, its threads' sum_exec_runtime over the timed"
+	printf " window;\n  load on the other CPU stretches its wall clock, not this):\n"
+	printf "  %-34s median $fmt %s/%s CPU alone (rounds %s)\n" "${LABEL[none]}:" \
+		"${FIG[${key}_cpubase]}" "$unit" "$per" "$(minmax "${cbases[@]}")"
+	for c in "${configs[@]:1}"; do
+		read -ra list <<<"${cadded[$c]}"
+		FIG[${key}_cpuadd_$c]=$(median "${list[@]}")
+		printf "  %-34s median ${fmt/\%/%+} %s of CPU per %s added (rounds %s)\n" \
+			"${LABEL[$c]}:" "${FIG[${key}_cpuadd_$c]}" "$unit" "$per" "$(minmax "${list[@]}")"
+	done
 }
 
 # ---------------------------------------------------------------- 4. vm
 
-# One timed vmbench run under profiler @1: sets RUN_PER (nanoseconds per system call); in a
-# stats run, adds its BPF run times (see stats_begin).
-vm_run()
+# One timed run of system-call workload @2 (vmbench, sysbench: "result ns= calls=") making @3
+# calls, under profiler @1: sets RUN_PER (nanoseconds per system call) and RUN_CPU (its CPU
+# time per call, see wl_cpu_ns); in a stats run, adds its BPF run times (see stats_begin).
+calls_run()
 {
-	local WL_BIN=$VM_BIN line ns calls
+	local WL_BIN=$2 line ns calls c0 c1
 
-	wl_start "$VM_CALLS"
+	wl_start "$3"
 	prof_start "$1"
 	stats_begin
+	c0=$(wl_cpu_ns)
 	kill -USR1 "$WL_PID"
-	line=$(wait_line "$WL_OUT" '^result' 300) || die "vmbench gave no result under $1"
+	line=$(wait_line "$WL_OUT" '^result' 300) || die "${2##*/} gave no result under $1"
+	c1=$(wl_cpu_ns)
 	ns=${line#*ns=} ns=${ns%% *}
 	calls=${line#*calls=} calls=${calls%% *}
 	stats_end "$calls"
 	prof_stop
 	wl_stop
 	RUN_PER=$(calc %.4f "$ns / $calls")
+	RUN_CPU=$(calc %.4f "($c1 - $c0) / $calls")
 }
+
+vm_run() { calls_run "$1" "$VM_BIN" "$VM_CALLS"; }
+sys_run() { calls_run "$1" "$SYS_BIN" "$SYS_CALLS"; }
 
 bench_vm()
 {
@@ -604,6 +732,7 @@ mapping_run()
 {
 	fault_run "$1"
 	RUN_PER=$RUN_US
+	RUN_CPU=$(calc %.4f "$RUN_CPU_NS / $RUN_FAULTS / 1000")
 }
 
 bench_mapping()
@@ -831,6 +960,83 @@ bench_connections()
 	stop_postgres
 }
 
+# ---------------------------------------------------------------- 9 and 10: an idle target
+
+# A process that does nothing, for the *-idle modes to trace while the workload runs untraced:
+# sets IDLE_PID. sleep is linked to libc, so --alloc finds an allocator in it to attach to.
+idle_start()
+{
+	sleep infinity &
+	IDLE_PID=$!
+	BG_PIDS+=("$IDLE_PID")
+}
+
+idle_stop()
+{
+	[[ -n $IDLE_PID ]] || return 0
+	kill -TERM "$IDLE_PID" 2>/dev/null || true
+	reap "$IDLE_PID" 10
+	IDLE_PID=""
+}
+
+# ---------------------------------------------------------------- 9. new
+
+# faultbench as fault_run, RUN_PER in nanoseconds per fault (an untraced process's share is a
+# few of them).
+fault_run_ns()
+{
+	fault_run "$1"
+	RUN_PER=$(calc %.2f "$RUN_NS / $RUN_FAULTS")
+	RUN_CPU=$(calc %.2f "$RUN_CPU_NS / $RUN_FAULTS")
+}
+
+bench_new()
+{
+	echo "== 9a. new: faultbench touches $FB_MIB MiB in 4 KiB pages, $PAIRS rounds, the order" \
+		"rotating each round; added = with - alone, same round"
+	ROUNDS_CPU=1
+	rounds_compare new mapping_run %.3f us fault none faultline fl-new
+	STATS_NAMES='["fl_page_fault","fl_rss_stat","fl_page_alloc"]'
+	stats_runs new mapping_run fault faultline fl-new
+	idle_start
+	echo "== 9b. new, machine-wide: faultbench ($FB_MIB MiB) NOT traced while faultline traces" \
+		"an idle process (sleep, pid $IDLE_PID), $PAIRS rounds, the order rotating each round"
+	rounds_compare newidle fault_run_ns %.1f ns fault none fl-idle fl-new-idle
+	FIG[newidle_alloc]=$(calc %.1f "${FIG[newidle_add_fl-new-idle]} - ${FIG[newidle_add_fl-idle]}")
+	printf '  fl_page_alloc alone (--metric new - default, medians): %+.1f ns per untraced fault\n' \
+		"${FIG[newidle_alloc]}"
+	stats_runs newidle fault_run_ns fault fl-idle fl-new-idle
+	ROUNDS_CPU=0
+	idle_stop
+}
+
+# ---------------------------------------------------------------- 10. regions
+
+bench_regions()
+{
+	local configs=(none fl-alloc-idle)
+
+	[[ -x $VM_BIN ]] || die "$VM_BIN missing: run 'make workloads' first"
+	[[ -x $SYS_BIN ]] || die "$SYS_BIN missing: run 'make workloads' first"
+	[[ -n ${BASELINE_FL:-} ]] && configs+=(fl-old-alloc-idle)
+	idle_start
+	echo "== 10. regions: system calls of a process faultline does NOT trace, while it traces an" \
+		"idle process (sleep, pid $IDLE_PID) with --alloc; $PAIRS rounds of ${configs[*]}," \
+		"the order rotating each round${BASELINE_FL:+; fl-old is $BASELINE_FL}"
+	ROUNDS_CPU=1
+	echo "  a) vmbench, $VM_CALLS calls of mmap + munmap 64 KiB (the programs look these up)"
+	rounds_compare regvm vm_run %.1f ns call "${configs[@]}"
+	echo "  b) sysbench, $SYS_CALLS calls of getpid (the programs return at once)"
+	rounds_compare regsys sys_run %.1f ns call "${configs[@]}"
+	ROUNDS_CPU=0
+	STATS_NAMES='["fl_region_enter","fl_region_exit"]'
+	echo "  a) vmbench:"
+	stats_runs regvm vm_run call fl-alloc-idle
+	echo "  b) sysbench:"
+	stats_runs regsys sys_run call fl-alloc-idle
+	idle_stop
+}
+
 # ---------------------------------------------------------------- summary
 
 summary()
@@ -845,6 +1051,8 @@ summary()
 	row "... with --alloc --sample-bytes 524288 (REDIS_MODES)" redis_fl-alloc-sampled %.3f x - ""
 	row "... with --alloc=churn (REDIS_MODES)" redis_fl-churn %.3f x - ""
 	row "... with --alloc=churn --sample-time 10 (REDIS_MODES)" redis_fl-churn-time %.3f x - ""
+	row "... with --metric new (REDIS_MODES)" redis_fl-new %.3f x - ""
+	row "... BASELINE_FL --alloc (REDIS_MODES)" redis_fl-old-alloc %.3f x - ""
 	row "start-up to probes live (median)" start_faultline %.3f " s" "<=" 0.1
 	row "faultline CPU at 1 s refresh" cpu %.3f "%" "<=" 2
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32
@@ -880,6 +1088,29 @@ summary()
 	row "... the baseline build" conn_bpf_fl-old %.0f " ns" - ""
 	row "BPF per fault (7.), fp code, tables" unw_faultbench_bpf_faultline %.0f " ns" - ""
 	row "BPF per fault (7.), nofp code, tables" unw_faultbench_nofp_bpf_faultline %.0f " ns" - ""
+	row "added per fault (9.), faultline -p" new_add_faultline %.3f " us" - ""
+	row "added per fault (9.), --metric new -p" new_add_fl-new %.3f " us" - ""
+	row "BPF per fault (9.), faultline -p" new_bpf_faultline %.0f " ns" - ""
+	row "BPF per fault (9.), --metric new -p" new_bpf_fl-new %.0f " ns" - ""
+	row "added per untraced fault, -p IDLE" newidle_add_fl-idle %.1f " ns" - ""
+	row "... --metric new -p IDLE" newidle_add_fl-new-idle %.1f " ns" - ""
+	row "... fl_page_alloc's share (difference)" newidle_alloc %.1f " ns" - ""
+	row "CPU added per fault (9.), faultline -p" new_cpuadd_faultline %.3f " us" - ""
+	row "... --metric new -p" new_cpuadd_fl-new %.3f " us" - ""
+	row "CPU added per untraced fault, -p IDLE" newidle_cpuadd_fl-idle %.1f " ns" - ""
+	row "... --metric new -p IDLE" newidle_cpuadd_fl-new-idle %.1f " ns" - ""
+	row "BPF per untraced fault, -p IDLE" newidle_bpf_fl-idle %.1f " ns" - ""
+	row "... --metric new -p IDLE" newidle_bpf_fl-new-idle %.1f " ns" - ""
+	row "untraced mmap/munmap added, --alloc" regvm_add_fl-alloc-idle %.1f " ns" - ""
+	row "... the baseline build (no regions)" regvm_add_fl-old-alloc-idle %.1f " ns" - ""
+	row "added per untraced getpid, --alloc" regsys_add_fl-alloc-idle %.1f " ns" - ""
+	row "... the baseline build (no regions)" regsys_add_fl-old-alloc-idle %.1f " ns" - ""
+	row "CPU added per untraced mmap/munmap" regvm_cpuadd_fl-alloc-idle %.1f " ns" - ""
+	row "... the baseline build (no regions)" regvm_cpuadd_fl-old-alloc-idle %.1f " ns" - ""
+	row "CPU added per untraced getpid" regsys_cpuadd_fl-alloc-idle %.1f " ns" - ""
+	row "... the baseline build (no regions)" regsys_cpuadd_fl-old-alloc-idle %.1f " ns" - ""
+	row "BPF per untraced mmap/munmap, regions" regvm_bpf_fl-alloc-idle %.1f " ns" - ""
+	row "BPF per untraced getpid (regions)" regsys_bpf_fl-alloc-idle %.1f " ns" - ""
 }
 
 main()
