@@ -408,13 +408,6 @@ struct fl_region {
 };
 _Static_assert(sizeof(struct fl_region) == 24, "fl_region layout");
 
-/* Per-thread state of an mmap or mremap between its entry and its exit (fl_region). */
-struct fl_region_task {
-	__u64 len; /* mmap: the length; mremap: the new length; 0: in no call to record */
-	__u64 old; /* mremap: the old address, whose record moves */
-	struct fl_region r;
-};
-_Static_assert(sizeof(struct fl_region_task) == 40, "fl_region_task layout");
 
 /* Key of the live map: one allocated block of a target. gen is the allocating task's
  * self_exec_id (low half), which every exec bumps and threads and forks inherit: after an exec,

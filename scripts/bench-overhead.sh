@@ -67,13 +67,13 @@
 #      no profiler, faultline -q -p IDLE and faultline -q --metric new -p IDLE (IDLE: a
 #      sleep started for it): added nanoseconds per fault of a process faultline does not
 #      trace, and the BPF time per such fault.
-#  10. regions: exact --alloc also loads raw tracepoints on sys_enter/sys_exit (fl_region_enter,
-#      fl_region_exit), which put every system call of the machine on the tracing path. With
+#  10. regions: exact --alloc also loads a raw tracepoint on sys_exit (fl_region_exit), which
+#      puts every system call of the machine on the tracing path. With
 #      faultline -q --alloc -p IDLE (and, with BASELINE_FL, that binary the same way, from
 #      before the regions) against no profiler, in rounds: added nanoseconds per call of an
 #      untraced vmbench (mmap + munmap: the calls the programs look at, the target lookup
-#      failing) and of an untraced build/workloads/sysbench (getpid: a call they return from
-#      at once); then the BPF run time of fl_region_enter and fl_region_exit per run and per
+#      failing) and of an untraced build/workloads/syscallbench (getpid: a call they return from
+#      at once); then the BPF run time of fl_region_exit per run and per
 #      call, as in 4. For redis under --alloc (regions included) against the build before,
 #      REDIS_MODES="fl-alloc fl-old-alloc" with BASELINE_FL, --only redis.
 #      9 and 10 also give each run's workload CPU time (its threads' sum_exec_runtime over the
@@ -140,7 +140,7 @@ set_sizes()
 	FL=$OUT/faultline
 	WL_BIN=$OUT/workloads/faultbench
 	VM_BIN=$OUT/workloads/vmbench
-	SYS_BIN=$OUT/workloads/sysbench
+	SYS_BIN=$OUT/workloads/syscallbench
 }
 
 # What the exit trap undoes besides the background processes and TMP (see cleanup).
@@ -690,7 +690,7 @@ rounds_compare()
 
 # ---------------------------------------------------------------- 4. vm
 
-# One timed run of system-call workload @2 (vmbench, sysbench: "result ns= calls=") making @3
+# One timed run of system-call workload @2 (vmbench, syscallbench: "result ns= calls=") making @3
 # calls, under profiler @1: sets RUN_PER (nanoseconds per system call) and RUN_CPU (its CPU
 # time per call, see wl_cpu_ns); in a stats run, adds its BPF run times (see stats_begin).
 calls_run()
@@ -1026,13 +1026,13 @@ bench_regions()
 	ROUNDS_CPU=1
 	echo "  a) vmbench, $VM_CALLS calls of mmap + munmap 64 KiB (the programs look these up)"
 	rounds_compare regvm vm_run %.1f ns call "${configs[@]}"
-	echo "  b) sysbench, $SYS_CALLS calls of getpid (the programs return at once)"
+	echo "  b) syscallbench, $SYS_CALLS calls of getpid (the programs return at once)"
 	rounds_compare regsys sys_run %.1f ns call "${configs[@]}"
 	ROUNDS_CPU=0
-	STATS_NAMES='["fl_region_enter","fl_region_exit"]'
+	STATS_NAMES='["fl_region_exit"]'
 	echo "  a) vmbench:"
 	stats_runs regvm vm_run call fl-alloc-idle
-	echo "  b) sysbench:"
+	echo "  b) syscallbench:"
 	stats_runs regsys sys_run call fl-alloc-idle
 	idle_stop
 }

@@ -336,7 +336,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	set_vm_autoload(t->skel, o->vm);
 	/* a region's owner is known only when every allocator call's entry is seen */
 	t->regions = exact && !o->sample_bytes;
-	bpf_program__set_autoload(t->skel->progs.fl_region_enter, t->regions);
 	bpf_program__set_autoload(t->skel->progs.fl_region_exit, t->regions);
 	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
 	t->skel->rodata->map_classes = o->map_classes;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * sysbench: the cheapest system call in a loop, for scripts/bench-overhead.sh, timed by itself:
+ * syscallbench: the cheapest system call in a loop, for scripts/bench-overhead.sh, timed by itself:
  * what a program on the raw tracepoints sys_enter/sys_exit costs every system call of the
  * machine, a process it does not trace included (no memory call: it returns at its first test).
  *
- *   sysbench [--now] [--exit] [CALLS]   (default: 2000000)
+ *   syscallbench [--now] [--exit] [CALLS]   (default: 2000000)
  *
  * Work: get_pids() makes CALLS getpid calls through syscall(2) (no libc cache in the way).
  *
@@ -20,7 +20,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#define USAGE "sysbench [--now] [--exit] [CALLS]"
+#define USAGE "syscallbench [--now] [--exit] [CALLS]"
 #define MAX_CALLS (1000UL * 1000UL * 1000UL)
 
 /* Every system call of the benchmark happens here. */
