@@ -408,7 +408,6 @@ struct fl_region {
 };
 _Static_assert(sizeof(struct fl_region) == 24, "fl_region layout");
 
-
 /* Key of the live map: one allocated block of a target. gen is the allocating task's
  * self_exec_id (low half), which every exec bumps and threads and forks inherit: after an exec,
  * the old image's blocks match no free and no new block, and userspace counts them as dropped
