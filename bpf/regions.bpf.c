@@ -50,9 +50,15 @@ int fl_region_exit(struct bpf_raw_tracepoint_args *ctx)
 	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
 	long ret = (long)ctx->args[1], nr = BPF_CORE_READ(regs, orig_ax);
 	struct fl_region_key k = { .tgid = bpf_get_current_pid_tgid() >> 32 };
+	struct fl_proc *p;
 	__u64 flags;
 
-	if ((nr != NR_MMAP && nr != NR_MREMAP && nr != NR_MUNMAP) || !fl_target(k.tgid))
+	if (nr != NR_MMAP && nr != NR_MREMAP && nr != NR_MUNMAP)
+		return 0;
+	/* the loader's targets only (gen 0): the inventory is read for them, not for the
+	 * children -f follows, whose regions would fill the map */
+	p = fl_target(k.tgid);
+	if (!p || p->gen)
 		return 0;
 	if (ret < 0 && ret >= -FL_MAX_ERRNO)
 		return 0;
