@@ -94,28 +94,70 @@ static enum inv_owner default_owner(const struct inv_mapping *m)
 	return INV_OWNER_UNKNOWN;
 }
 
-static void apply_origin(struct inventory *inv, const struct inv_origin *o)
+static int cmp_origin(const void *a, const void *b)
 {
-	for (size_t i = 0; i < inv->n; i++) {
-		struct inv_mapping *m = &inv->v[i];
+	const struct inv_origin *x = a, *y = b;
 
-		if (m->start >= o->end)
-			break;
-		if (m->end <= o->start)
-			continue;
-		m->owner = o->owner;
-		m->mapped_by = o->stack;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * The origin of @m among the origins (sorted by start): the one with the highest start at or
+ * below @m's that reaches into it, else the first that starts inside it (regions the kernel
+ * merged into one mapping). A lower one is not looked for: a region's record keeps its whole
+ * length after part of it was unmapped (an arena trimming its tail), and what the kernel maps
+ * there later has a record of its own, starting higher. NULL when none.
+ */
+static const struct inv_origin *origin_of(const struct inventory *inv, const struct inv_mapping *m)
+{
+	size_t lo = 0, hi = inv->norigins;
+
+	while (lo < hi) { /* the first origin that starts above m */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (inv->origins[mid].start <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && inv->origins[lo - 1].end > m->start)
+		return &inv->origins[lo - 1];
+	if (lo < inv->norigins && inv->origins[lo].start < m->end)
+		return &inv->origins[lo];
+	return NULL;
+}
+
+/* Whether a record of an anonymous region can say who made @m: files and shared memory are
+ * no anonymous region's (an overlap is a record outliving its region). */
+static bool takes_origin(const struct inv_mapping *m)
+{
+	switch (m->kind.kind) {
+	case MAPKIND_HEAP:
+	case MAPKIND_ARENA:
+	case MAPKIND_THREAD_STACK:
+	case MAPKIND_ANON:
+	case MAPKIND_NO_ACCESS:
+		return true;
+	default:
+		return false;
 	}
 }
 
 static void apply_owners(struct inventory *inv)
 {
+	qsort(inv->origins, inv->norigins, sizeof(*inv->origins), cmp_origin);
 	for (size_t i = 0; i < inv->n; i++) {
-		inv->v[i].owner = default_owner(&inv->v[i]);
-		inv->v[i].mapped_by = 0;
+		struct inv_mapping *m = &inv->v[i];
+		const struct inv_origin *o = takes_origin(m) ? origin_of(inv, m) : NULL;
+
+		m->owner = default_owner(m);
+		m->mapped_by = o ? o->stack : 0;
+		/* the heap and an arena are the allocator's whoever mapped them: glibc makes an
+		 * arena from inside free() too, which its probes do not mark as an allocator
+		 * call */
+		if (o && m->owner != INV_OWNER_ALLOCATOR)
+			m->owner = o->owner;
 	}
-	for (size_t i = 0; i < inv->norigins; i++)
-		apply_origin(inv, &inv->origins[i]);
 }
 
 int inventory__take(struct inventory *inv, enum inv_side side, const struct smaps *m,
@@ -184,17 +226,30 @@ nomem:
 int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, int owner,
 			   uint64_t stack)
 {
-	struct inv_origin *o;
+	struct inv_origin o = { start, end, (enum inv_owner)owner, stack };
 
-	if (start >= end || owner < INV_OWNER_UNKNOWN || owner > INV_OWNER_APPLICATION)
-		return -EINVAL;
-	o = grow__reserve(inv->origins, &inv->origins_cap, inv->norigins, sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	inv->origins = o;
-	o[inv->norigins] = (struct inv_origin){ start, end, (enum inv_owner)owner, stack };
-	apply_origin(inv, &o[inv->norigins++]);
-	return 0;
+	return inventory__note_origins(inv, &o, 1);
+}
+
+int inventory__note_origins(struct inventory *inv, const struct inv_origin *v, size_t n)
+{
+	struct inv_origin *o;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].start >= v[i].end || v[i].owner < INV_OWNER_UNKNOWN ||
+		    v[i].owner > INV_OWNER_APPLICATION)
+			return -EINVAL;
+	for (i = 0; i < n; i++) {
+		o = grow__reserve(inv->origins, &inv->origins_cap, inv->norigins, sizeof(*o));
+		if (!o)
+			break;
+		inv->origins = o;
+		o[inv->norigins++] = v[i];
+	}
+	/* what was noted applies, whether or not all of it could be */
+	apply_owners(inv);
+	return i < n ? -ENOMEM : 0;
 }
 
 int inventory__name_caller(struct inventory *inv, uint64_t stack, const char *text)

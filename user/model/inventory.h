@@ -95,12 +95,18 @@ int inventory__take(struct inventory *inv, enum inv_side side, const struct smap
 
 /*
  * The session learned that [@start, @end) was mapped by @owner (enum inv_owner) from the
- * call whose stack key is @stack (0: unknown): every mapping of @inv inside it (or
- * overlapping it) takes that owner and stack, now and in the reads to come. Returns 0,
- * -EINVAL for an empty range or an unknown owner, or -ENOMEM.
+ * call whose stack key is @stack (0: unknown): the anonymous mappings of @inv it is the
+ * origin of (the noted range with the highest start at or below the mapping's that reaches
+ * into it, else the first that starts inside it) take that owner and stack, now and in the
+ * reads to come; the heap and arenas stay the allocator's, taking the stack alone. Returns
+ * 0, -EINVAL for an empty range or an unknown owner, or -ENOMEM.
  */
 int inventory__note_origin(struct inventory *inv, uint64_t start, uint64_t end, int owner,
 			   uint64_t stack);
+
+/* inventory__note_origin() of the @n origins @v at once (the mappings' owners are worked
+ * out once, not once per origin). Returns 0, -EINVAL (nothing noted) or -ENOMEM. */
+int inventory__note_origins(struct inventory *inv, const struct inv_origin *v, size_t n);
 
 /* Names stack @stack (a mapping's mapped_by) @text, once: later names of it are ignored.
  * Returns 0 or -ENOMEM. */

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "trace/regions.h"
 #include <errno.h>
+#include <stdlib.h>
+#include "base/grow.h"
 #include "faultline.h"
 #include "trace/collector_state.h"
 
 struct note_ctx {
 	pid_t tgid;
-	struct inventory *inv;
-	int noted;
+	struct inv_origin *v; /* the process's regions, noted at once */
+	size_t n, cap;
 };
 
 static enum inv_owner owner_of(__u16 owner)
@@ -20,21 +22,22 @@ static int note_one(const void *key, const void *value, void *ctx)
 	const struct fl_region_key *k = key;
 	const struct fl_region *r = value;
 	struct note_ctx *n = ctx;
-	int err;
+	struct inv_origin *v;
 
 	if (k->tgid != (__u32)n->tgid || !r->len || k->start + r->len < k->start)
 		return 0;
-	err = inventory__note_origin(n->inv, k->start, k->start + r->len, owner_of(r->owner),
-				     r->stack);
-	if (err)
-		return err;
-	n->noted++;
+	v = grow__reserve(n->v, &n->cap, n->n, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n->v = v;
+	v[n->n++] =
+		(struct inv_origin){ k->start, k->start + r->len, owner_of(r->owner), r->stack };
 	return 0;
 }
 
 int regions__note(int fd, pid_t tgid, struct inventory *inv)
 {
-	struct note_ctx n = { .tgid = tgid, .inv = inv };
+	struct note_ctx n = { .tgid = tgid };
 	bool no_batch = false;
 	int err;
 
@@ -42,5 +45,8 @@ int regions__note(int fd, pid_t tgid, struct inventory *inv)
 		return -ENOENT;
 	err = collector_map_each(fd, sizeof(struct fl_region_key), sizeof(struct fl_region),
 				 &no_batch, note_one, &n);
-	return err ? err : n.noted;
+	if (!err && n.n)
+		err = inventory__note_origins(inv, n.v, n.n);
+	free(n.v);
+	return err ? err : (int)n.n;
 }

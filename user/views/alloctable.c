@@ -137,13 +137,17 @@ void alloctable__render_heap(FILE *out, unsigned width, const struct fl_proc_sum
 		render_retention(out, width, s, r, live);
 		return;
 	}
-	/* no inventory (a followed child, or smaps unreadable): whose the anon growth is
-	 * cannot be told, and the line says what it is */
-	units__emit(out, width,
-		    "  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s; anon growth "
-		    "beyond the live heap %s (the allocator's or the application's own mappings: "
-		    "no inventory to tell)",
-		    b[0], live_of(c, false), b[1], b[2]);
+	/* no inventory at the end yet (live, until the final report or the view's i), or none
+	 * at all (a followed child, smaps unreadable): whose the anon growth is cannot be told
+	 * now, and the line says what it is */
+	units__emit(
+		out, width,
+		"  retention: live heap %s (%" PRIu64 " blocks), anon RSS %s; anon growth "
+		"beyond the live heap %s (the allocator's or the application's own mappings: %s)",
+		b[0], live_of(c, false), b[1], b[2],
+		s->inventory && s->inventory->reads[INV_AT_ATTACH].taken ?
+			"the final report tells, from the inventory" :
+			"no inventory to tell");
 }
 
 /* Age of the oldest live block of @s, as "12.3s"; "<4.0s" when all are younger than the last

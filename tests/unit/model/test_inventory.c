@@ -119,6 +119,59 @@ Test(inventory, note_origin)
 	inventory__free(&inv);
 }
 
+/*
+ * An arena region recorded at 128 MiB whose tail glibc unmapped keeps its record's length; a
+ * buffer pool mapped later in that tail has a record of its own, which must win over the
+ * stale one (whatever order the records come in); a file mapped there takes no region's.
+ */
+Test(inventory, a_stale_record_loses_to_the_mappings_own)
+{
+	char none[] = "", lib[] = "/usr/lib/libx.so";
+	const uint64_t base = 0x7f0000000000;
+	struct smaps_entry v[] = {
+		anon(base, base + 32 * MIB, 32 * MIB, none),		/* what is left of it */
+		anon(base + 64 * MIB, base + 96 * MIB, 32 * MIB, none), /* the pool, later */
+		anon(base + 100 * MIB, base + 101 * MIB, 0, lib),
+	};
+	struct inv_origin o[] = {
+		{ base + 64 * MIB, base + 96 * MIB, INV_OWNER_APPLICATION, 0x2 },
+		{ base, base + 128 * MIB, INV_OWNER_ALLOCATOR, 0x1 },
+	};
+	struct inventory inv = {};
+
+	v[2].anonymous = 0;
+	v[2].inode = 77;
+	take(&inv, INV_AT_END, v, 3, 64 * MIB);
+	cr_assert_eq(inventory__note_origins(&inv, o, 2), 0);
+	cr_expect_eq(find(&inv, base)->owner, INV_OWNER_ALLOCATOR);
+	cr_expect_eq(find(&inv, base + 64 * MIB)->owner, INV_OWNER_APPLICATION);
+	cr_expect_eq(find(&inv, base + 64 * MIB)->mapped_by, 0x2);
+	cr_expect_eq(find(&inv, base + 100 * MIB)->mapped_by, 0, "a file is no region's");
+	inventory__free(&inv);
+}
+
+/* glibc makes an arena from inside free(), which the probes do not count as an allocator
+ * call: the region's record says application, the arena's shape says allocator. */
+Test(inventory, an_arena_stays_the_allocators)
+{
+	char none[] = "";
+	const uint64_t base = 0x7f0004000000; /* 64 MiB-aligned */
+	struct smaps_entry v[] = {
+		anon(base, base + 2 * MIB, 2 * MIB, none),
+		anon(base + 2 * MIB, base + 64 * MIB, 0, none),
+	};
+	struct inv_origin o = { base, base + 64 * MIB, INV_OWNER_APPLICATION, 0x3 };
+	struct inventory inv = {};
+
+	v[1].perms = 0; /* its PROT_NONE reserve */
+	take(&inv, INV_AT_END, v, 2, 2 * MIB);
+	cr_assert_eq(find(&inv, base)->kind.kind, MAPKIND_ARENA);
+	cr_assert_eq(inventory__note_origins(&inv, &o, 1), 0);
+	cr_expect_eq(find(&inv, base)->owner, INV_OWNER_ALLOCATOR);
+	cr_expect_eq(find(&inv, base)->mapped_by, 0x3, "its stack still says who mapped it");
+	inventory__free(&inv);
+}
+
 Test(inventory, names)
 {
 	char none[] = "", pool[] = "[anon:pool]", lib[] = "/lib/libc.so.6";
