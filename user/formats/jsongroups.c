@@ -38,6 +38,9 @@ static void shared(struct json *j, const struct fl_report *r)
 	json__i64(j, "rss_change", s.rss_change);
 	json__i64(j, "pss_change", s.pss_change);
 	json__bool(j, "overstated", shared_pages__overstated(&s));
+	json__u64(j, "shareable_growth", s.shareable_growth);
+	json__u64(j, "shareable_processes", s.shareable_procs);
+	json__bool(j, "likely_overstated", shared_pages__likely(&s));
 	json__object_end(j);
 }
 

@@ -10,7 +10,11 @@ void shared_pages__sum(const struct fl_proc_summary *procs, size_t n, struct sha
 		const struct fl_proc_summary *s = &procs[i];
 		const struct proc_status *now = &s->now, *then = &s->at_attach;
 
+		uint64_t shareable = s->attributed.grow[FL_FILE] + s->attributed.grow[FL_SHMEM];
+
 		out->growth += metric__value(&s->attributed, FL_METRIC_RESIDENT);
+		out->shareable_growth += shareable;
+		out->shareable_procs += shareable > 0;
 		if (!s->alive || s->no_status || !now->have_pss || !then->have_pss)
 			continue;
 		out->procs++;
@@ -19,6 +23,13 @@ void shared_pages__sum(const struct fl_proc_summary *procs, size_t n, struct sha
 				   report__sdiff(now->rss_shmem, then->rss_shmem);
 		out->pss_change += report__sdiff(now->pss, then->pss);
 	}
+}
+
+bool shared_pages__likely(const struct shared_pages *s)
+{
+	return !shared_pages__overstated(s) && s->shareable_procs >= 2 &&
+	       s->shareable_growth >= SHARED_PAGES_MIN_EXCESS &&
+	       s->shareable_growth >= s->growth / 2;
 }
 
 bool shared_pages__overstated(const struct shared_pages *s)

@@ -121,6 +121,16 @@ void proctable__render_shared(FILE *out, unsigned width, const struct fl_proc_su
 	char rss[UNITS_BUF], pss[UNITS_BUF];
 
 	shared_pages__sum(procs, n, &s);
+	if (shared_pages__likely(&s)) {
+		units__bytes(rss, sizeof(rss), s.shareable_growth);
+		units__bytes(pss, sizeof(pss), s.growth);
+		units__emit(
+			out, width,
+			"note: file and shmem pages count in each process that maps them: %s of "
+			"the %s growth, in %zu processes; see --metric new and PSS",
+			rss, pss, s.shareable_procs);
+		return;
+	}
 	if (!shared_pages__overstated(&s))
 		return;
 	units__sbytes(rss, sizeof(rss), s.rss_change);

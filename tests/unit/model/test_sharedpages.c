@@ -76,3 +76,31 @@ Test(sharedpages, below_the_floor)
 	cr_expect_eq(s.rss_change - s.pss_change, (int64_t)(2 * MIB));
 	cr_expect_not(shared_pages__overstated(&s), "under SHARED_PAGES_MIN_EXCESS");
 }
+
+/* pgbench's backends: each mapped 128 MiB of shared buffers and is gone by the end, so PSS
+ * compares nothing; their shmem growth, summed over many, says shared pages likely count more
+ * than once. One process's own file growth does not. */
+Test(sharedpages, backends_gone_by_the_end)
+{
+	struct fl_proc_summary p[5];
+	struct shared_pages s;
+
+	for (int i = 0; i < 5; i++) {
+		p[i] = proc(2 * MIB, 128 * MIB, 5);
+		p[i].alive = false;
+	}
+	shared_pages__sum(p, 5, &s);
+	cr_expect_not(shared_pages__overstated(&s), "no process left to compare");
+	cr_expect_eq(s.shareable_procs, 5);
+	cr_expect_eq(s.shareable_growth, 5 * 128 * MIB);
+	cr_expect(shared_pages__likely(&s));
+	shared_pages__sum(p, 1, &s);
+	cr_expect_not(shared_pages__likely(&s), "one process shares with no one");
+	p[1] = proc(64 * MIB, 0, 1);
+	p[1].attributed.grow[FL_FILE] = 1 * MIB;
+	shared_pages__sum(p, 2, &s);
+	cr_expect(shared_pages__likely(&s), "128 + 1 MiB of 195");
+	p[1].attributed.grow[FL_ANON] = 512 * MIB;
+	shared_pages__sum(p, 2, &s);
+	cr_expect_not(shared_pages__likely(&s), "mostly private growth");
+}
