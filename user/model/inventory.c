@@ -145,7 +145,8 @@ static bool takes_origin(const struct inv_mapping *m)
 
 static void apply_owners(struct inventory *inv)
 {
-	qsort(inv->origins, inv->norigins, sizeof(*inv->origins), cmp_origin);
+	if (inv->norigins > 1) /* origins is NULL before the first */
+		qsort(inv->origins, inv->norigins, sizeof(*inv->origins), cmp_origin);
 	for (size_t i = 0; i < inv->n; i++) {
 		struct inv_mapping *m = &inv->v[i];
 		const struct inv_origin *o = takes_origin(m) ? origin_of(inv, m) : NULL;
