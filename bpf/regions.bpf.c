@@ -18,7 +18,6 @@
 #include "vm_math.h"
 
 #define FL_MAP_FIXED 0x10
-#define FL_MAX_ERRNO 4095
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -44,6 +43,25 @@ static __noinline void fl_region_record(void *ctx, __u64 start, __u64 len, __u64
 		fl_drop(FL_DROP_REGIONS_FULL);
 }
 
+/* @len bytes unmapped at the start of the region @k records: when only its head went (glibc
+ * aligning a new arena), the rest keeps the record, moved to where it now starts. */
+static __noinline void fl_region_unmap(struct fl_region_key *k, __u64 len)
+{
+	struct fl_region *r = bpf_map_lookup_elem(&regions, k);
+	struct fl_region rest;
+
+	if (!r)
+		return;
+	rest = *r;
+	bpf_map_delete_elem(&regions, k);
+	if (len >= rest.len)
+		return;
+	rest.len -= len;
+	k->start += len;
+	if (bpf_map_update_elem(&regions, k, &rest, BPF_ANY))
+		fl_drop(FL_DROP_REGIONS_FULL);
+}
+
 SEC("raw_tp/sys_exit")
 int fl_region_exit(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -64,13 +82,16 @@ int fl_region_exit(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	/* the arguments: munmap(addr, len), mremap(old, old_len, new_len, ...), mmap(addr, len,
 	 * prot, flags, ...) */
-	if (nr == NR_MUNMAP || nr == NR_MREMAP) {
+	if (nr == NR_MUNMAP) {
 		k.start = BPF_CORE_READ(regs, di);
-		if (nr == NR_MUNMAP || k.start != (__u64)ret)
+		fl_region_unmap(&k, fl_page_align(BPF_CORE_READ(regs, si)));
+		return 0;
+	}
+	if (nr == NR_MREMAP) {
+		k.start = BPF_CORE_READ(regs, di);
+		if (k.start != (__u64)ret)
 			bpf_map_delete_elem(&regions, &k);
-		if (nr == NR_MREMAP)
-			fl_region_record(ctx, (__u64)ret, BPF_CORE_READ(regs, dx),
-					 BPF_CORE_READ(regs, sp));
+		fl_region_record(ctx, (__u64)ret, BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, sp));
 		return 0;
 	}
 	flags = BPF_CORE_READ(regs, r10);

@@ -5,8 +5,11 @@
  *
  *   retention [--now] [--exit] [POOL_MIB [CHURN_MIB [LIVE_MIB]]]          (default: 32 24 4)
  *
- * Work (after SIGUSR1, see workload.h): pool_fill() maps POOL_MIB MiB of anonymous memory and
- * writes every page (the application's own pool, no allocator call); churn() mallocs
+ * Work (after SIGUSR1, see workload.h): pool_fill() reserves 1 GiB of address space with no
+ * access and makes a 64 MiB-aligned piece of 64 MiB of it read-write, as MariaDB maps its
+ * buffer pool (the shape of a glibc arena, which it is not), and writes every page of its
+ * first POOL_MIB MiB (at most 64): the application's own pool, no allocator call. churn()
+ * mallocs
  * CHURN_MIB MiB in blocks of BLOCK bytes and writes them, then frees all but every k-th, so
  * that LIVE_MIB MiB stay live spread over the whole heap and glibc can give back almost
  * nothing: what it keeps is the freed blocks between the live ones.
@@ -15,8 +18,8 @@
  *   the bytes the workload asked for and has not freed). The allocator's retention over the
  *   work is then delta ARENA - delta LIVE: heap it holds beyond what is live.
  */
-#include "workload.h"
 #include <malloc.h>
+#include "workload.h"
 
 #define USAGE "retention [--now] [--exit] [POOL_MIB [CHURN_MIB [LIVE_MIB]]]"
 #define BLOCK 1000
@@ -34,9 +37,19 @@ static void say_mallinfo(void)
 	wl_say(line);
 }
 
+#define RESERVE (1024 * WL_MIB)
+#define ALIGN (64 * WL_MIB) /* glibc's HEAP_MAX_SIZE */
+
 __attribute__((noinline)) char *pool_fill(size_t len)
 {
-	return wl_grow_anon(len);
+	char *r =
+		wl_map(RESERVE + ALIGN, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+	char *p = (char *)(((uintptr_t)r + ALIGN - 1) & ~(uintptr_t)(ALIGN - 1));
+
+	if (mprotect(p, ALIGN, PROT_READ | PROT_WRITE))
+		wl_die("mprotect");
+	wl_write_pages(p, len);
+	return p;
 }
 
 __attribute__((noinline)) void **churn(size_t total, size_t live)
@@ -73,7 +86,7 @@ int main(int argc, char **argv)
 	pool = wl_arg_ulong(&a, 0, 32, 4096, USAGE) * WL_MIB;
 	total = wl_arg_ulong(&a, 1, 24, 4096, USAGE) * WL_MIB;
 	live = wl_arg_ulong(&a, 2, 4, 4096, USAGE) * WL_MIB;
-	if (live > total)
+	if (live > total || pool > ALIGN)
 		wl_usage(USAGE);
 	/* glibc's first malloc sets up the main arena: before the start, so it is not work */
 	sink = malloc(1);

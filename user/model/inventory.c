@@ -143,6 +143,23 @@ static bool takes_origin(const struct inv_mapping *m)
 	}
 }
 
+/*
+ * Whether @m keeps the allocator as owner by its shape though origin @o says otherwise: the
+ * heap always; an arena when @o's region is as glibc maps one (HEAP_MAX_SIZE, or twice it to
+ * align it, less the head it unmapped then), from inside free() too, which the probes do not mark as an allocator call. A
+ * 64 MiB-aligned piece of a larger reservation (MariaDB's buffer pool inside 8 TiB of
+ * PROT_NONE) has an arena's shape and is not one.
+ */
+static bool arena_by_shape(const struct inv_mapping *m, const struct inv_origin *o)
+{
+	uint64_t len = o->end - o->start;
+
+	if (m->kind.kind == MAPKIND_HEAP)
+		return true;
+	return m->kind.kind == MAPKIND_ARENA && len >= MAPKIND_ARENA_SIZE &&
+	       len <= 2 * MAPKIND_ARENA_SIZE;
+}
+
 static void apply_owners(struct inventory *inv)
 {
 	if (inv->norigins > 1) /* origins is NULL before the first */
@@ -153,10 +170,7 @@ static void apply_owners(struct inventory *inv)
 
 		m->owner = default_owner(m);
 		m->mapped_by = o ? o->stack : 0;
-		/* the heap and an arena are the allocator's whoever mapped them: glibc makes an
-		 * arena from inside free() too, which its probes do not mark as an allocator
-		 * call */
-		if (o && m->owner != INV_OWNER_ALLOCATOR)
+		if (o && !arena_by_shape(m, o))
 			m->owner = o->owner;
 	}
 }

@@ -169,6 +169,11 @@ Test(inventory, an_arena_stays_the_allocators)
 	cr_assert_eq(inventory__note_origins(&inv, &o, 1), 0);
 	cr_expect_eq(find(&inv, base)->owner, INV_OWNER_ALLOCATOR);
 	cr_expect_eq(find(&inv, base)->mapped_by, 0x3, "its stack still says who mapped it");
+	/* the same shape cut out of a 1 GiB reservation the application made: its own */
+	o.end = base + 1024 * MIB;
+	inv.norigins = 0;
+	cr_assert_eq(inventory__note_origins(&inv, &o, 1), 0);
+	cr_expect_eq(find(&inv, base)->owner, INV_OWNER_APPLICATION);
 	inventory__free(&inv);
 }
 
