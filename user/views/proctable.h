@@ -47,8 +47,9 @@ void proctable__render(FILE *out, unsigned width, const struct fl_proc_summary *
 
 /*
  * One line when shared pages make the processes' resident growth overstate the machine's
- * cost (shared_pages__overstated()): their RSS and PSS changes, and where to look instead
- * (--metric new counts a page once, PSS splits it). Nothing otherwise.
+ * cost (shared_pages__overstated(), or, too few left to compare, shared_pages__likely()):
+ * their figures, and where to look instead (--metric new counts a page once, PSS splits it).
+ * Nothing otherwise.
  */
 void proctable__render_shared(FILE *out, unsigned width, const struct fl_proc_summary *procs,
 			      size_t n);

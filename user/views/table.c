@@ -289,7 +289,9 @@ static void render_procs(FILE *out, const struct fl_report *r, const struct tabl
 	else
 		proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
 				  PROCTABLE_LIVE_LINES);
-	proctable__render_shared(out, width, r->procs, r->nprocs);
+	/* under --metric new the table already counts a shared page once */
+	if (o->metric != FL_METRIC_NEW)
+		proctable__render_shared(out, width, r->procs, r->nprocs);
 	for (size_t i = 0; i < r->nprocs && i < DETAIL_PROCS; i++)
 		render_proc_detail(out, width, r, &r->procs[order[i]]);
 	if (r->nprocs > DETAIL_PROCS)
