@@ -227,19 +227,14 @@ static int parse_percent(struct fl_config *cfg, const char *arg)
 }
 
 /* The options that take a number; @cfg changes only when the number is valid. */
-int cli__parse_width(const char *arg, long *out)
+static int parse_width(const char *arg, long *out)
 {
-	double v;
+	int err = units__parse_width(arg, out);
 
-	if (parse_number("--width", arg, true, 0, UNITS_LINE_MAX, &v))
-		return -EINVAL;
-	if (v && v < UNITS_MIN_COLS) {
-		usage_error("--width: '%s' is too narrow (0 for no cut, or %d..%d)", arg,
-			    UNITS_MIN_COLS, UNITS_LINE_MAX);
-		return -EINVAL;
-	}
-	*out = (long)v;
-	return 0;
+	if (err)
+		usage_error("--width: '%s' is %s (0 for no cut, or %d..%d)", arg,
+			    units__width_problem(err), UNITS_MIN_COLS, UNITS_LINE_MAX);
+	return err ? -EINVAL : 0;
 }
 
 static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
@@ -267,7 +262,7 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 		cfg->top = (unsigned)v;
 		return 0;
 	case OPT_WIDTH:
-		return cli__parse_width(arg, &cfg->width);
+		return parse_width(arg, &cfg->width);
 	case OPT_STACK_STORAGE:
 		if (parse_number("--stack-storage", arg, true, MIN_STACK_STORAGE, MAX_STACK_STORAGE,
 				 &v))

@@ -62,10 +62,6 @@ struct fl_config {
  */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
 
-/* --width N into *@out: 0 (no cut) or UNITS_MIN_COLS..UNITS_LINE_MAX. 0, or -EINVAL after
- * printing the usage error. */
-int cli__parse_width(const char *arg, long *out);
-
 /* How many machine formats (--folded, --json, --json-stream) @cfg writes to stdout ('-'):
  * parse_args() allows one at most; with one, every table goes to stderr. */
 int config__stdout_outputs(const struct fl_config *cfg);

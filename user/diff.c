@@ -108,6 +108,16 @@ static int parse_top(const char *s, unsigned *out)
 	return 0;
 }
 
+static int parse_width(const char *s, long *out)
+{
+	int err = units__parse_width(s, out);
+
+	if (err)
+		usage_error("--width: '%s' is %s (0 for no cut, or %d..%d)", s,
+			    units__width_problem(err), UNITS_MIN_COLS, UNITS_LINE_MAX);
+	return err ? -EINVAL : 0;
+}
+
 /* One option at argv[*i]: 0, or -EINVAL after reporting. */
 static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 {
@@ -117,7 +127,7 @@ static int parse_option(int argc, char **argv, int *i, struct diff_config *cfg)
 	if ((r = opt_value(argc, argv, i, "--top", &val)))
 		return r < 0 ? r : parse_top(val, &cfg->top);
 	if ((r = opt_value(argc, argv, i, "--width", &val)))
-		return r < 0 ? r : cli__parse_width(val, &cfg->width);
+		return r < 0 ? r : parse_width(val, &cfg->width);
 	if ((r = opt_value(argc, argv, i, "--svg", &val))) {
 		cfg->svg = val;
 		return r < 0 ? r : 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 #include "base/units.h"
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -216,4 +217,26 @@ void units__terminal(long given, unsigned *cols, unsigned *rows)
 		*rows = 0;
 	other = tty_cols(STDERR_FILENO, NULL) ?: tty_cols(STDIN_FILENO, NULL);
 	*cols = units__pick_width(given, out, getenv("COLUMNS"), other);
+}
+
+int units__parse_width(const char *arg, long *out)
+{
+	unsigned long v = 0;
+	const char *p = arg;
+
+	for (; *p >= '0' && *p <= '9' && v <= UNITS_LINE_MAX; p++)
+		v = v * 10 + (unsigned long)(*p - '0');
+	if (p == arg || (*p && (*p < '0' || *p > '9')))
+		return -EINVAL;
+	if (*p || v > UNITS_LINE_MAX)
+		return -ERANGE;
+	if (v && v < UNITS_MIN_COLS)
+		return -EDOM;
+	*out = (long)v;
+	return 0;
+}
+
+const char *units__width_problem(int err)
+{
+	return err == -EDOM ? "too narrow" : err == -ERANGE ? "out of range" : "not a number";
 }

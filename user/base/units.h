@@ -67,6 +67,13 @@ size_t units__utf8_len(const unsigned char *s, size_t n, size_t *bad);
 
 #define UNITS_LINE_MAX 1000 /* the widest line units__emit() writes */
 
+/* A --width value @arg into *@out: 0 (no cut) or UNITS_MIN_COLS..UNITS_LINE_MAX. Returns 0,
+ * -EINVAL (no whole number), -ERANGE (above UNITS_LINE_MAX) or -EDOM (too narrow), and
+ * prints nothing: each command reports it, units__width_problem() saying what is wrong. */
+int units__parse_width(const char *arg, long *out);
+/* "not a number", "out of range", "too narrow": what units__parse_width()'s @err means. */
+const char *units__width_problem(int err);
+
 /* printf()s one line to @out: control characters replaced, cut to @width (<= UNITS_LINE_MAX)
  * with units__fit(), then a newline. */
 __attribute__((format(printf, 3, 4))) void units__emit(FILE *out, unsigned width, const char *fmt,
