@@ -143,7 +143,13 @@ int folded__parse_layout(const char *line, struct folded_layout *l)
 	char metric[32], threads[8];
 	bool known = false;
 
+	const char *last = strrchr(line, ' ');
+
 	if (strncmp(line, FOLDED_LAYOUT_PREFIX, strlen(FOLDED_LAYOUT_PREFIX)))
+		return 0;
+	/* the layout line never ends in a count: one that does is a stack whose frame starts
+	 * so, as flame graph tools read it too */
+	if (last && last[1] && strspn(last + 1, "0123456789") == strlen(last + 1))
 		return 0;
 	memset(l, 0, sizeof(*l));
 	if (layout_word(s, "metric", metric, sizeof(metric)) || metric__parse(metric, &l->metric) ||
