@@ -163,7 +163,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(FUZZ_OUT)/%,$(FUZZ_SRCS))
 # what the targets read with: the stages without BPF or a terminal, and the diff
 FUZZ_LIB_SRCS := $(wildcard user/base/*.c user/model/*.c user/symbols/*.c user/formats/*.c) \
-	user/diff.c
+	user/diff.c user/diffargs.c
 FUZZ_LIB_OBJS := $(patsubst user/%.c,$(FUZZ_OUT)/user/%.o,$(FUZZ_LIB_SRCS))
 
 $(FUZZ_OUT)/user/%.o: user/%.c
