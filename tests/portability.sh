@@ -66,7 +66,7 @@ trap 'rm -f "$log"' EXIT
 	echo \"@@WINDOWS_JSON\"; grep -o '\"\(probed\|elapsed\)_s\":[0-9.]*' /tmp/w; echo @@END
 	run RETAIN --alloc --json /tmp/r -- $wl/retention --now --exit
 	echo \"@@RETAIN_JSON\"; grep -o '\"allocator_holds\":-*[0-9]*' /tmp/r
-	grep -o '\"owner\":\"application\",\"mapped_by_caller\":\"pool_fill[^\"]*' /tmp/r; echo @@END
+	grep -o '\"owner\":\"application\",\"mapped_by_caller\":\"[^\"]*pool_fill[^\"]*' /tmp/r; echo @@END
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
@@ -133,7 +133,7 @@ holds=$(sed -n '/^@@RETAIN_JSON$/,/^@@END$/s/.*"allocator_holds":\(-*[0-9]*\).*/
 want=$(awk '/^mallinfo / { w = $2 - $5 } END { print w + 0 }' "$log")
 awk -v g="${holds:-0}" -v w="$want" 'BEGIN { exit !(w > 0 && g >= 0.95 * w - 262144 && g <= 1.05 * w) }'
 check "--alloc retention: the allocator holds ${holds:-no} bytes, glibc's arena beyond the live blocks $want (5%)" $?
-sed -n '/^@@RETAIN_JSON$/,/^@@END$/p' "$log" | grep -q '"mapped_by_caller":"pool_fill'
+sed -n '/^@@RETAIN_JSON$/,/^@@END$/p' "$log" | grep -q '"owner":"application","mapped_by_caller":"[^"]*pool_fill'
 check "--alloc inventory: the pool is the application's, mapped by pool_fill's call" $?
 ran VM --vm
 got=$(sum VM ";vm_reserve;")
