@@ -150,6 +150,9 @@ ran FORK -f
 grep -q 'processes by faults: 2,' "$log"; check "-f: the report lists both processes" $?
 for fn in child_grow:1024 parent_grow:512; do
 	got=$(sum FORK ";${fn%:*} ")
+	within "$got" "${fn#*:}" ||
+		# seen once in a whole run, never in 20 alone: show where the faults went
+		sed -n '/^@@FORK$/,/^@@/p' "$log" | awk '{print $NF, $0}' | sort -rn | head -12
 	within "$got" "${fn#*:}"; check "-f ${fn%:*}: $got faults, expected ${fn#*:} (2%)" $?
 done
 ran NEW "-f --metric new"
