@@ -105,16 +105,7 @@ static void *arena_thread(void *arg)
 
 static void map_memfd(size_t len)
 {
-	int fd = memfd_create("faultline-inv", MFD_CLOEXEC);
-	char *p;
-
-	if (fd < 0)
-		wl_die("memfd_create");
-	if (ftruncate(fd, (off_t)len))
-		wl_die("ftruncate");
-	p = wl_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-	close(fd);
-	wl_write_pages(p, len);
+	wl_write_pages(wl_map_memfd("faultline-inv", len), len);
 }
 
 int main(int argc, char **argv)

@@ -11,9 +11,9 @@
  * faultline that thread id. Start/stop protocol: see workload.h; the worker does it, after the
  * leader has exited.
  */
+#include "workload.h"
 #include <pthread.h>
 #include <sys/syscall.h>
-#include "workload.h"
 
 #define USAGE "leaderexit [--now] [--exit] [MIB]"
 #define MAX_MIB 4096

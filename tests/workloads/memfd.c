@@ -20,20 +20,6 @@ __attribute__((noinline)) void write_shmem_pages(char *p, size_t len)
 	wl_write_pages(p, len);
 }
 
-static char *map_memfd(size_t len)
-{
-	int fd = memfd_create("faultline-memfd", MFD_CLOEXEC);
-	char *p;
-
-	if (fd < 0)
-		wl_die("memfd_create");
-	if (ftruncate(fd, (off_t)len))
-		wl_die("ftruncate");
-	p = wl_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
-	close(fd);
-	return p;
-}
-
 int main(int argc, char **argv)
 {
 	struct wl_args a;
@@ -46,7 +32,7 @@ int main(int argc, char **argv)
 	len = wl_arg_ulong(&a, 0, 24, MAX_MIB, USAGE) * WL_MIB;
 	if (!len)
 		wl_usage(USAGE);
-	p = map_memfd(len);
+	p = wl_map_memfd("faultline-memfd", len);
 
 	wl_wait_start(&a);
 	write_shmem_pages(p, len);

@@ -18,8 +18,8 @@
  *   the bytes the workload asked for and has not freed). The allocator's retention over the
  *   work is then delta ARENA - delta LIVE: heap it holds beyond what is live.
  */
-#include <malloc.h>
 #include "workload.h"
+#include <malloc.h>
 
 #define USAGE "retention [--now] [--exit] [POOL_MIB [CHURN_MIB [LIVE_MIB]]]"
 #define BLOCK 1000

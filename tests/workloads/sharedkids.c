@@ -12,8 +12,8 @@
  * the machine's new memory is KIDS * OWN_MIB MiB and the children's resident growth
  * KIDS * (SHARED_MIB + OWN_MIB) MiB.
  */
-#include <sys/wait.h>
 #include "workload.h"
+#include <sys/wait.h>
 
 #define USAGE "sharedkids [--now] [--exit] [KIDS [SHARED_MIB [OWN_MIB]]]"
 

@@ -36,10 +36,8 @@ __attribute__((noinline)) unsigned long get_pids(unsigned long calls)
 
 int main(int argc, char **argv)
 {
-	unsigned long calls, done;
+	unsigned long calls;
 	struct wl_args a;
-	uint64_t t0, t1;
-	char line[128];
 
 	wl_init(argc, argv, &a, USAGE);
 	if (a.nargs > 1)
@@ -48,13 +46,6 @@ int main(int argc, char **argv)
 	if (!calls)
 		wl_usage(USAGE);
 
-	wl_wait_start(&a);
-	t0 = wl_now_ns();
-	done = get_pids(calls);
-	t1 = wl_now_ns();
-
-	snprintf(line, sizeof(line), "result ns=%llu calls=%lu\n", (unsigned long long)(t1 - t0),
-		 done);
-	wl_say(line);
-	wl_finish(&a);
+	wl_timed_calls(&a, get_pids, calls);
+	return 0;
 }

@@ -51,10 +51,8 @@ __attribute__((noinline)) unsigned long map_unmap_all(unsigned long calls)
 
 int main(int argc, char **argv)
 {
-	unsigned long calls, done;
+	unsigned long calls;
 	struct wl_args a;
-	uint64_t t0, t1;
-	char line[128];
 
 	wl_init(argc, argv, &a, USAGE);
 	if (a.nargs > 1)
@@ -63,13 +61,6 @@ int main(int argc, char **argv)
 	if (!calls)
 		wl_usage(USAGE);
 
-	wl_wait_start(&a);
-	t0 = wl_now_ns();
-	done = map_unmap_all(calls);
-	t1 = wl_now_ns();
-
-	snprintf(line, sizeof(line), "result ns=%llu calls=%lu\n", (unsigned long long)(t1 - t0),
-		 done);
-	wl_say(line);
-	wl_finish(&a);
+	wl_timed_calls(&a, map_unmap_all, calls);
+	return 0;
 }

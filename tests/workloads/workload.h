@@ -207,6 +207,43 @@ static inline char *wl_map_anon(size_t len)
 	return wl_map(len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
 }
 
+/* A memfd named @name of @len bytes, mapped shared (shmem), not touched; dies on failure. */
+static inline char *wl_map_memfd(const char *name, size_t len)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+	char *p;
+
+	if (fd < 0)
+		wl_die("memfd_create");
+	if (ftruncate(fd, (off_t)len))
+		wl_die("ftruncate");
+	p = wl_map(len, PROT_READ | PROT_WRITE, MAP_SHARED, fd);
+	close(fd);
+	return p;
+}
+
+/*
+ * The work of a system-call benchmark: waits for the start, times @work(@calls) (it returns
+ * the calls it made) on CLOCK_MONOTONIC, prints "result ns=NANOSECONDS calls=CALLS" and
+ * finishes as workload.h says. The timed window holds nothing but the calls.
+ */
+static inline void wl_timed_calls(const struct wl_args *a, unsigned long (*work)(unsigned long),
+				  unsigned long calls)
+{
+	uint64_t t0, t1;
+	unsigned long done;
+	char line[128];
+
+	wl_wait_start(a);
+	t0 = wl_now_ns();
+	done = work(calls);
+	t1 = wl_now_ns();
+	snprintf(line, sizeof(line), "result ns=%llu calls=%lu\n", (unsigned long long)(t1 - t0),
+		 done);
+	wl_say(line);
+	wl_finish(a);
+}
+
 /*
  * GCC (12 at least) leaves out the frame of a leaf function that needs no stack, even under
  * -fno-omit-frame-pointer. A fault in such a leaf has the caller's frame in %rbp, so a
@@ -243,8 +280,7 @@ static inline __attribute__((always_inline)) char *wl_grow_anon(size_t len)
 }
 
 /* Reads one byte per page; returns their sum so the loads have a use. */
-static inline __attribute__((always_inline)) unsigned long wl_read_pages(const char *p,
-									  size_t len)
+static inline __attribute__((always_inline)) unsigned long wl_read_pages(const char *p, size_t len)
 {
 	const volatile char *v = p;
 	unsigned long sum = 0;
@@ -349,7 +385,7 @@ static inline void wl_rss_prepare(void)
 
 /* The kB figure on the line starting with @key in @text, in bytes (0 when missing). */
 static inline __attribute__((always_inline)) int64_t wl_status_field(const char *text,
-								      const char *key)
+								     const char *key)
 {
 	int64_t v = 0;
 
@@ -377,7 +413,8 @@ static inline __attribute__((always_inline)) int64_t wl_status_field(const char 
 static inline __attribute__((always_inline)) void wl_rss_read(struct wl_rss *r)
 {
 	long fd = wl_sys(WL_SYS_OPEN, (long)"/proc/self/status", O_RDONLY, 0);
-	long n = fd < 0 ? -1 : wl_sys(WL_SYS_READ, fd, (long)wl_status_buf, sizeof(wl_status_buf) - 1);
+	long n = fd < 0 ? -1 :
+			  wl_sys(WL_SYS_READ, fd, (long)wl_status_buf, sizeof(wl_status_buf) - 1);
 
 	if (n <= 0)
 		wl_sys(WL_SYS_EXIT_GROUP, 1, 0, 0);
@@ -390,7 +427,7 @@ static inline __attribute__((always_inline)) void wl_rss_read(struct wl_rss *r)
 
 /* Writes @after - @before to @fd as one struct wl_rss (one pipe write, so atomic). */
 static inline __attribute__((always_inline)) void wl_rss_report(int fd, const struct wl_rss *before,
-								 const struct wl_rss *after)
+								const struct wl_rss *after)
 {
 	struct wl_rss d = { after->anon - before->anon, after->file - before->file,
 			    after->shmem - before->shmem };
