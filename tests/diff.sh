@@ -13,12 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 fl=$here/${1:-build}/faultline
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # check NAME STATUS [DETAIL]
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
-	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/check.sh"
 
 # diff A B: stdout and stderr in $tmp/out, the exit status in $status
 diff_() {

@@ -9,12 +9,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-build}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # check NAME STATUS [DETAIL]
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
-	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/check.sh"
 
 mode() { stat -c %a "$1" 2>/dev/null || echo missing; }
 

@@ -11,12 +11,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 fl=$here/${1:-build}/faultline
 man=$here/docs/faultline.8
-pass=0 fail=0
-
-check() { # check NAME STATUS [DETAIL]
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
-	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/check.sh"
 
 if command -v groff >/dev/null 2>&1; then
 	warnings=$(groff -man -ww -z "$man" 2>&1)

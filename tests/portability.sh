@@ -37,11 +37,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 vm=${FAULTLINE_VM_RUN:-$here/scripts/vm-run.sh}
 fl=$here/$out/faultline
 wl=$here/$out/workloads
-pass=0 fail=0
-
-check() { # check NAME CONDITION-RESULT
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"; else fail=$((fail + 1)); echo "  FAIL $1"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/check.sh"
 
 if [ ! -x "$vm" ]; then
 	echo "portability: $vm not found: cannot boot the 6.1 kernel"

@@ -8,12 +8,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-
-check() { # check NAME STATUS [DETAIL]
-	if [ "$2" = 0 ]; then pass=$((pass + 1)); echo "  ok   $1"
-	else fail=$((fail + 1)); echo "  FAIL $1${3:+: $3}"; fi
-}
+. "$(cd "$(dirname "$0")" && pwd)/check.sh"
 
 # the stand-in: writes --folded FILE as faultline would, header line included
 mkdir -p "$tmp/out/workloads"
