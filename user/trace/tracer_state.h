@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The tracer's state, shared by the files that make it: attach.c (loading the programs,
+ * the target set), allocprobes.c (the allocator's uprobes) and scope.c (-a, --cgroup).
+ * Private to user/trace/.
+ */
+#ifndef FAULTLINE_TRACER_STATE_H
+#define FAULTLINE_TRACER_STATE_H
+
+#include <bpf/libbpf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include "trace/attach.h"
+
+/* after faultline.h (by way of attach.h): the skeleton names its types */
+#include "faultline.skel.h"
+
+/* An allocator probe: a libbpf perf-uprobe link, or the fd of a uprobe_multi link. */
+struct probe_link {
+	struct bpf_link *link;
+	int fd;
+};
+
+struct link_set {
+	struct probe_link *v;
+	size_t n, cap;
+};
+
+/* --sample-time: a target's allocator probes, in place only while a window is open. */
+struct windowed {
+	pid_t pid;
+	struct alloc_plan *plan;
+	struct link_set links;
+};
+
+struct tracer {
+	struct faultline *skel;
+	struct ring_buffer *events; /* proc_events: targets that exec'd */
+	bool rss_batched;
+	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
+	bool alloc_session;    /* --sample-bytes: entry and return are one uprobe session */
+	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
+	bool regions;	       /* the region programs are loaded (tracer__regions_fd) */
+	struct link_set links; /* every link, the allocator probes of each target among them */
+	/* --sample-time: the allocator probes by target instead, and whether they are in */
+	bool windowed;
+	pthread_mutex_t win_lock;
+	bool win_open;
+	struct windowed *win;
+	size_t nwin, win_cap;
+	pthread_t closer; /* the last window's detaching, joined before the next */
+	bool closing;
+};
+
+/* enum bpf_attach_type and flags of Linux 6.6 (commit 89ae89f53d20, "bpf: Add multi uprobe
+ * link"), which the UAPI headers of older distributions lack. */
+#define FL_TRACE_UPROBE_MULTI 48
+#define FL_F_UPROBE_MULTI_RETURN 1
+/* ... and of Linux 6.13's uprobe sessions (an entry program that may decline its return) */
+#define FL_TRACE_UPROBE_SESSION 57
+
+/* The allocator programs (--alloc), the return probe first: an entry seen without its
+ * return would leave the thread looking inside an allocator call. */
+struct alloc_prog {
+	struct bpf_program *prog;
+	bool ret;	/* a return probe */
+	bool free_side; /* probes free and operator delete, not the allocating functions */
+	bool churn;	/* --alloc=churn's program, the others exact mode's */
+	bool session;	/* the entry and the return as one uprobe session */
+	bool pair;	/* one of the entry and return programs that a session replaces */
+};
+
+#define ALLOC_PROGS 5
+
+/* Fills @out with the allocator programs of @skel (allocprobes.c). */
+void allocprobes__progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS]);
+
+/* Whether @p is one of the programs this tracer's allocator probes run. */
+bool allocprobes__used(const struct tracer *t, const struct alloc_prog *p);
+
+/* Keeps @l in @s to detach later; detaches it at once when out of memory. */
+int allocprobes__keep_link(struct link_set *s, struct probe_link l);
+
+/* Detaches every link of @s, in parallel, and empties it. */
+void allocprobes__destroy_links(struct link_set *s);
+
+/* --sample-time: @pid is gone; its probes go with the rest at the end. */
+void allocprobes__forget(struct tracer *t, pid_t pid);
+
+/* --sample-time: every target's probes and plans go. */
+void allocprobes__destroy_windowed(struct tracer *t);
+
+#endif /* FAULTLINE_TRACER_STATE_H */
