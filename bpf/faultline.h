@@ -252,8 +252,12 @@ struct fl_proc {
 	 * FL_SIZE_UNKNOWN when no event gave it): its RSS at exit, which /proc no longer tells
 	 * once the teardown has begun */
 	__s64 gone_last[FL_MEMBERS];
+	/* the counters of the images its execs replaced, summed, each as its teardown began
+	 * (as gone_last): the kernel's change over the images a process ran, which its rows
+	 * cover, is theirs plus the current image's */
+	__s64 exec_left[FL_MEMBERS];
 };
-_Static_assert(sizeof(struct fl_proc) == 120, "fl_proc layout");
+_Static_assert(sizeof(struct fl_proc) == 152, "fl_proc layout");
 
 /* fl_mm.flags */
 #define FL_MM_IN_EXEC (1u << 0) /* made by an exec not finished yet: its changes are the kernel's */

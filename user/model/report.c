@@ -21,8 +21,10 @@ void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_ME
 	kern[FL_FILE] = report__sdiff(n->rss_file, t->rss_file);
 	kern[FL_SHMEM] = report__sdiff(n->rss_shmem, t->rss_shmem);
 	kern[FL_SWAP] = report__sdiff(n->vm_swap, t->vm_swap);
-	for (int m = 0; m < FL_MEMBERS; m++)
+	for (int m = 0; m < FL_MEMBERS; m++) {
+		kern[m] += s->exec_left[m];
 		gap[m] = kern[m] - report__sdiff(c->grow[m], c->release[m]);
+	}
 }
 
 uint64_t proc_status__private_cost(const struct proc_status *s)

@@ -20,11 +20,14 @@ struct fl_proc_summary {
 	bool no_status;		      /* it exited before its status could be read */
 	struct proc_status at_attach; /* /proc/PID/status when the session began */
 	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */
-	uint64_t rollup_age_ns;	      /* now's smaps_rollup figures were read so long before
+	/* the counters of the images its execs left, each as its teardown began (fl_proc): the
+	 * kernel's change is now's less at_attach's, plus these */
+	int64_t exec_left[FL_MEMBERS];
+	uint64_t rollup_age_ns;	     /* now's smaps_rollup figures were read so long before
 				       * (paced: the read costs about 6 ms per GiB resident) */
-	struct fl_counts attributed;  /* all faultline charged to this process but [exit] */
-	int64_t peak;		      /* highest anon + file + shmem seen since attach */
-	uint64_t hugetlb_faults;      /* --by mapping: faults in hugetlb mappings (not RSS) */
+	struct fl_counts attributed; /* all faultline charged to this process but [exit] */
+	int64_t peak;		     /* highest anon + file + shmem seen since attach */
+	uint64_t hugetlb_faults;     /* --by mapping: faults in hugetlb mappings (not RSS) */
 	/* a launched command once reaped (the one process whose end faultline can know): its
 	 * exit status, or the signal that killed it (exit_signal > 0) */
 	bool have_exit;
@@ -54,8 +57,8 @@ int64_t report__sdiff(uint64_t a, uint64_t b);
 
 /*
  * The reconciliation of @s by member (enum fl_member): the kernel's change since attach
- * (RssAnon, RssFile, RssShmem, VmSwap) into @kern, and the gap, that change minus faultline's
- * growth net of releases, into @gap.
+ * (RssAnon, RssFile, RssShmem, VmSwap; over every image it ran, with exec_left) into @kern,
+ * and the gap, that change minus faultline's growth net of releases, into @gap.
  */
 void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
 			     int64_t gap[FL_MEMBERS]);

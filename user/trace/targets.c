@@ -88,13 +88,22 @@ static uint64_t *member_of(struct proc_status *s, int m)
 
 void target__take_bases(struct target *t, const struct fl_proc *bpf)
 {
-	if (!t->sum.followed || t->sum.no_status || bpf->execs)
-		return;
 	for (int m = 0; m < FL_MEMBERS; m++)
-		if (!(t->based & 1u << m) && bpf->seed[m] >= 0) {
-			*member_of(&t->sum.at_attach, m) = (uint64_t)bpf->seed[m];
-			t->based |= (uint8_t)(1u << m);
-		}
+		t->sum.exec_left[m] = bpf->exec_left[m];
+	if (!t->sum.followed || t->sum.no_status)
+		return;
+	for (int m = 0; m < FL_MEMBERS; m++) {
+		if (t->based & 1u << m)
+			continue;
+		/* after an exec with no value seen of the image it left (whose teardown is then
+		 * not seen either), its rows are the new image's, which started from nothing */
+		if (bpf->seed[m] >= 0 || bpf->execs)
+			*member_of(&t->sum.at_attach, m) =
+				bpf->seed[m] >= 0 ? (uint64_t)bpf->seed[m] : 0;
+		else
+			continue;
+		t->based |= (uint8_t)(1u << m);
+	}
 }
 
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf)

@@ -115,7 +115,8 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 
 /* -f: each RSS counter's baseline from the BPF side (its first value, fork's copy of the
  * parent's pages) into sum.at_attach, for the members it knows now and did not before: the
- * first read of /proc may come after a member grew, and its first event after that read. */
+ * first read of /proc may come after a member grew, and its first event after that read.
+ * After an exec, a member of which no value was seen starts from zero, as the new image. */
 void target__take_bases(struct target *t, const struct fl_proc *bpf);
 
 /* @t exited: its RSS counters as its teardown began (@bpf's gone_last), for the members the
