@@ -15,34 +15,15 @@
 
 #include "base/grow.h"
 #include "base/procfs.h"
-#include "symbols/demangle.h"
-#include "symbols/dwarf.h"
 #include "symbols/elfcache.h"
 #include "symbols/elfsyms.h"
 #include "symbols/mapclass.h"
 #include "symbols/procmaps.h"
 #include "symbols/symbolizer.h"
+#include "symbols/symbolizer_state.h"
 
 /* A missed address re-reads the maps at most this often. */
 #define REFRESH_MIN_INTERVAL_NS (100ULL * 1000 * 1000)
-
-struct sym_map {
-	struct elfsyms *elf; /* borrowed from the cache */
-	uint64_t bias;
-	bool have_bias;
-};
-
-struct symbolizer {
-	struct elf_cache *cache;
-	int procfd; /* /proc/PID, -1 for symbolizer__new_from; stale (ESRCH) once PID is gone */
-	int rootfd; /* /proc/PID/root or the root_dir */
-	struct procmaps maps;
-	struct sym_map *mods;	 /* one per maps entry */
-	struct file_names files; /* every file any snapshot mapped */
-	uint64_t last_refresh_ns;
-	unsigned long nr_refreshes;
-	uint64_t layout; /* symbolizer__layout() of maps */
-};
 
 /* A hash of where each executable file is mapped: what names every code address. */
 static uint64_t layout_of(const struct procmaps *maps)
@@ -443,8 +424,7 @@ int symbolizer__refresh_stale(struct symbolizer *s)
 	return symbolizer__refresh(s);
 }
 
-/* The entry covering @addr, re-reading the maps once per burst of misses. */
-static const struct procmap_entry *find_entry(struct symbolizer *s, uint64_t addr)
+const struct procmap_entry *symbolizer_find_entry(struct symbolizer *s, uint64_t addr)
 {
 	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
 
@@ -452,130 +432,6 @@ static const struct procmap_entry *find_entry(struct symbolizer *s, uint64_t add
 		return e;
 	symbolizer__refresh(s); /* on failure the old snapshot stays */
 	return procmaps__find(&s->maps, addr);
-}
-
-/* The demangled name of @sym, computed on first use and kept with the symbol. */
-static const char *sym_name(struct symbolizer *s, struct elfsyms_sym *sym)
-{
-	if (strncmp(sym->name, "_Z", 2) != 0)
-		return sym->name;
-	if (!sym->demangled)
-		sym->demangled = demangler__demangle(elf_cache__demangler(s->cache), sym->name);
-	return sym->demangled ? sym->demangled : sym->name;
-}
-
-/* The name of @addr in mapping @e (see symbolizer__name); its ELF address in *@vaddr, or 0. */
-static const char *name_in(struct symbolizer *s, const struct procmap_entry *e, uint64_t addr,
-			   char *buf, size_t len, uint64_t *vaddr)
-{
-	const struct sym_map *m = &s->mods[e - s->maps.entries];
-	const char *module = procmap_entry__basename(e);
-	struct elfsyms_sym *sym;
-	uint64_t off;
-
-	*vaddr = 0;
-	if (!module[0])
-		module = "[anon]";
-	if (m->elf && m->have_bias) {
-		off = *vaddr = addr - m->bias;
-		sym = elfsyms__find(m->elf, off);
-		if (sym && sym->name) {
-			snprintf(buf, len, "%s", sym_name(s, sym));
-			return buf;
-		}
-		/* a function known by its start alone: every address in it has one name */
-		if (sym)
-			off = sym->addr;
-	} else if (procmap_entry__is_file(e)) {
-		off = addr - e->start + e->offset;
-	} else {
-		off = addr - e->start;
-	}
-	snprintf(buf, len, "%s+0x%" PRIx64, module, off);
-	return buf;
-}
-
-const char *symbolizer__name(struct symbolizer *s, uint64_t addr, char *buf, size_t len)
-{
-	const struct procmap_entry *e;
-	uint64_t vaddr;
-
-	if (len < 2)
-		return "?";
-	e = find_entry(s, addr);
-	if (!e) {
-		snprintf(buf, len, "[unknown]+0x%" PRIx64, addr);
-		return buf;
-	}
-	return name_in(s, e, addr, buf, len, &vaddr);
-}
-
-/* @name demangled into @buf of @len. */
-static void copy_name(struct symbolizer *s, const char *name, char *buf, size_t len)
-{
-	char *d = NULL;
-
-	if (!strncmp(name, "_Z", 2))
-		d = demangler__demangle(elf_cache__demangler(s->cache), name);
-	snprintf(buf, len, "%s", d ? d : name);
-	free(d);
-}
-
-size_t symbolizer__frames(struct symbolizer *s, uint64_t addr, struct symbolizer_frame *out,
-			  size_t max)
-{
-	struct dwarf_frame df[SYMBOLIZER_MAX_FRAMES];
-	const struct procmap_entry *e;
-	const struct elfsyms *elf;
-	uint64_t vaddr;
-	size_t n = 0;
-
-	if (!max)
-		return 0;
-	max = max < SYMBOLIZER_MAX_FRAMES ? max : SYMBOLIZER_MAX_FRAMES;
-	e = find_entry(s, addr);
-	if (!e) {
-		out[0] = (struct symbolizer_frame){ .line = 0 };
-		snprintf(out[0].name, sizeof(out[0].name), "[unknown]+0x%" PRIx64, addr);
-		return 1;
-	}
-	elf = s->mods[e - s->maps.entries].elf;
-	name_in(s, e, addr, out[0].name, sizeof(out[0].name), &vaddr);
-	if (elf && vaddr)
-		n = dwarfinfo__frames(elfsyms__dwarf(elf), vaddr, df, max);
-	if (!n) {
-		out[0].file = NULL;
-		out[0].line = 0;
-		return 1;
-	}
-	/* the function itself keeps its symbol's name (a clone's "foo.cold" included) */
-	memmove(out[n - 1].name, out[0].name, sizeof(out[0].name));
-	for (size_t i = 0; i < n; i++) {
-		if (i < n - 1)
-			copy_name(s, df[i].func ? df[i].func : "[inlined]", out[i].name,
-				  sizeof(out[i].name));
-		out[i].file = df[i].file;
-		out[i].line = df[i].line;
-	}
-	return n;
-}
-
-int symbolizer__func_start(struct symbolizer *s, uint64_t addr, uint64_t *start)
-{
-	const struct procmap_entry *e = procmaps__find(&s->maps, addr);
-	const struct sym_map *m;
-	struct elfsyms_sym *sym;
-
-	if (!e)
-		return -ENOENT;
-	m = &s->mods[e - s->maps.entries];
-	if (!m->elf || !m->have_bias)
-		return -ENOENT;
-	sym = elfsyms__find(m->elf, addr - m->bias);
-	if (!sym)
-		return -ENOENT;
-	*start = sym->addr + m->bias;
-	return 0;
 }
 
 int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t len)
