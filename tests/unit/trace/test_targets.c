@@ -68,16 +68,31 @@ Test(targets, followed_baselines_come_from_the_bpf_side)
 	target__take_bases(&t, &p);
 	cr_expect_eq(t.sum.at_attach.rss_anon, 2048 * KIB);
 	cr_expect_eq(t.sum.at_attach.rss_file, 800 * KIB);
-	/* after an exec the baselines are of another image; a given target has its read */
+	/* a given target has its read */
 	t.sum.at_attach.rss_shmem = 5;
 	p.seed[FL_SHMEM] = 7;
-	p.execs = 1;
-	target__take_bases(&t, &p);
-	cr_expect_eq(t.sum.at_attach.rss_shmem, 5);
-	p.execs = 0;
 	t.sum.followed = false;
 	target__take_bases(&t, &p);
 	cr_expect_eq(t.sum.at_attach.rss_shmem, 5);
+}
+
+/* After an exec the kernel's change runs over every image: the first image's baseline is the
+ * seed, and a member of which no value was seen starts from zero with the new image; the
+ * counters the left images held come along (fl_proc.exec_left). */
+Test(targets, exec_baselines_span_the_images)
+{
+	struct target t = { .sum = { .followed = true } };
+	struct fl_proc p = unknown_proc();
+
+	t.sum.at_attach = (struct proc_status){ .rss_anon = 3072, .rss_file = 900, .rss_shmem = 5 };
+	p.seed[FL_ANON] = 700;
+	p.execs = 1;
+	p.exec_left[FL_ANON] = 900;
+	target__take_bases(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 700, "the first image's baseline");
+	cr_expect_eq(t.sum.at_attach.rss_file, 0, "nothing of the left image seen: from zero");
+	cr_expect_eq(t.sum.at_attach.rss_shmem, 0);
+	cr_expect_eq(t.sum.exec_left[FL_ANON], 900);
 }
 
 /* An exited process's RSS is its counters as the teardown began, for the members the BPF side
