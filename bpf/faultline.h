@@ -16,6 +16,21 @@
 #define FL_MAX_PROCS 4096
 #define FL_MAX_STACK_DEPTH 127 /* the kernel's PERF_MAX_STACK_DEPTH */
 
+/*
+ * The processes the BPF side makes targets by itself, beyond the loader's (-p, a command) and
+ * their children (-f): none, every process on the host (-a), or those of some cgroup v2
+ * directories and their descendants (--cgroup), decided from the task's cgroup as it forks
+ * or moves (bpf/scope.bpf.h).
+ */
+enum fl_scope {
+	FL_SCOPE_PIDS = 0,
+	FL_SCOPE_ALL = 1,
+	FL_SCOPE_CGROUPS = 2,
+};
+
+#define FL_MAX_CGROUPS 16  /* --cgroup selectors */
+#define FL_CGROUP_DEPTH 16 /* levels of a cgroup's ancestors checked for a selected one */
+
 /* RSS counter members, in the kernel's order (include/linux/mm_types_task.h). */
 enum fl_member {
 	FL_FILE = 0,  /* MM_FILEPAGES */

@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
 #include "maps.bpf.h"
+#include "scope.bpf.h"
 #include "unwind_procs.bpf.h"
 
 /*
@@ -69,17 +70,41 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	return 0;
 }
 
-/* The generations of children, counted up (fl_proc.gen). */
+/* The generations of children, counted up (fl_proc.gen); the loader takes some too. */
 __u32 fl_next_gen;
 
 /*
- * -f: a new process forked by a target becomes a target (the loader disables this program
- * without -f). Its entry has no flags, so the first value seen of each RSS counter of its mm
- * is a baseline (rss_math.h fl_mm_baseline): the copy of the parent's pages that fork made is
- * not growth. Its seed[] receives those baselines as they are seen (faults.bpf.c). Its
- * overflow row comes first, as for the loader's targets (fl_counts_get()). Its start time
- * makes (pid, start) its identity for userspace, its generation keeps its rows apart from
- * those of an earlier process of the same pid.
+ * Makes the process of @task, a new one or one that joined the scope, a target that the
+ * BPF side found (fl_proc.gen not 0): the first value seen of each RSS counter of its mm is a
+ * baseline (rss_math.h fl_mm_baseline), as its seed[] records (faults.bpf.c). Its overflow
+ * row comes first, as for the loader's targets (fl_counts_get()). Its start time makes
+ * (pid, start) its identity for userspace, its generation keeps its rows apart from those of
+ * an earlier process of the same pid. Returns bpf_map_update_elem()'s error.
+ */
+static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32 parent)
+{
+	static const struct fl_counts zero;
+	struct fl_proc fresh = {
+		.seed = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
+		.gone_last = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
+	};
+	struct fl_key overflow = { .tgid = tgid, .origin = FL_ORIGIN_OVERFLOW };
+	long err;
+
+	err = bpf_map_update_elem(&counts, &overflow, &zero, BPF_NOEXIST);
+	if (err && err != -FL_EEXIST)
+		fl_drop(FL_DROP_COUNTS_FULL);
+	fresh.parent = parent;
+	fresh.gen = __sync_fetch_and_add(&fl_next_gen, 1) % 65535 + 1;
+	fresh.start = BPF_CORE_READ(task, group_leader, start_boottime);
+	fresh.image_mm = (__u64)BPF_CORE_READ(task, mm);
+	return bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST);
+}
+
+/*
+ * A new process becomes a target when a target forked it (-f; the loader disables this
+ * program without -f or a scope) or when it is in the scope (-a, --cgroup). The copy of the
+ * parent's pages that fork made is its baseline, not growth (fl_admit()).
  * A child whose pid is still held by an exited target that userspace has not retired yet
  * (the pid was reused within ~100 ms) is not followed: its rows would be that target's.
  * A thread (clone with CLONE_THREAD) is not a new process; a launched command waiting for its
@@ -89,43 +114,57 @@ __u32 fl_next_gen;
 SEC("raw_tp/sched_process_fork")
 int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 {
-	static const struct fl_counts zero;
-	struct fl_proc fresh = {
-		.seed = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
-		.gone_last = { FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN, FL_SIZE_UNKNOWN },
-	};
 	struct task_struct *parent = (struct task_struct *)ctx->args[0];
 	struct task_struct *child = (struct task_struct *)ctx->args[1];
-	struct fl_key overflow = { .origin = FL_ORIGIN_OVERFLOW };
-	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), tgid = BPF_CORE_READ(child, tgid);
+	bool followed;
 	long err;
 
-	overflow.tgid = BPF_CORE_READ(child, tgid);
-	if (overflow.tgid != (__u32)BPF_CORE_READ(child, pid) || !fl_target(ptgid))
+	if (tgid != (__u32)BPF_CORE_READ(child, pid))
 		return 0;
-	err = bpf_map_update_elem(&counts, &overflow, &zero, BPF_NOEXIST);
-	if (err && err != -FL_EEXIST)
-		fl_drop(FL_DROP_COUNTS_FULL);
-	fresh.parent = ptgid;
-	fresh.gen = __sync_fetch_and_add(&fl_next_gen, 1) % 65535 + 1;
-	fresh.start = BPF_CORE_READ(child, start_boottime);
-	fresh.image_mm = (__u64)BPF_CORE_READ(child, mm);
-	err = bpf_map_update_elem(&procs, &overflow.tgid, &fresh, BPF_NOEXIST);
+	followed = fl_target(ptgid) != NULL;
+	if (!followed && !fl_in_scope(child))
+		return 0;
+	err = fl_admit(child, tgid, followed ? ptgid : 0);
 	if (!err) {
 		/* the child runs its parent's code: its stacks unwind by the parent's tables */
 		struct fl_unwind_proc *code = bpf_map_lookup_elem(&unwind_procs, &ptgid);
 
-		if (code && code->n &&
-		    !bpf_map_update_elem(&unwind_procs, &overflow.tgid, code, BPF_ANY))
+		if (code && code->n && !bpf_map_update_elem(&unwind_procs, &tgid, code, BPF_ANY))
 			fl_unwind_changed();
 	} else if (err == -FL_EEXIST) {
-		struct fl_proc *old = bpf_map_lookup_elem(&procs, &overflow.tgid);
+		struct fl_proc *old = bpf_map_lookup_elem(&procs, &tgid);
 
 		if (old && (old->flags & FL_PROC_EXITED))
 			fl_drop(FL_DROP_PID_REUSED);
 	} else if (err) {
 		fl_drop(FL_DROP_PROCS_FULL);
 	}
+	return 0;
+}
+
+/*
+ * --cgroup: a process moved into a selected cgroup (a service manager or container runtime
+ * forks outside it, moves the child in, then execs) is a target from then on. Its exec then
+ * counts the new image from zero, as for any target. Moves out are not followed: a process
+ * that leaves stays a target.
+ * TP_PROTO(struct cgroup *dst_cgrp, const char *path, struct task_struct *task,
+ *	    bool threadgroup).
+ */
+SEC("raw_tp/cgroup_attach_task")
+int fl_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct task_struct *task = (struct task_struct *)ctx->args[2];
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	long err;
+
+	if (bpf_map_lookup_elem(&procs, &tgid) || !fl_in_scope(task))
+		return 0;
+	err = fl_admit(task, tgid, 0);
+	if (!err)
+		fl_wake_loader(tgid);
+	else if (err != -FL_EEXIST)
+		fl_drop(FL_DROP_PROCS_FULL);
 	return 0;
 }
 

@@ -396,10 +396,37 @@ static int check_target(const struct fl_config *cfg)
 		usage_error("give either -p PID or a command after --, not both");
 		return -EINVAL;
 	}
-	if (!cfg->npids && !cfg->command) {
-		usage_error("nothing to profile: give -p PID[,PID...] or -- COMMAND [ARG...]");
+	if (!cfg->npids && !cfg->command && !cfg->all && !cfg->ncgroups) {
+		usage_error("nothing to profile: give -p PID[,PID...], -a, --cgroup PATH|UNIT|ID "
+			    "or -- COMMAND [ARG...]");
 		return -EINVAL;
 	}
+	if (cfg->all && cfg->ncgroups) {
+		usage_error("-a traces every process already: --cgroup adds nothing to it");
+		return -EINVAL;
+	}
+	/* a uprobe in every process's allocator: each of its calls on the host would trap */
+	if (cfg->all && cfg->alloc) {
+		usage_error("--alloc with -a would probe the allocator of every process on the "
+			    "host: choose processes with -p or --cgroup");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_cgroup(struct fl_config *cfg, const char *arg)
+{
+	if (!arg || !*arg) {
+		usage_error("--cgroup: empty cgroup");
+		return -EINVAL;
+	}
+	if (cfg->ncgroups >= FL_MAX_CGROUP_SELECTORS) {
+		usage_error("too many --cgroup: at most %d", FL_MAX_CGROUP_SELECTORS);
+		return -EINVAL;
+	}
+	cfg->cgroups[cfg->ncgroups++] = arg;
+	/* its processes' children are in it too, and new ones are found by their forks */
+	cfg->children = true;
 	return 0;
 }
 
@@ -483,6 +510,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'f':
 		cfg->children = true;
 		return 0;
+	case 'a':
+		cfg->all = true;
+		cfg->children = true;
+		return 0;
+	case OPT_CGROUP:
+		err = parse_cgroup(cfg, arg);
+		break;
 	case 'q':
 		cfg->quiet = true;
 		return 0;

@@ -9,12 +9,17 @@
 #include "model/profile.h"
 
 #define FL_MAX_PIDS 64
+#define FL_MAX_CGROUP_SELECTORS 16 /* bpf/faultline.h FL_MAX_CGROUPS */
 
 struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
-	char **command;	   /* argv after "--" (NULL-terminated; points into argv), or NULL */
-	bool children;	   /* -f: follow the processes the targets fork */
+	char **command; /* argv after "--" (NULL-terminated; points into argv), or NULL */
+	bool children;	/* -f: follow the processes the targets fork (-a and --cgroup too) */
+	bool all;	/* -a: every process on the host */
+	/* --cgroup SEL (repeatable): a cgroup v2 path, a systemd unit or a container id */
+	const char *cgroups[FL_MAX_CGROUP_SELECTORS];
+	size_t ncgroups;
 	double duration_s; /* -d; 0 = until the targets exit or a signal */
 	double interval_s; /* -i; default 1 */
 	unsigned top;	   /* --top; default 20 */

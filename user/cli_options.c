@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "cli_options.h"
 
-const char cli_args_doc[] = "-p PID[,PID...]\n-- COMMAND [ARG...]";
+const char cli_args_doc[] = "-p PID[,PID...]\n-a\n--cgroup PATH|UNIT|ID\n-- COMMAND [ARG...]";
 
 const char cli_doc[] =
 	"Profile the resident memory growth and page faults of processes by call stack.\n"
 	"\n"
 	"USAGE: faultline [OPTIONS] -p PID[,PID...]\n"
+	"       faultline [OPTIONS] -a | --cgroup PATH|UNIT|ID\n"
 	"       faultline [OPTIONS] -- COMMAND [ARG...]\n"
 	"       faultline diff [OPTIONS] BEFORE AFTER   (faultline diff --help)\n"
 	"\n"
@@ -15,6 +16,8 @@ const char cli_doc[] =
 	"    faultline -p 1234,5678 -d 30  # two processes for 30 seconds\n"
 	"    faultline -f -p 1234          # 1234 and every process it forks from now on\n"
 	"    faultline -T -p 1234          # per-thread table, thread frames\n"
+	"    faultline -a -d 60            # every process on the host for a minute\n"
+	"    faultline --cgroup mysql.service  # a service's processes, new ones too\n"
 	"    faultline --metric faults -- ./app -x  # launch ./app, rank by faults\n"
 	"    faultline -q --folded out.txt -p 1234  # folded stacks for flamegraph.pl\n"
 	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
@@ -69,6 +72,11 @@ const struct argp_option cli_options[] = {
 	{ NULL, 0, NULL, 0, "Target:", 1 },
 	{ "pid", 'p', "PID[,PID...]", 0, "Attach to these processes (repeatable; <= 64)", 1 },
 	{ "children", 'f', NULL, 0, "Follow new processes the targets fork (<= 4096 in all)", 1 },
+	{ "all", 'a', NULL, 0, "Every process on the host, those started later too", 1 },
+	{ "cgroup", OPT_CGROUP, "PATH|UNIT|ID", 0,
+	  "Every process of a cgroup v2 and its descendants, those that join later too: a "
+	  "path, a systemd unit (mysql.service) or a container id (repeatable; <= 16)",
+	  1 },
 	{ NULL, 0, NULL, 0, "Session:", 2 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: when targets exit)", 2 },
 	{ "interval", 'i', "SECONDS", 0, "Refresh every SECONDS (default 1, >= 0.1)", 2 },

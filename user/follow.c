@@ -233,6 +233,9 @@ static void follow(struct session *s, const struct collector_proc *e)
 	}
 	if (!t->sum.alive && !collector__thread(s->col, (uint32_t)e->pid, &th))
 		snprintf(t->sum.comm, sizeof(t->sum.comm), "%s", th.comm);
+	/* gone before it was read: a fork is born in its parent's cgroup */
+	if (!t->sum.cgroup[0] && parent_of(s, t))
+		snprintf(t->sum.cgroup, sizeof(t->sum.cgroup), "%s", parent_of(s, t)->sum.cgroup);
 	if (s->cfg->verbose)
 		fprintf(stderr, "faultline: following new process %d (%s)%s\n", e->pid, t->sum.comm,
 			t->sum.alive ? "" : ", already exited");

@@ -152,8 +152,9 @@ void session__read_inventory(struct session *s, struct target *t, bool paced)
 		name_callers(s, t);
 }
 
-/* The session's figures beside the rows' in @r: time, drops, probe windows, unwind tables. */
-static void fill_report(const struct session *s, struct fl_report *r, bool final)
+/* The session's figures beside the rows' in @r: time, drops, probe windows, unwind tables,
+ * the selected cgroups' own counters. */
+static void fill_report(struct session *s, struct fl_report *r, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
 
@@ -168,6 +169,11 @@ static void fill_report(const struct session *s, struct fl_report *r, bool final
 	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
 	r->drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
 	unwinder__stats(s->unwind, &r->unwind);
+	if (s->scope.ncg) {
+		scope__reconcile(&s->scope, r->procs, r->nprocs);
+		r->cgroups = s->scope.recon;
+		r->ncgroups = s->scope.ncg;
+	}
 }
 
 /* The snapshot of the rows just read, by @metric, with thread frames or not. */
@@ -378,12 +384,15 @@ static void reap(struct session *s)
 	follow__exits(s);
 }
 
-static bool any_alive(const struct session *s)
+static bool any_alive(struct session *s)
 {
 	/* a launched command's end is its reaping's to say: a refresh can see it first (its
 	 * pidfd readable), and the loop must reap it for its status */
 	if (s->launched && !s->child_waiting)
 		return true;
+	/* a scope lasts until a signal, -d, or the removal of its cgroup */
+	if (s->scope.kind)
+		return scope__still_there(&s->scope);
 	for (size_t i = 0; i < s->targets.n; i++)
 		if (s->targets.v[i].sum.alive)
 			return true;

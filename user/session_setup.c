@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* Everything a session sets up before its first refresh, and takes down after its last. */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,7 +120,15 @@ static void announce(const struct session *s)
 	for (size_t i = 0; i < s->targets.n; i++)
 		fprintf(stderr, "%s %d (%s)", i ? "," : "", s->targets.v[i].sum.pid,
 			s->launched ? s->cfg->command[0] : s->targets.v[i].sum.comm);
-	fprintf(stderr, "%s; Ctrl-C to stop\n", s->cfg->children ? " and their new children" : "");
+	if (s->scope.kind) {
+		char what[PATH_MAX + 64];
+
+		scope__describe(&s->scope, what, sizeof(what));
+		fprintf(stderr, "%s%s (%zu processes now, and those that start or join)",
+			s->targets.n ? " and " : " ", what, s->scope.present);
+	}
+	fprintf(stderr, "%s; Ctrl-C to stop\n",
+		s->cfg->children && !s->scope.kind ? " and their new children" : "");
 	if (s->note)
 		fprintf(stderr, "faultline: note: %s\n", s->note);
 	if (s->cfg->sample_time)
@@ -197,6 +206,10 @@ int session__setup(struct session *s)
 
 	if (cfg->command && (err = launch__check(cfg->command[0])))
 		return err;
+	err = scope__resolve(cfg, &s->scope);
+	if (err)
+		return err;
+	to.scope = s->scope.kind;
 	for (size_t i = 0; i < cfg->npids; i++) {
 		struct target *t = target_set__add(&s->targets);
 		struct target *first;
@@ -227,6 +240,8 @@ int session__setup(struct session *s)
 		fd_setup(s);
 		err = tracer__load(&s->tracer, &to);
 	}
+	if (!err)
+		err = scope__give(&s->scope, s->tracer);
 	if (err)
 		return err;
 	s->metric = cfg->metric;
@@ -268,6 +283,11 @@ int session__setup(struct session *s)
 	if (!err) {
 		exits_setup(s);
 		err = tracer__attach(s->tracer);
+	}
+	/* after the attach: a process that forks or moves meanwhile is the BPF side's */
+	if (!err && s->scope.kind) {
+		scope__read_start(&s->scope);
+		scope__admit_present(&s->scope, s->tracer, cfg->verbose);
 	}
 	windows_start = (uint64_t)(session_now() * 1e9);
 	for (size_t i = 0; i < s->targets.n && !err && cfg->alloc; i++)

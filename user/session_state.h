@@ -12,6 +12,7 @@
 #include <time.h>
 #include "cli.h"
 #include "formats/output.h"
+#include "scope.h"
 #include "snapshot.h"
 #include "trace/allocsetup.h"
 #include "trace/attach.h"
@@ -43,6 +44,7 @@ struct session {
 	struct treecache *tree;	   /* the call tree, kept from one refresh to the next */
 	struct unwinder *unwind;   /* the targets' unwind tables in the BPF maps */
 	struct target_set targets; /* the given ones, then the children -f found */
+	struct scope scope;	   /* -a, --cgroup: the processes the BPF side makes targets */
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */
 	struct fold_class *folds;  /* -f */
 	size_t nfolds, folds_cap;

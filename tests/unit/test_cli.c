@@ -464,3 +464,32 @@ Test(cli, version, .init = quiet)
 	cr_expect_eq(count_lines(out), 1);
 	free(out);
 }
+
+Test(cli, scopes, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "-a", "-d", "5"), 0);
+	cr_expect(cfg.all && cfg.children, "-a follows new processes");
+	cr_expect_eq(cfg.npids, 0);
+	cr_assert_eq(PARSE(&cfg, "--cgroup", "mysql.service", "--cgroup", "/sys/fs/cgroup/x"), 0);
+	cr_expect_eq(cfg.ncgroups, 2);
+	cr_expect_str_eq(cfg.cgroups[0], "mysql.service");
+	cr_expect_str_eq(cfg.cgroups[1], "/sys/fs/cgroup/x");
+	cr_expect(cfg.children && !cfg.all);
+	/* selectors combine with -p */
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--cgroup", "x.service", "--alloc"), 0);
+	cr_expect(cfg.npids == 1 && cfg.ncgroups == 1 && cfg.alloc);
+}
+
+Test(cli, scope_errors, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("adds nothing", "-a", "--cgroup", "x.service");
+	EXPECT_USAGE_ERROR("--alloc with -a", "-a", "--alloc");
+	EXPECT_USAGE_ERROR("empty cgroup", "--cgroup", "");
+	EXPECT_USAGE_ERROR("at most 16", "--cgroup", "a", "--cgroup", "a", "--cgroup", "a",
+			   "--cgroup", "a", "--cgroup", "a", "--cgroup", "a", "--cgroup", "a",
+			   "--cgroup", "a", "--cgroup", "a", "--cgroup", "a", "--cgroup", "a",
+			   "--cgroup", "a", "--cgroup", "a", "--cgroup", "a", "--cgroup", "a",
+			   "--cgroup", "a", "--cgroup", "a");
+}

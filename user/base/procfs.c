@@ -437,6 +437,13 @@ uint64_t procfs__ticks_of_ns(uint64_t ns)
 	return ns / (1000000000ULL / (uint64_t)(hz > 0 ? hz : 100));
 }
 
+uint64_t procfs__ns_of_ticks(uint64_t ticks)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return ticks * (1000000000ULL / (uint64_t)(hz > 0 ? hz : 100));
+}
+
 int procfs__open_in_root(int rootfd, const char *path)
 {
 	struct open_how how = {

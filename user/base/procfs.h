@@ -53,6 +53,9 @@ int procfs__read_start(pid_t pid, uint64_t *ticks);
 /* A start_boottime of the kernel's (ns) in the clock ticks of /proc/PID/stat's starttime. */
 uint64_t procfs__ticks_of_ns(uint64_t ns);
 
+/* ... and back: clock ticks since boot in nanoseconds (procfs__ticks_of_ns() undoes it). */
+uint64_t procfs__ns_of_ticks(uint64_t ticks);
+
 /* Opens @path under @rootfd (AT_FDCWD: the caller's own root; a target's is /proc/PID/root)
  * with symlinks resolved inside that root (openat2 RESOLVE_IN_ROOT, or a relative openat on
  * kernels before 5.6). Returns an fd (O_RDONLY | O_CLOEXEC) or -errno. */

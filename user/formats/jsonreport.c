@@ -8,6 +8,7 @@
 #include "formats/jsonreport.h"
 #include <string.h>
 #include "formats/json.h"
+#include "formats/jsoncgroups.h"
 #include "formats/jsongroups.h"
 #include "formats/jsoninventory.h"
 #include "model/retention.h"
@@ -278,6 +279,10 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 	json__object_begin(j, NULL);
 	json__i64(j, "pid", s->pid);
 	json__strn(j, "name", s->comm, sizeof(s->comm));
+	if (s->cgroup[0])
+		json__str(j, "cgroup", s->cgroup);
+	else
+		json__null(j, "cgroup");
 	json__bool(j, "alive", s->alive);
 	json__bool(j, "followed", s->followed);
 	if (s->folded_into)
@@ -420,6 +425,7 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 		process(&j, r, &r->procs[i]);
 	json__array_end(&j);
 	jsongroups__write(&j, r);
+	jsoncgroups__write(&j, r);
 	json__array_begin(&j, "threads");
 	for (size_t i = 0; i < r->nthreads; i++)
 		thread(&j, r, &r->threads[i]);

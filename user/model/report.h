@@ -15,9 +15,10 @@
 struct fl_proc_summary {
 	pid_t pid;
 	char comm[FL_COMM_LEN];
-	bool alive;		      /* false once the process has exited */
-	bool followed;		      /* a child -f found, not a given target */
-	bool no_status;		      /* it exited before its status could be read */
+	char cgroup[256]; /* its cgroup v2 path when first seen ("/a/b"); "" when unknown */
+	bool alive;	  /* false once the process has exited */
+	bool followed;	  /* a child -f found, not a given target */
+	bool no_status;	  /* it exited before its status could be read */
 	struct proc_status at_attach; /* /proc/PID/status when the session began */
 	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */
 	/* the counters of the images its execs left, each as its teardown began (fl_proc): the
@@ -105,10 +106,15 @@ int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, 
  * for this report); false when there was none yet. */
 bool report__ages_as_of(const struct fl_report *r, uint64_t *ns);
 
+struct cgroup_recon;
+
 struct fl_report {
 	double elapsed_s;
 	const struct fl_proc_summary *procs;
 	size_t nprocs;
+	/* --cgroup: each selected cgroup's own counters beside its processes' (cgroupmem.h) */
+	const struct cgroup_recon *cgroups;
+	size_t ncgroups;
 	const struct fl_thread_summary *threads; /* sorted by the metric, heaviest first */
 	size_t nthreads;
 	uint64_t drops[FL_DROP__COUNT];

@@ -243,7 +243,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
-	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children);
+	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
+	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
+	t->skel->rodata->scope = o->scope;
+	t->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
 	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
 	if (err)

@@ -31,6 +31,8 @@ struct tracer_opts {
 	bool map_classes;	/* classify every change by the mapping it hit (--by mapping) */
 	bool follow_children;	/* -f: load the fork program, which makes a target's children
 				 * targets (at most FL_MAX_PROCS processes in all) */
+	uint32_t scope;		/* enum fl_scope: the processes the BPF side makes targets by
+				 * themselves (-a, --cgroup: trace/scope.h) */
 };
 
 /* Checks the kernel can run faultline (BTF present, tracefs mounted or mountable), opens and

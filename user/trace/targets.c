@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "base/cgroupfs.h"
 #include "base/grow.h"
 #include "base/procfs.h"
 #include "trace/inventoryread.h"
@@ -59,6 +60,7 @@ int target__init(struct target *t, pid_t pid)
 	t->sum.alive = true;
 	t->sum.now = t->sum.at_attach;
 	procfs__read_comm(tgid, t->sum.comm, sizeof(t->sum.comm));
+	cgroup__of_pid(tgid, t->sum.cgroup, sizeof(t->sum.cgroup));
 	t->pidfd = pidfd_of(tgid);
 	return 0;
 }
@@ -146,6 +148,7 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
 	t->gen = (uint16_t)bpf->gen;
 	t->parent = (pid_t)bpf->parent;
 	/* read, then checked: a process that was still itself after the reads was read */
+	cgroup__of_pid(pid, t->sum.cgroup, sizeof(t->sum.cgroup));
 	if (procfs__read_status(pid, &t->sum.at_attach) == 0 &&
 	    procfs__read_comm(pid, t->sum.comm, sizeof(t->sum.comm)) == 0 &&
 	    target__same_process(t)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "base/units.h"
 #include "views/alloctable.h"
+#include "views/cgrouptable.h"
 #include "views/flametree.h"
 #include "views/grouptable.h"
 #include "views/inventorytable.h"
@@ -311,6 +312,8 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 	} else {
 		render_procs(out, r, o, width);
 	}
+	for (i = 0; i < r->ncgroups; i++)
+		cgrouptable__render(out, width, &r->cgroups[i]);
 	render_drops(out, width, r);
 	render_stacks(out, width, r);
 	if (r->note)
