@@ -210,7 +210,12 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 		f->mapping = &maps[i];
 	}
 	return pprof__add_sample_lines(snap->pprof, frames, fl, depth, values,
-				       row_thread(snap, r->key.tid), r->key.tgid, r->key.tid);
+				       &(struct pprof_labels){ .thread =
+								       row_thread(snap, r->key.tid),
+							       .pid = r->key.tgid,
+							       .tid = r->key.tid,
+							       .comm = t->sum.comm,
+							       .cgroup = t->sum.cgroup });
 }
 
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */

@@ -75,6 +75,7 @@ struct sample_rec {
 	size_t loc_off, nlocs; /* in locs */
 	size_t val_off;	       /* in vals, ntypes of them */
 	uint64_t thread, pid;  /* string ids */
+	uint64_t comm, cgroup; /* string ids, 0: none */
 	uint64_t tid;
 };
 
@@ -95,7 +96,7 @@ struct pprof {
 	size_t nsample_locs, sample_locs_cap;
 	int64_t *vals;
 	size_t nvals, vals_cap;
-	uint64_t key_thread, key_pid, key_tid;
+	uint64_t key_thread, key_pid, key_tid, key_comm, key_cgroup;
 };
 
 /* The string id of @s (0 for "" or NULL), added when new; (uint64_t)-1 when out of memory. */
@@ -129,8 +130,11 @@ struct pprof *pprof__new(void)
 	p->key_thread = string_id(p, "thread");
 	p->key_pid = string_id(p, "pid");
 	p->key_tid = string_id(p, "tid");
+	p->key_comm = string_id(p, "comm");
+	p->key_cgroup = string_id(p, "cgroup");
 	if (p->key_tid == (uint64_t)-1 || p->key_pid == (uint64_t)-1 ||
-	    p->key_thread == (uint64_t)-1) {
+	    p->key_thread == (uint64_t)-1 || p->key_comm == (uint64_t)-1 ||
+	    p->key_cgroup == (uint64_t)-1) {
 		pprof__free(p);
 		return NULL;
 	}
@@ -251,26 +255,31 @@ static uint64_t location_id(struct pprof *p, const struct pprof_frame *f,
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
 		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid)
 {
-	return pprof__add_sample_lines(p, frames, NULL, n, values, thread, pid, tid);
+	struct pprof_labels l = { .thread = thread, .pid = pid, .tid = tid };
+
+	return pprof__add_sample_lines(p, frames, NULL, n, values, &l);
 }
 
 int pprof__add_sample_lines(struct pprof *p, const struct pprof_frame *frames,
 			    const struct pprof_lines *lines, size_t n, const int64_t *values,
-			    const char *thread, uint32_t pid, uint32_t tid)
+			    const struct pprof_labels *l)
 {
 	char pid_str[16];
 	struct sample_rec s = { .loc_off = p->nsample_locs,
 				.nlocs = n,
 				.val_off = p->nvals,
-				.tid = tid };
+				.tid = l->tid };
 	void *grown;
 
 	if (!n || !p->ntypes)
 		return -EINVAL;
-	snprintf(pid_str, sizeof(pid_str), "%" PRIu32, pid);
-	s.thread = string_id(p, thread);
+	snprintf(pid_str, sizeof(pid_str), "%" PRIu32, l->pid);
+	s.thread = string_id(p, l->thread);
 	s.pid = string_id(p, pid_str);
-	if (s.thread == (uint64_t)-1 || s.pid == (uint64_t)-1)
+	s.comm = string_id(p, l->comm);
+	s.cgroup = string_id(p, l->cgroup);
+	if (s.thread == (uint64_t)-1 || s.pid == (uint64_t)-1 || s.comm == (uint64_t)-1 ||
+	    s.cgroup == (uint64_t)-1)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t id = location_id(p, &frames[i], lines ? &lines[i] : NULL);
@@ -402,6 +411,10 @@ static void encode_samples(const struct pprof *p, struct gz_out *g, struct pb_bu
 			encode_label(m, label, p->key_thread, s->thread, 0);
 		encode_label(m, label, p->key_pid, s->pid, 0);
 		encode_label(m, label, p->key_tid, 0, s->tid);
+		if (s->comm)
+			encode_label(m, label, p->key_comm, s->comm, 0);
+		if (s->cgroup)
+			encode_label(m, label, p->key_cgroup, s->cgroup, 0);
 		pb__message(b, PROFILE_SAMPLE, m);
 		gz_emit(g, b);
 	}

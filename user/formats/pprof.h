@@ -67,11 +67,21 @@ void pprof__set_time(struct pprof *p, int64_t time_ns, int64_t duration_ns);
 int pprof__add_sample(struct pprof *p, const struct pprof_frame *frames, size_t n,
 		      const int64_t *values, const char *thread, uint32_t pid, uint32_t tid);
 
+/* The labels of a sample: thread (NULL: none), pid and tid, and its process's comm and
+ * cgroup (NULL or "": none), for a store that slices profiles by them. */
+struct pprof_labels {
+	const char *thread;
+	uint32_t pid, tid;
+	const char *comm;
+	const char *cgroup;
+};
+
 /* pprof__add_sample, with the source lines of each frame in @lines (as many as @frames; NULL:
- * none): a frame with an address gets one Line per line, Function.filename its source file. */
+ * none): a frame with an address gets one Line per line, Function.filename its source file;
+ * and labels comm and cgroup (strings) besides thread, pid and tid. */
 int pprof__add_sample_lines(struct pprof *p, const struct pprof_frame *frames,
 			    const struct pprof_lines *lines, size_t n, const int64_t *values,
-			    const char *thread, uint32_t pid, uint32_t tid);
+			    const struct pprof_labels *l);
 
 /* How many samples, locations and mappings the model holds. */
 size_t pprof__nr_samples(const struct pprof *p);

@@ -83,7 +83,7 @@ struct d_label {
 struct d_sample {
 	uint64_t locs[MAX_ITEMS], vals[MAX_ITEMS];
 	size_t nlocs, nvals;
-	struct d_label labels[4];
+	struct d_label labels[6];
 	size_t nlabels;
 };
 
@@ -130,7 +130,7 @@ static void decode_sample(const struct field *m, struct d_sample *s)
 		else if (f.num == 3) {
 			uint64_t l[4] = {};
 
-			cr_assert_lt(s->nlabels, 4);
+			cr_assert_lt(s->nlabels, 6);
 			flat(&f, l, 4);
 			s->labels[s->nlabels++] = (struct d_label){ l[0], l[1], l[2] };
 		}
@@ -406,6 +406,33 @@ Test(pprof, labels)
 	cr_expect_str_eq(label(&d, &d.samples[1], "thread", &num), "[kernel]");
 	cr_expect_null(label(&d, &d.samples[1], "tid", &num));
 	cr_expect_eq(num, 0);
+	d_free(&d);
+	pprof__free(p);
+}
+
+/* A process's comm and cgroup label its samples; none is written where it has neither. */
+Test(pprof, comm_and_cgroup_labels)
+{
+	struct pprof *p = pprof__new();
+	const struct pprof_frame f[] = { { "main", 0, 7, NULL } };
+	const int64_t v[] = { 4096 };
+	struct d_profile d;
+	uint64_t num = 0;
+
+	cr_assert_not_null(p);
+	cr_assert_eq(pprof__add_type(p, "resident", "bytes"), 0);
+	cr_assert_eq(pprof__add_sample_lines(p, f, NULL, 1, v,
+					     &(struct pprof_labels){ .thread = "w",
+								     .pid = 7,
+								     .tid = 8,
+								     .comm = "mysqld",
+								     .cgroup = "/system.slice/m.service" }),
+		     0);
+	cr_assert_eq(pprof__add_sample(p, f, 1, v, "w", 9, 9), 0);
+	write_and_decode(p, &d);
+	cr_expect_str_eq(label(&d, &d.samples[0], "comm", &num), "mysqld");
+	cr_expect_str_eq(label(&d, &d.samples[0], "cgroup", &num), "/system.slice/m.service");
+	cr_expect_eq(d.samples[1].nlabels, 3, "thread, pid and tid only");
 	d_free(&d);
 	pprof__free(p);
 }
