@@ -296,11 +296,38 @@ _Static_assert(sizeof(struct fl_mm) == 64, "fl_mm layout");
  * 64-bit hash.
  */
 struct fl_stack {
-	__u64 ips[FL_MAX_STACK_DEPTH];
-	__u32 end; /* enum fl_stack_end: how the walk ended */
+	__u64 ips[FL_MAX_STACK_DEPTH]; /* addresses, or frames of objects (FL_FRAME_OBJ) */
+	__u32 end;		       /* enum fl_stack_end: how the walk ended */
 	__u32 _pad;
 };
 _Static_assert(sizeof(struct fl_stack) == 1024, "fl_stack layout");
+
+/*
+ * A frame in code the walk has an unwind table for is written as that object and the ELF
+ * address in it, FL_FRAME_OBJ | table << 32 | vaddr: the same in every process that runs the
+ * code, across ASLR, fork and exec, so the stacks map holds code paths, not (process, path)
+ * pairs. Frames elsewhere (no table: code without unwind info, JIT, anonymous code) stay
+ * addresses, which never have the top bit set. userspace turns each back into the address in
+ * the process whose row it names (user/trace/frames.c).
+ */
+#define FL_FRAME_OBJ (1ull << 63)
+
+/* The value that turns an address @pc in a mapping of table @table and bias @bias (ELF vaddr
+ * = pc - bias, below 4 GiB as rows are) into its frame: pc + delta. */
+static inline __u64 fl_frame_delta(__u32 table, __u64 bias)
+{
+	return FL_FRAME_OBJ + ((__u64)table << 32) - bias;
+}
+
+static inline __u32 fl_frame_table(__u64 frame)
+{
+	return (__u32)((frame & ~FL_FRAME_OBJ) >> 32);
+}
+
+static inline __u32 fl_frame_vaddr(__u64 frame)
+{
+	return (__u32)frame;
+}
 
 /* How a walk ended: at the outermost frame (the stack is whole), or cut, and why. */
 enum fl_stack_end {

@@ -95,12 +95,23 @@ static long fl_clear_step(__u32 i, struct fl_walk_state *w)
 	return 0;
 }
 
+/* Hashes the walk's frame @i: once the walk is done, as a frame becomes its object's only
+ * when the step from it looks its row up. */
+static long fl_hash_step(__u32 i, struct fl_walk_state *w)
+{
+	if (i >= w->s->w.n || i >= FL_MAX_STACK_DEPTH)
+		return 1;
+	w->s->w.hash = (w->s->w.hash ^ w->s->st.ips[i]) * 0x100000001b3ull;
+	return 0;
+}
+
 /* Walks the user stack into @w->s->st, leaf first; sets @w->s->w.n and returns the stack's hash. */
 static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 {
-	w->s->w.hash = (FL_HASH_INIT ^ w->s->w.pc) * 0x100000001b3ull;
+	w->s->w.hash = FL_HASH_INIT;
 	w->s->w.n = 1;
 	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
+	bpf_loop(FL_MAX_STACK_DEPTH, fl_hash_step, w, 0);
 	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
 	/* whole only when every step was one a row said: a frame-pointer step may skip frames */
 	if (w->s->w.end == FL_END_WHOLE && w->s->w.fallback)

@@ -40,8 +40,8 @@ struct {
 struct fl_row_cache_entry {
 	__u64 addr; /* the address looked up (pc, or pc - 1 for a return address) */
 	__u32 gen;
-	__u32 _pad;
-	struct fl_unwind_row row;
+	__u32 table;		  /* the table of the mapping it lies in */
+	struct fl_unwind_row row; /* row.addr: addr's ELF vaddr, not the row's (unused after) */
 };
 _Static_assert(sizeof(struct fl_row_cache_entry) == 32, "1024 of them in a per-CPU value");
 
@@ -81,6 +81,7 @@ struct fl_walk {
 	__u8 fallback;	  /* it took a frame-pointer step where no row said how (FL_END_FALLBACK) */
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
 	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
+	__u64 frame;	  /* the current pc as its object's frame, once fl_find_row() found it */
 };
 
 /* What the walk knows of the current frame's rbx, which few rows need (FL_CFA_RBX). */
@@ -256,6 +257,8 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 		e = &w->cache->e[(idx >> 22) & (FL_ROW_CACHE - 1)];
 		if (e->addr == key && e->gen == p->gen) {
 			w->s->row = e->row;
+			w->s->w.frame = FL_FRAME_OBJ | (__u64)e->table << 32 |
+					(__u32)(e->row.addr + (w->s->w.pc - key));
 			return true;
 		}
 	}
@@ -288,10 +291,13 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	if (!r)
 		return false;
 	w->s->row = *r;
+	w->s->w.frame = w->s->w.pc + fl_frame_delta(m->table, m->bias);
 	if (e) {
 		e->addr = key;
 		e->gen = p->gen;
+		e->table = m->table;
 		e->row = *r;
+		e->row.addr = (__u32)addr;
 	}
 	return true;
 }
@@ -316,7 +322,6 @@ static __always_inline long fl_push_frame(__u32 i, struct fl_walk_state *w, __u6
 	}
 	/* the mask keeps the verifier sure of the bound when the compiler spills i as 32 bits */
 	w->s->st.ips[(i + 1) & 127] = ret;
-	w->s->w.hash = (w->s->w.hash ^ ret) * 0x100000001b3ull;
 	w->s->w.n = i + 2;
 	w->s->w.pc = ret;
 	return 0;
@@ -432,6 +437,8 @@ static long fl_unwind_step(__u32 i, struct fl_walk_state *w)
 		why = w->s->w.tables ? FL_END_NO_TABLE : FL_END_FP;
 		goto fp;
 	}
+	/* the frame as its object's, the same in every process that runs this code */
+	w->s->st.ips[i & 127] = w->s->w.frame;
 	switch (row->cfa) {
 	case FL_CFA_RSP:
 		cfa = w->s->w.sp + (__s64)row->cfa_off;

@@ -457,6 +457,23 @@ bool symbolizer__is_code(struct symbolizer *s, uint64_t addr)
 	return e && (e->perms & PROCMAP_EXEC);
 }
 
+int symbolizer__addr_of(const struct symbolizer *s, const struct elfsyms *elf, uint64_t vaddr,
+			uint64_t *addr)
+{
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		const struct procmap_entry *e = &s->maps.entries[i];
+		const struct sym_map *m = &s->mods[i];
+		uint64_t at = vaddr + m->bias;
+
+		if (m->elf == elf && m->have_bias && (e->perms & PROCMAP_EXEC) && at >= e->start &&
+		    at < e->end) {
+			*addr = at;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out, size_t max)
 {
 	size_t n = 0;

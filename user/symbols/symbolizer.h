@@ -101,6 +101,12 @@ int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t
 /* True when @addr lies in an executable mapping of the snapshot. */
 bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
 
+/* The address in this process of ELF address @vaddr of object @elf (the elf_cache's), from its
+ * executable mappings of it, into *@addr. Returns 0, or -ENOENT when no such mapping holds it
+ * (not mapped, or mapped after the maps were read). */
+int symbolizer__addr_of(const struct symbolizer *s, const struct elfsyms *elf, uint64_t vaddr,
+			uint64_t *addr);
+
 /* The path of the file with fl_file_id() @file_id that any maps snapshot showed, or NULL. */
 const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id);
 

@@ -62,11 +62,17 @@ struct frames {
 	uint32_t *named_ix; /* index + 1 into named by (image, addr); 0: free */
 	size_t named_ix_cap;
 	struct intern strings;
+	const struct unwinder *unwind; /* whose tables the frames of objects name */
 	/* what frames__get_info() returns: valid until its next call */
 	const char *out_names[FL_MAX_STACK_DEPTH];
 	uint64_t out_addrs[FL_MAX_STACK_DEPTH];
 	struct frame_info out_info[FL_MAX_STACK_DEPTH];
 };
+
+void frames__set_unwinder(struct frames *f, const struct unwinder *u)
+{
+	f->unwind = u;
+}
 
 void frames__next_round(struct frames *f)
 {
@@ -178,10 +184,34 @@ static bool leaf_caller_missing(struct symbolizer *sym, const uint64_t *ips, siz
  * address in a row folded (a walk looping on a bogus frame; direct recursion from one call site
  * folds too, as most profilers show it). Returns the count.
  */
-static size_t repaired_walk(const struct collector *col, struct symbolizer *sym,
-			    const struct fl_key *key, uint64_t ips[FL_MAX_STACK_DEPTH])
+/*
+ * The addresses in @sym's process of the frames of objects among @ips (the walk writes a frame
+ * in code with a table as its object's, the same in every process: FL_FRAME_OBJ). One whose
+ * object the process's maps, as read, do not hold stays as it is: no code, so the stack is
+ * cut there and named again later.
+ */
+static void frames_in_process(const struct frames *f, const struct symbolizer *sym, uint64_t *ips,
+			      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct elfsyms *elf;
+		uint64_t addr;
+
+		if (!(ips[i] & FL_FRAME_OBJ))
+			continue;
+		elf = unwinder__object(f->unwind, fl_frame_table(ips[i]));
+		if (elf && sym && !symbolizer__addr_of(sym, elf, fl_frame_vaddr(ips[i]), &addr))
+			ips[i] = addr;
+	}
+}
+
+static size_t repaired_walk(const struct frames *f, const struct collector *col,
+			    struct symbolizer *sym, const struct fl_key *key,
+			    uint64_t ips[FL_MAX_STACK_DEPTH])
 {
 	size_t n = collector__stack(col, key->stack, ips, NULL), out = n ? 1 : 0;
+
+	frames_in_process(f, sym, ips, n);
 
 	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing(sym, ips, n, key->leaf_ret)) {
 		memmove(&ips[2], &ips[1], (n - 1) * sizeof(ips[0]));
@@ -451,7 +481,7 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 		goto named;
 	if (!s->used || s->retry) {
 		/* walked again: repairing the walk needs the maps a retry may have now */
-		n = repaired_walk(col, sym, key, ips);
+		n = repaired_walk(f, col, sym, key, ips);
 		if (!n && !s->used)
 			return 0;
 		if (!s->used) {

@@ -7,11 +7,17 @@
 #include <stdint.h>
 #include "symbols/symbolizer.h"
 #include "trace/collector.h"
+#include "trace/unwind.h"
 
 struct frames;
 
 struct frames *frames__new(void);
 void frames__free(struct frames *f); /* accepts NULL */
+
+/* The unwind tables whose frames the walk writes as (object, ELF address): each is turned
+ * back into the address in the process whose row it names. NULL: none (every frame is an
+ * address). */
+void frames__set_unwinder(struct frames *f, const struct unwinder *u);
 
 /* A new refresh: stacks that were cut may be named again (once each). */
 void frames__next_round(struct frames *f);

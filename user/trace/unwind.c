@@ -420,3 +420,16 @@ void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out)
 {
 	*out = u ? u->stats : (struct fl_unwind_figures){ 0 };
 }
+
+const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table)
+{
+	/* ids are given in the order objects come, from 1: most often objs[id - 1] */
+	if (!u || !table)
+		return NULL;
+	if (table <= u->nobjs && u->objs[table - 1].id == table)
+		return u->objs[table - 1].elf;
+	for (size_t i = 0; i < u->nobjs; i++)
+		if (u->objs[i].id == table)
+			return u->objs[i].elf;
+	return NULL;
+}

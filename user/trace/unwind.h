@@ -32,6 +32,10 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 
 void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out);
 
+/* The object whose table is @table (fl_frame_table() of a frame the walk wrote), or NULL:
+ * tables are never dropped during a session, so a frame names its object for good. */
+const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table);
+
 /*
  * When a process maps more code than the walk's list holds (@n > @max mappings of @code,
  * sorted by start): keeps in @code[0, @max), still sorted by start, those its stacks most

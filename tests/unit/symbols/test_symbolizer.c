@@ -373,6 +373,70 @@ Test(symbolizer, maps_file_under_root)
 	free(maps);
 }
 
+/* The object of @s's first code mapping whose path ends in @suffix. */
+static const struct elfsyms *code_elf(const struct symbolizer *s, const char *suffix)
+{
+	struct symbolizer_code code[32];
+	size_t n = symbolizer__code(s, code, 32);
+
+	for (size_t i = 0; i < n && i < 32; i++) {
+		size_t len = strlen(code[i].path), sl = strlen(suffix);
+
+		if (len >= sl && !strcmp(code[i].path + len - sl, suffix))
+			return code[i].elf;
+	}
+	cr_assert_fail("no code mapping of %s", suffix);
+	return NULL;
+}
+
+/* A frame the walk wrote as (object, ELF address) is the same in every layout: each process
+ * turns it into its own address; a process that maps the object elsewhere, or not, another. */
+Test(symbolizer, addr_of_an_object_address_in_each_layout)
+{
+	const uint64_t dbin = 0x10000000, dlib = 0x7000000000ULL;
+	struct elf_cache *cache = elf_cache__new();
+	struct symbolizer *moved, *other;
+	char path[256], *maps, exe[256], lib[256];
+	const struct elfsyms *e_exe, *e_lib;
+	uint64_t addr = 0, v_alpha, v_lib;
+	struct target t;
+	FILE *f;
+
+	build("pie", "-fPIE -pie", true);
+	start(&t, "pie");
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)t.pid);
+	maps = read_all(path);
+	stop(&t);
+	snprintf(exe, sizeof(exe), "%s/bin/pie", scratch_dir);
+	snprintf(lib, sizeof(lib), "%s/lib/libfl.so", scratch_dir);
+	v_alpha = nm_addr(exe, "fl_alpha");
+	v_lib = nm_addr(lib, "fl_lib_local");
+	f = rewrite_maps(maps, dbin, dlib);
+	moved = symbolizer__new_from(cache, f, scratch_dir);
+	cr_assert_not_null(moved);
+	fclose(f);
+	e_exe = code_elf(moved, "/bin/pie");
+	e_lib = code_elf(moved, "/lib/libfl.so");
+	cr_assert_eq(symbolizer__addr_of(moved, e_exe, v_alpha, &addr), 0);
+	cr_expect_eq(addr, t.addr[A_ALPHA] + dbin);
+	cr_assert_eq(symbolizer__addr_of(moved, e_lib, v_lib, &addr), 0);
+	cr_expect_eq(addr, t.addr[A_LIB_LOCAL] + dlib);
+	/* another layout: the same object address is another address */
+	f = rewrite_maps(maps, 2 * dbin, dlib);
+	other = symbolizer__new_from(cache, f, scratch_dir);
+	cr_assert_not_null(other);
+	fclose(f);
+	cr_assert_eq(symbolizer__addr_of(other, e_exe, v_alpha, &addr), 0);
+	cr_expect_eq(addr, t.addr[A_ALPHA] + 2 * dbin);
+	/* past the object's code, or an object not mapped: none */
+	cr_expect_eq(symbolizer__addr_of(moved, e_exe, 0x7fffffff, &addr), -ENOENT);
+	cr_expect_eq(symbolizer__addr_of(moved, NULL, v_alpha, &addr), -ENOENT);
+	symbolizer__free(other);
+	symbolizer__free(moved);
+	elf_cache__free(cache);
+	free(maps);
+}
+
 /* Builds bin/@name stripped, with its debug file at @debug (relative to $scratch_dir), and a copy
  * bin/@name.full that keeps its symbols. With @link, a .gnu_debuglink names @name.debug. */
 static void build_stripped(const char *name, const char *debug, bool link)
