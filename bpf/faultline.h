@@ -577,9 +577,29 @@ _Static_assert(sizeof(struct fl_unwind_map) == 32, "fl_unwind_map layout");
 /* Value of unwind_procs (key: tgid): its executable mappings, sorted by start. */
 struct fl_unwind_proc {
 	__u32 n;
-	__u32 gen; /* changes whenever the list does: rows cached for the process are stale */
+	__u32 gen;	/* changes whenever the list does: rows cached for the process are stale */
+	__u32 learning; /* the BPF side is adding a mapping it found (a try-lock) */
+	__u32 kept;	/* ... its count of entries while it does: in the map, where the
+			 * verifier does not follow it step by step */
 	struct fl_unwind_map maps[FL_UNWIND_MAPS];
 };
+
+/* fl_unwind_proc.gen of the lists the BPF side changed: apart from the loader's */
+#define FL_UNWIND_GEN_BPF (1u << 31)
+
+/*
+ * Value of unwind_objects (key: fl_file_id() of an object file): its loaded table, so that
+ * the walk itself adds a mapping of it that a process's list lacks (an exec'd program, a
+ * library mapped since: bpf/unwind_learn.bpf.h), without waiting for the loader.
+ */
+struct fl_unwind_object {
+	__u32 table;
+	__u32 rows;
+	/* file offset - ELF address of its executable segment: a mapping of it at vm_start, page
+	 * offset vm_pgoff, has bias vm_start - vm_pgoff * page + off_minus_vaddr */
+	__s64 off_minus_vaddr;
+};
+_Static_assert(sizeof(struct fl_unwind_object) == 16, "fl_unwind_object layout");
 
 struct fl_unwind_row {
 	__u32 addr; /* ELF virtual address of the first instruction the row covers */

@@ -21,6 +21,7 @@
 
 struct fl_stats stats;
 __u32 unwind_epoch;
+__u32 fl_learn_gen;
 
 /* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
 static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member, __s64 delta)

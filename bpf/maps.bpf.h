@@ -65,6 +65,26 @@ struct {
 	__type(value, struct fl_thread);
 } threads SEC(".maps") __weak;
 
+/*
+ * Wake-ups for the loader: the tgid of a target that exec'd, so that the new image's unwind
+ * tables go in within milliseconds rather than at the loader's next poll, 100 ms away: a
+ * short-lived program (a compiler, a script's commands) would otherwise run its whole life by
+ * frame pointers. A fork needs none: the child unwinds by its parent's tables (fl_fork), and
+ * naming it (and putting allocator probes into it, which stalls every fork on the machine
+ * while the kernel registers them) costs more than a child of a few milliseconds is worth.
+ * Only a hint: when the ring is full, the poll finds the same processes, later. The walk wakes
+ * it too for an object it found mapped without a table (unwind_learn.bpf.h).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16384);
+} proc_events SEC(".maps") __weak;
+
+static __always_inline __attribute__((unused)) void fl_wake_loader(__u32 tgid)
+{
+	bpf_ringbuf_output(&proc_events, &tgid, sizeof(tgid), 0);
+}
+
 extern struct fl_stats stats;
 
 /* bpf_map_update_elem(BPF_NOEXIST) lost a race to another CPU: the entry is there. */

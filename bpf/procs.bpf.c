@@ -13,25 +13,6 @@
 #include "unwind_procs.bpf.h"
 
 /*
- * Wake-ups for the loader: the tgid of a target that exec'd, so that the new image's unwind
- * tables go in within milliseconds rather than at the loader's next poll, 100 ms away: a
- * short-lived program (a compiler, a script's commands) would otherwise run its whole life by
- * frame pointers. A fork needs none: the child unwinds by its parent's tables (fl_fork), and
- * naming it (and putting allocator probes into it, which stalls every fork on the machine
- * while the kernel registers them) costs more than a child of a few milliseconds is worth.
- * Only a hint: when the ring is full, the poll finds the same processes, later.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 16384);
-} proc_events SEC(".maps");
-
-static __always_inline void fl_wake_loader(__u32 tgid)
-{
-	bpf_ringbuf_output(&proc_events, &tgid, sizeof(tgid), 0);
-}
-
-/*
  * A launched command is a target from fork on but ignored until its exec, so the loader's own
  * pages copied into the child are not counted. Any target's new mm starts at zero, all of it
  * growth: FL_PROC_FRESH says so even when the old mm was never seen (a child -f follows that

@@ -82,6 +82,7 @@ struct fl_walk {
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
 	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
 	__u64 frame;	  /* the current pc as its object's frame, once fl_find_row() found it */
+	__u64 miss;	  /* the first pc no mapping of the process's list covers (0: none) */
 };
 
 /* What the walk knows of the current frame's rbx, which few rows need (FL_CFA_RBX). */
@@ -184,15 +185,20 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 	return !bpf_probe_read_user(&w->s->word, sizeof(w->s->word), (void *)addr);
 }
 
-/* The mapping of the process's list with unwind rows that holds @addr, or NULL. */
+/* The mapping of the process's list with unwind rows that holds @addr, or NULL. An @addr that
+ * no mapping of the list holds is noted (the first one, while every step was by a row), for
+ * the walk to learn its mapping once done (unwind_learn.bpf.h). */
 static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state *w, __u64 addr)
 {
 	struct fl_unwind_proc *p = w->proc;
 	__u32 lo = 0, hi, mid;
 	struct fl_unwind_map *m;
 
-	if (!p)
+	if (!p) {
+		if (!w->s->w.miss && !w->s->w.fallback)
+			w->s->w.miss = addr;
 		return NULL;
+	}
 	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
 	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
 	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
@@ -204,10 +210,13 @@ static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state 
 		else
 			hi = mid;
 	}
-	if (!lo)
+	m = lo ? &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)] : NULL;
+	if (!m || addr >= m->end) {
+		if (!w->s->w.miss && !w->s->w.fallback)
+			w->s->w.miss = addr;
 		return NULL;
-	m = &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)];
-	return addr < m->end && m->rows ? m : NULL;
+	}
+	return m->rows ? m : NULL;
 }
 
 /*
@@ -575,6 +584,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.fallback = 0;
 	w->s->w.leaf_by_row = false;
 	w->s->w.nslots = 0;
+	w->s->w.miss = 0;
 	/* read before the lookup: a change in between leaves the walk's cache entry stale */
 	w->s->w.epoch = *(volatile __u32 *)&unwind_epoch;
 	barrier();

@@ -262,6 +262,7 @@ int session__setup(struct session *s)
 	s->tree = treecache__new();
 	s->unwind = unwinder__new(tracer__unwind_tables_fd(s->tracer),
 				  tracer__unwind_procs_fd(s->tracer),
+				  tracer__unwind_objects_fd(s->tracer),
 				  tracer__unwind_epoch(s->tracer), (uint64_t)cfg->unwind_mib << 20);
 	if (!s->col || !s->elf || !s->frames || !s->tree || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;

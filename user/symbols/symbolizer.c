@@ -15,6 +15,7 @@
 
 #include "base/grow.h"
 #include "base/procfs.h"
+#include "faultline.h"
 #include "symbols/elfcache.h"
 #include "symbols/elfsyms.h"
 #include "symbols/mapclass.h"
@@ -485,8 +486,17 @@ size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out,
 		if (!(e->perms & PROCMAP_EXEC) || !m->elf || !m->have_bias)
 			continue;
 		if (n < max)
-			out[n] = (struct symbolizer_code){ e->start, e->end, m->bias,
-							   m->elf,   i,	     e->path };
+			out[n] = (struct symbolizer_code){
+				.start = e->start,
+				.end = e->end,
+				.bias = m->bias,
+				.elf = m->elf,
+				.index = i,
+				.path = e->path,
+				.offset = e->offset,
+				/* the kernel's dev_t, as the BPF side reads it from the super block */
+				.file_id = fl_file_id(e->dev_major << 20 | e->dev_minor, e->inode),
+			};
 		n++;
 	}
 	return n;

@@ -138,6 +138,8 @@ struct symbolizer_code {
 	const struct elfsyms *elf; /* one per file (the elf_cache's), in every process */
 	size_t index;		   /* for symbolizer__open_code() */
 	const char *path;	   /* as the maps say: valid until the next refresh */
+	uint64_t offset;	   /* the file offset mapped at start */
+	uint64_t file_id;	   /* fl_file_id() of the file, as the BPF side reads it */
 };
 
 /* The executable file mappings with a known bias, sorted by start, up to @max into @out;

@@ -455,6 +455,11 @@ int tracer__unwind_procs_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.unwind_procs);
 }
 
+int tracer__unwind_objects_fd(const struct tracer *t)
+{
+	return bpf_map__fd(t->skel->maps.unwind_objects);
+}
+
 uint32_t *tracer__unwind_epoch(const struct tracer *t)
 {
 	return &t->skel->bss->unwind_epoch;

@@ -86,6 +86,7 @@ int tracer__live_fd(const struct tracer *t);
 int tracer__hists_fd(const struct tracer *t);
 int tracer__unwind_tables_fd(const struct tracer *t);
 int tracer__unwind_procs_fd(const struct tracer *t);
+int tracer__unwind_objects_fd(const struct tracer *t);
 /* The BPF side's unwind_epoch (live, memory-mapped): bumped after each change of unwind_procs. */
 uint32_t *tracer__unwind_epoch(const struct tracer *t);
 /* The BPF side's global counters (live, memory-mapped). */

@@ -16,6 +16,10 @@ struct object {
 	const struct elfsyms *elf;
 	uint32_t id;
 	uint32_t rows;
+	/* what the BPF side finds a mapping of it by (unwind_objects): its file, and its file
+	 * offset less ELF address */
+	uint64_t file_id;
+	int64_t off_minus_vaddr;
 };
 
 /* A table loaded into its own map, waiting to be put in unwind_tables: each update of a map
@@ -27,7 +31,7 @@ struct pending {
 };
 
 struct unwinder {
-	int tables_fd, procs_fd;
+	int tables_fd, procs_fd, objects_fd;
 	uint32_t *epoch; /* the BPF side's unwind_epoch (see unwinder__new) */
 	uint64_t max_bytes;
 	struct object *objs;
@@ -51,7 +55,8 @@ static void epoch_bump(struct unwinder *u)
 		__atomic_fetch_add(u->epoch, 1, __ATOMIC_SEQ_CST);
 }
 
-struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint32_t *epoch, uint64_t max_bytes)
+struct unwinder *unwinder__new(int tables_fd, int procs_fd, int objects_fd, uint32_t *epoch,
+			       uint64_t max_bytes)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
@@ -59,6 +64,7 @@ struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint32_t *epoch, uin
 		return NULL;
 	u->tables_fd = tables_fd;
 	u->procs_fd = procs_fd;
+	u->objects_fd = objects_fd;
 	u->epoch = epoch;
 	u->max_bytes = max_bytes;
 	u->next_id = 1;
@@ -140,6 +146,19 @@ static void count_loaded(struct unwinder *u, struct object *o)
 	u->stats.bytes += (uint64_t)o->rows * sizeof(struct fl_unwind_row);
 }
 
+/* Tells the BPF side's walk which table a mapping of @o's file has, once it is in
+ * unwind_tables: a process that maps it is then walked by its rows before its list is built
+ * here (bpf/unwind_learn.bpf.h). Not fatal: that process waits for its list. */
+static void publish(struct unwinder *u, const struct object *o)
+{
+	struct fl_unwind_object v = { .table = o->id,
+				      .rows = o->rows,
+				      .off_minus_vaddr = o->off_minus_vaddr };
+
+	if (u->objects_fd >= 0 && o->file_id)
+		bpf_map_update_elem(u->objects_fd, &o->file_id, &v, BPF_ANY);
+}
+
 /* Puts the tables loaded by this sync in unwind_tables, in one update where the kernel takes
  * a batch (6.7 waits for one grace period per batch), one by one where it does not. */
 static void put_pending(struct unwinder *u)
@@ -165,10 +184,12 @@ static void put_pending(struct unwinder *u)
 		struct object *o = &u->objs[u->pending[i].obj];
 
 		close(fds[i]); /* the outer map holds those it took */
-		if (i < done)
+		if (i < done) {
 			count_loaded(u, o);
-		else
+			publish(u, o);
+		} else {
 			o->id = 0;
+		}
 	}
 	if (err)
 		report_load_error(u, "adding it to the tables", err);
@@ -204,7 +225,10 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 		return NULL;
 	u->objs = o;
 	o = &u->objs[u->nobjs++];
-	*o = (struct object){ .elf = c->elf };
+	*o = (struct object){ .elf = c->elf,
+			      .file_id = c->file_id,
+			      .off_minus_vaddr =
+				      (int64_t)c->offset - (int64_t)(c->start - c->bias) };
 	t0 = now_ms();
 	fd = symbolizer__open_code(sym, c->index);
 	if (fd < 0 || cfi__compile_fd(fd, &t) || !t.n) {

@@ -17,10 +17,12 @@
 
 struct unwinder;
 
-/* @tables_fd, @procs_fd: the unwind_tables and unwind_procs maps; @epoch: the BPF side's
+/* @tables_fd, @procs_fd, @objects_fd: the unwind_tables, unwind_procs and unwind_objects
+ * maps (-1: no objects map); @epoch: the BPF side's
  * unwind_epoch, bumped after each change of unwind_procs (NULL: none); @max_bytes: the bound on
  * the rows loaded (0: no tables at all). NULL when out of memory. */
-struct unwinder *unwinder__new(int tables_fd, int procs_fd, uint32_t *epoch, uint64_t max_bytes);
+struct unwinder *unwinder__new(int tables_fd, int procs_fd, int objects_fd, uint32_t *epoch,
+			       uint64_t max_bytes);
 void unwinder__free(struct unwinder *u); /* accepts NULL */
 
 /* Loads the tables of the code @sym maps for process @pid (compiling those not loaded yet)
