@@ -33,11 +33,15 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
 	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec) */
 	p->image_mm = (__u64)bpf_get_current_task_btf()->mm;
-	/* the teardown of the image it left was not its exit: what it held is the image's */
+	/* the teardown of the image it left was not its exit: what it held is the image's; a
+	 * member first seen in that teardown (after its counters were kept) held its seed */
 	if (p->flags & FL_PROC_LAST_KEPT)
-		for (int m = 0; m < FL_MEMBERS; m++)
+		for (int m = 0; m < FL_MEMBERS; m++) {
 			if (p->gone_last[m] >= 0)
 				p->exec_left[m] += p->gone_last[m];
+			else if (p->seed[m] >= 0)
+				p->exec_left[m] += p->seed[m];
+		}
 	p->flags &= ~FL_PROC_LAST_KEPT;
 	mm = bpf_map_lookup_elem(&mm_state, &p->mm_id);
 	if (mm && mm->mm_ptr == p->image_mm)

@@ -136,6 +136,9 @@ static void member_exact_ok(const struct jv *doc, pid_t pid, const struct h_rss 
 	cr_expect(gap >= -65536 && gap <= 65536,
 		  "%s: gap %" PRId64 " B (kernel %" PRId64 " B, faultline growth %" PRId64 " B)",
 		  what, gap, kern, grow);
+	/* file pages too: a process moved in and exec'd counts the image it left (joincg's) */
+	gap = json_i64_ok(p, "gap.file");
+	cr_expect(gap >= -65536 && gap <= 65536, "%s: file gap %" PRId64 " B", what, gap);
 }
 
 /*
