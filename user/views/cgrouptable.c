@@ -22,8 +22,11 @@ static void row(FILE *out, unsigned width, const char *label, const int64_t v[3]
 		else
 			units__bytes(b[i], sizeof(b[i]), *x < 0 ? 0 : (uint64_t)*x);
 	}
-	units__emit(out, width, "  %-*s%11s%11s%11s%11s%11s", LABEL, label, b[0], b[1], b[2], b[3],
-		    b[4]);
+	if (!kernel && !total)
+		units__emit(out, width, "  %-*s%11s%11s%11s", LABEL, label, b[0], b[1], b[2]);
+	else
+		units__emit(out, width, "  %-*s%11s%11s%11s%11s%11s", LABEL, label, b[0], b[1],
+			    b[2], b[3], b[4]);
 }
 
 /* The cgroup's own anon, file (less its shmem, as RSS counts it) and shmem at @c. */
