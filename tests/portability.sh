@@ -30,7 +30,12 @@
 #    -O2 -fomit-frame-pointer, attached by -p so that its tables are loaded before it works,
 #    has every fault of heap_leaf on stacks from _start, and of thread_leaf on stacks from
 #    the thread's start, and of realign_leaf through realign_call, whose CFA is in rbx as in
-#    ld.so's lazy-binding resolver (how many faults depends on the VM's THP setting).
+#    ld.so's lazy-binding resolver (how many faults depends on the VM's THP setting);
+#  --cgroup (membership in BPF, the cgroup_attach_task tracepoint): a cgroup v2 made in the VM,
+#    a threads workload moved in then exec'd after the session began (joincg) has all of its
+#    touch_a faults (1024), and one outside it (256 touch_a faults) none;
+#  an exec storm under -f (the walk learning each new image's mappings, bpf_find_vma): 100
+#    children of storm exec stormchild, and 80% or more of their growth is on whole stacks.
 set -uo pipefail
 out=${1:-build}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -48,7 +53,8 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 "$vm" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" -f "$wl/vmcalls" \
-	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -f "$wl/sharedkids" -f "$wl/retention" -- sh -c "
+	-f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" -f "$wl/sharedkids" \
+	-f "$wl/retention" -f "$wl/joincg" -f "$wl/storm" -f "$wl/stormchild" -- sh -c "
 	run() { name=\$1; shift; $fl -q --folded /tmp/\$name \"\$@\" 2>&1;
 		echo \"@@\${name}_RC \$?\"; echo \"@@\$name\"; cat /tmp/\$name; }
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
@@ -67,7 +73,16 @@ trap 'rm -f "$log"' EXIT
 	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
 	run FORK -f -- $wl/forker --now --exit 4 2 0
 	run NEW -f --metric new -- $wl/sharedkids --now --exit 4 16 2
+	run STORM -f --json /tmp/st -- $wl/storm --now --exit 100 256 5 $wl/stormchild
+	echo \"@@STORM_JSON\"; grep -o '\"growth_bytes\":{[^}]*}' /tmp/st; echo @@END
 	wait_for() { i=0; while ! grep -q \"\$1\" \"\$2\" && [ \$i -lt 200 ]; do sleep 0.1; i=\$((i+1)); done; }
+	mkdir -p /sys/fs/cgroup; grep -q cgroup2 /proc/mounts || mount -t cgroup2 none /sys/fs/cgroup
+	mkdir /sys/fs/cgroup/fl
+	$fl -q --cgroup /sys/fs/cgroup/fl --metric faults --folded /tmp/CGROUP 2>/tmp/cg.err & f=\$!
+	wait_for tracing /tmp/cg.err
+	$wl/threads --now --exit 1 1 1 >/dev/null
+	$wl/joincg /sys/fs/cgroup/fl/cgroup.procs -- $wl/threads --now --exit 4 8 12 >/dev/null
+	kill -INT \$f; wait \$f; echo \"@@CGROUP_RC \$?\"; echo @@CGROUP; cat /tmp/CGROUP /tmp/cg.err
 	$wl/nofp >/tmp/nofp.out & wl=\$!
 	wait_for ready /tmp/nofp.out
 	$fl -q -p \$wl --metric faults --folded /tmp/NOFP 2>/tmp/nofp.err & f=\$!
@@ -166,6 +181,15 @@ for e in "heap_leaf:^nofp;_start;[^;]*;[^;]*;main;heap_path;heap_leaf;" \
 	[ "$all" -gt 0 ] && [ "$whole" = "$all" ]
 	check "-O2 -fomit-frame-pointer: $whole of $fn's $all faults on whole stacks" $?
 done
+ran CGROUP "--cgroup"
+got=$(sum CGROUP ";touch_a")
+within "$got" 1024; check "--cgroup: the member's touch_a has $got faults, expected 1024 (2%); the outsider's 256 none" $?
+ran STORM "-f (an exec storm)"
+walks=$(sed -n '/^@@STORM_JSON$/,/^@@END/p' "$log" | grep -o '"[a-z_]*":[0-9]*')
+whole=$(printf '%s\n' "$walks" | awk -F: '/"whole"/ {print $2}')
+all=$(printf '%s\n' "$walks" | awk -F: '{s += $2} END {print s + 0}')
+[ "${whole:-0}" -gt 0 ] && [ $((whole * 100)) -ge $((all * 80)) ]
+check "exec storm: ${whole:-0} of $all B of growth on whole stacks (>= 80%)" $?
 [ $fail = 0 ] || { echo "--- VM output:"; tail -40 "$log"; }
 echo "portability: $pass passed, $fail failed"
 [ $fail = 0 ]
