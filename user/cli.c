@@ -149,14 +149,52 @@ static int parse_metric(struct fl_config *cfg, const char *arg)
 	return -EINVAL;
 }
 
+static const char *const top_names
+	[] = { [FL_TOP_EXE] = "exe", [FL_TOP_PROCESS] = "process", [FL_TOP_CGROUP] = "cgroup" };
+
+/* --by: at most one top (exe, process, cgroup), then stack and/or mapping (stack when
+ * neither is given), comma-separated. */
 static int parse_by(struct fl_config *cfg, const char *arg)
 {
-	cfg->by_stack = !strcmp(arg, "stack") || !strcmp(arg, "stack,mapping");
-	cfg->by_mapping = !strcmp(arg, "mapping") || !strcmp(arg, "stack,mapping");
-	if (cfg->by_stack || cfg->by_mapping)
-		return 0;
-	usage_error("--by %s: expected stack, mapping or stack,mapping", arg);
-	return -EINVAL;
+	char words[64], *save = NULL, *w;
+	bool top = false;
+
+	cfg->by_stack = cfg->by_mapping = false;
+	cfg->by_top = FL_TOP_EXE;
+	snprintf(words, sizeof(words), "%s", arg);
+	for (w = strtok_r(words, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		size_t t;
+
+		for (t = 0; t < sizeof(top_names) / sizeof(top_names[0]); t++)
+			if (!strcmp(w, top_names[t]))
+				break;
+		if (t < sizeof(top_names) / sizeof(top_names[0]) && !top) {
+			cfg->by_top = (enum fl_top)t;
+			top = true;
+		} else if (!strcmp(w, "stack")) {
+			cfg->by_stack = true;
+		} else if (!strcmp(w, "mapping")) {
+			cfg->by_mapping = true;
+		} else {
+			usage_error("--by %s: expected at most one of exe, process, cgroup, then "
+				    "stack, mapping or stack,mapping",
+				    arg);
+			return -EINVAL;
+		}
+	}
+	if (!cfg->by_mapping)
+		cfg->by_stack = true;
+	return 0;
+}
+
+void config__by_name(const struct fl_config *cfg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 cfg->by_top == FL_TOP_EXE     ? "" :
+		 cfg->by_top == FL_TOP_PROCESS ? "process," :
+						 "cgroup,",
+		 cfg->by_stack ? "stack" : "",
+		 cfg->by_mapping ? (cfg->by_stack ? ",mapping" : "mapping") : "");
 }
 
 /* --folded, --json, --json-stream: a file name, or "-" for stdout. */

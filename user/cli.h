@@ -11,6 +11,14 @@
 #define FL_MAX_PIDS 64
 #define FL_MAX_CGROUP_SELECTORS 16 /* bpf/faultline.h FL_MAX_CGROUPS */
 
+/* --by's top of the tree: the executable's name (comm, the default; processes of one
+ * executable merge), each process (comm/pid), or the cgroup above the executable. */
+enum fl_top {
+	FL_TOP_EXE = 0,
+	FL_TOP_PROCESS,
+	FL_TOP_CGROUP,
+};
+
 struct fl_config {
 	pid_t pids[FL_MAX_PIDS]; /* -p PID[,PID...] */
 	size_t npids;
@@ -47,6 +55,7 @@ struct fl_config {
 	double sample_time;    /* --sample-time PCT: the share of time the probes are in, 0..1;
 				* 0 = all the time */
 	bool vm;	       /* --vm: memory syscall tracepoints */
+	enum fl_top by_top;    /* --by process|exe|cgroup: the tree's top (default exe) */
 	bool by_stack;	       /* --by: frames are the call stack (default) ... */
 	bool by_mapping;       /* ... and/or the class of the mapping the change hit */
 	bool no_debuginfod;    /* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
@@ -66,6 +75,9 @@ struct fl_config {
  * stderr for a usage error, or -ENOMEM. Never exits. @argv must outlive @cfg.
  */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
+
+/* --by as the command line would say it ("stack", "cgroup,stack,mapping") into @buf. */
+void config__by_name(const struct fl_config *cfg, char *buf, size_t len);
 
 /* How many machine formats (--folded, --json, --json-stream) @cfg writes to stdout ('-'):
  * parse_args() allows one at most; with one, every table goes to stderr. */

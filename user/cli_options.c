@@ -106,7 +106,8 @@ const struct argp_option cli_options[] = {
 	{ "metric", OPT_METRIC, "NAME", 0, "Rank and write this metric (default resident)", 4 },
 	{ "by", OPT_BY, "WHAT", 0,
 	  "Group by stack (default), mapping (heap, stack, anon, THP, file path, shmem, "
-	  "hugetlb), or stack,mapping (the mapping as the leaf frame)",
+	  "hugetlb), or stack,mapping (the mapping as the leaf frame); a first word exe "
+	  "(default), process (name/pid) or cgroup sets the top of the tree",
 	  4 },
 	{ "top", OPT_TOP, "N", 0, "Show at most N leaf stacks (default 20)", 4 },
 	{ "width", OPT_WIDTH, "N", 0,

@@ -187,6 +187,7 @@ static int build(struct session *s, struct snapshot *snap, enum fl_metric metric
 				    .alloc_churn = cfg->alloc_churn,
 				    .vm = cfg->vm,
 				    .new_pages = metric__needs_new(cfg->metric),
+				    .by_top = cfg->by_top,
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
 				    .pprof = final && cfg->pprof,
@@ -219,10 +220,7 @@ static int write_folded(struct session *s, const struct snapshot *snap)
 	const struct fl_config *cfg = s->cfg;
 	struct folded_layout l = { .metric = s->metric, .threads = s->threads };
 
-	snprintf(l.by, sizeof(l.by), "%s",
-		 cfg->by_stack && cfg->by_mapping ? "stack,mapping" :
-		 cfg->by_mapping		  ? "mapping" :
-						    "stack");
+	config__by_name(cfg, l.by, sizeof(l.by));
 	return snapshot__write_folded(snap, &s->folded, &l);
 }
 
@@ -244,7 +242,10 @@ static int show(struct session *s, bool final)
 				      .metric = s->metric,
 				      .threads = s->threads,
 				      .children = cfg->children,
-				      .by_stack = cfg->by_stack };
+				      .by_stack = cfg->by_stack,
+				      .top = cfg->by_top == FL_TOP_CGROUP  ? "cgroup" :
+					     cfg->by_top == FL_TOP_PROCESS ? "process" :
+									     "exe" };
 	/* a machine format on stdout keeps it to itself: the tables go to stderr */
 	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
 	struct snapshot snap = {};

@@ -266,7 +266,7 @@ int session__setup(struct session *s)
 				  tracer__unwind_epoch(s->tracer), (uint64_t)cfg->unwind_mib << 20);
 	if (!s->col || !s->elf || !s->frames || !s->tree || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;
-	frames__set_unwinder(s->frames, s->unwind);
+	frames__set_unwinder(s->frames, s->unwind, s->elf);
 	/* source lines only where an output shows them: DWARF costs memory */
 	elf_cache__set_dwarf(s->elf,
 			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);

@@ -219,14 +219,38 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 }
 
 /* Adds one counts row to the profile: process, [thread], then the stack or its pseudo-frame. */
+/* The frames above the thread and the stack (--by): the executable's name; the process's,
+ * name/pid; or its cgroup, then its name. Names made here live as long as @frames. Returns
+ * how many. */
+static size_t top_frames(struct frames *frames, enum fl_top top, const struct target *t,
+			 const char **path)
+{
+	const char *comm = t->sum.comm[0] ? t->sum.comm : "[process]";
+	char name[FL_COMM_LEN + 16];
+	size_t n = 0;
+
+	if (top == FL_TOP_CGROUP)
+		path[n++] = t->sum.cgroup[0] ? frames__keep(frames, t->sum.cgroup) : NULL;
+	if (top == FL_TOP_PROCESS) {
+		snprintf(name, sizeof(name), "%.*s/%d", FL_COMM_LEN, comm, (int)t->sum.pid);
+		path[n++] = frames__keep(frames, name);
+	} else {
+		path[n++] = comm;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!path[i]) /* out of memory, or a cgroup unknown */
+			path[i] = top == FL_TOP_CGROUP && i == 0 ? "[cgroup unknown]" : comm;
+	return n;
+}
+
 static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		   const struct collector *col, struct frames *frames, struct target *t,
 		   const struct fl_row *r)
 {
-	/* process, thread, the stack, the call, the mapping */
-	const char *path[4 + FL_MAX_STACK_DEPTH];
-	uint64_t addrs[4 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
-	const struct frame_info *infos[4 + FL_MAX_STACK_DEPTH] = { 0 };
+	/* [cgroup,] process, thread, the stack, the call, the mapping */
+	const char *path[5 + FL_MAX_STACK_DEPTH];
+	uint64_t addrs[5 + FL_MAX_STACK_DEPTH] = { 0 }; /* 0: a pseudo-frame */
+	const struct frame_info *infos[5 + FL_MAX_STACK_DEPTH] = { 0 };
 	const char *const *names = NULL;
 	const struct frame_info *info = NULL;
 	const uint64_t *ips = NULL;
@@ -236,7 +260,7 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	/* a row of zeros says nothing: the overflow row made at attach, before any overflow */
 	if (counts__is_zero(&r->counts))
 		return 0;
-	path[depth++] = t->sum.comm[0] ? t->sum.comm : "[process]";
+	depth = top_frames(frames, o->by_top, t, path);
 	if (o->threads)
 		path[depth++] = row_thread(snap, r->key.tid);
 	if (o->by_stack && r->key.origin == FL_ORIGIN_USER)

@@ -22,6 +22,7 @@ struct snapshot_opts {
 	bool alloc_churn;   /* --alloc=churn: entries only, no frees (no live figures) */
 	bool vm;	    /* --vm: build the memory call sites too */
 	bool new_pages;	    /* --metric new: the session counted new pages */
+	enum fl_top by_top; /* the top frames: the executable, the process, or cgroup then exe */
 	bool by_stack;	    /* the stack's frames (and the call's) below the process [and thread] */
 	bool by_mapping;    /* the mapping class as the last frame (file path for a file) */
 	bool pprof;	    /* build the pprof model too (with addresses and mappings) */

@@ -187,6 +187,7 @@ Test(scope, cgroup_members_before_and_after_outsider_never)
 {
 	struct h_proc before, after, outsider;
 	struct h_rss b0, b1, a0, a1;
+	struct h_folded folded;
 	struct h_session fl;
 	char json[128];
 	struct jv doc;
@@ -198,7 +199,8 @@ Test(scope, cgroup_members_before_and_after_outsider_never)
 	h_session_init_ok(&fl);
 	snprintf(json, sizeof(json), "%s/scope.json", fl.dir);
 	h_session_start_ok(&fl, (const char *const[]){ "-q", "-i", "0.2", "--json", json,
-						       "--cgroup", cg_v2, NULL });
+						       "--cgroup", cg_v2, "--by", "cgroup",
+						       "--folded", fl.folded_path, NULL });
 	h_wait_ready_ok(&fl);
 	spawn_member_ok(&after);
 	h_read_status_ok(before.pid, &b0);
@@ -221,6 +223,11 @@ Test(scope, cgroup_members_before_and_after_outsider_never)
 		  outsider.pid);
 	cgroup_reconciled_ok(&doc, 2);
 	jv_free(&doc);
+	/* --by cgroup: the cgroup above each process, the only one traced */
+	h_folded_load_ok(fl.folded_path, &folded);
+	h_folded_root_ok(&folded, strrchr(cg_v2, '/'));
+	cr_expect(h_folded_frame(&folded, "touch_c") > 0, "no stack of the workloads");
+	h_folded_free(&folded);
 }
 
 Test(scope, host_sees_a_program_started_later)

@@ -493,3 +493,23 @@ Test(cli, scope_errors, .init = quiet)
 			   "--cgroup", "a", "--cgroup", "a", "--cgroup", "a", "--cgroup", "a",
 			   "--cgroup", "a", "--cgroup", "a");
 }
+
+Test(cli, by_tops, .init = quiet)
+{
+	struct fl_config cfg;
+	char by[64];
+
+	cr_assert_eq(PARSE(&cfg, "-a", "--by", "cgroup"), 0);
+	cr_expect(cfg.by_top == FL_TOP_CGROUP && cfg.by_stack && !cfg.by_mapping);
+	config__by_name(&cfg, by, sizeof(by));
+	cr_expect_str_eq(by, "cgroup,stack");
+	cr_assert_eq(PARSE(&cfg, "-a", "--by", "process,stack,mapping"), 0);
+	cr_expect(cfg.by_top == FL_TOP_PROCESS && cfg.by_stack && cfg.by_mapping);
+	config__by_name(&cfg, by, sizeof(by));
+	cr_expect_str_eq(by, "process,stack,mapping");
+	cr_assert_eq(PARSE(&cfg, "-p", "1", "--by", "exe,mapping"), 0);
+	config__by_name(&cfg, by, sizeof(by));
+	cr_expect_str_eq(by, "mapping", "exe is the default top: the layout says nothing of it");
+	EXPECT_USAGE_ERROR("at most one of exe", "-a", "--by", "cgroup,process");
+	EXPECT_USAGE_ERROR("at most one of exe", "-a", "--by", "thread");
+}

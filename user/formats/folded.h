@@ -26,7 +26,7 @@ int folded__write(FILE *out, const struct profile *p, enum fl_metric m);
 #define FOLDED_LAYOUT_PREFIX "# faultline folded "
 struct folded_layout {
 	enum fl_metric metric;
-	char by[16];  /* --by: "stack", "mapping" or "stack,mapping" */
+	char by[32]; /* --by: "stack", "mapping" or "stack,mapping", maybe after "process," or "cgroup," */
 	bool threads; /* -T: the thread is the second frame */
 };
 

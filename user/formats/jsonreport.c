@@ -130,6 +130,7 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 		  o->by_stack && r->map_classes ? "stack,mapping" :
 		  r->map_classes		? "mapping" :
 						  "stack");
+	json__str(j, "top", o->top ? o->top : "exe");
 	json__bool(j, "threads", o->threads);
 	json__bool(j, "children", o->children);
 	json__bool(j, "alloc", r->alloc);

@@ -22,6 +22,7 @@ struct jsonreport_opts {
 	bool threads;	       /* -T: the thread name is the second frame */
 	bool children;	       /* -f */
 	bool by_stack;	       /* --by: stack frames (and/or the mapping: fl_report.map_classes) */
+	const char *top;       /* --by's top of the tree: "exe", "process" or "cgroup" */
 };
 
 /*

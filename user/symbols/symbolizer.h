@@ -101,6 +101,11 @@ int symbolizer__read_code(struct symbolizer *s, uint64_t addr, void *buf, size_t
 /* True when @addr lies in an executable mapping of the snapshot. */
 bool symbolizer__is_code(struct symbolizer *s, uint64_t addr);
 
+/* The name of ELF address @vaddr of object @elf (the elf_cache @cache's), known as @module:
+ * its function's, demangled, or "module+0xVADDR". Into @buf; returns it. */
+const char *symbolizer__object_name(struct elf_cache *cache, struct elfsyms *elf,
+				    const char *module, uint64_t vaddr, char *buf, size_t len);
+
 /* The address in this process of ELF address @vaddr of object @elf (the elf_cache's), from its
  * executable mappings of it, into *@addr. Returns 0, or -ENOENT when no such mapping holds it
  * (not mapped, or mapped after the maps were read). */

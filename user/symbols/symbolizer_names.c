@@ -17,13 +17,31 @@
 #include "symbols/symbolizer_state.h"
 
 /* The demangled name of @sym, computed on first use and kept with the symbol. */
-static const char *sym_name(struct symbolizer *s, struct elfsyms_sym *sym)
+static const char *cache_sym_name(struct elf_cache *cache, struct elfsyms_sym *sym)
 {
 	if (strncmp(sym->name, "_Z", 2) != 0)
 		return sym->name;
 	if (!sym->demangled)
-		sym->demangled = demangler__demangle(elf_cache__demangler(s->cache), sym->name);
+		sym->demangled = demangler__demangle(elf_cache__demangler(cache), sym->name);
 	return sym->demangled ? sym->demangled : sym->name;
+}
+
+static const char *sym_name(struct symbolizer *s, struct elfsyms_sym *sym)
+{
+	return cache_sym_name(s->cache, sym);
+}
+
+const char *symbolizer__object_name(struct elf_cache *cache, struct elfsyms *elf,
+				    const char *module, uint64_t vaddr, char *buf, size_t len)
+{
+	struct elfsyms_sym *sym = elf ? elfsyms__find(elf, vaddr) : NULL;
+
+	if (sym && sym->name)
+		snprintf(buf, len, "%s", cache_sym_name(cache, sym));
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, module && *module ? module : "[object]",
+			 sym ? sym->addr : vaddr);
+	return buf;
 }
 
 /* The name of @addr in mapping @e (see symbolizer__name); its ELF address in *@vaddr, or 0. */

@@ -63,15 +63,17 @@ struct frames {
 	size_t named_ix_cap;
 	struct intern strings;
 	const struct unwinder *unwind; /* whose tables the frames of objects name */
+	struct elf_cache *elf;	       /* ... and the cache of their objects */
 	/* what frames__get_info() returns: valid until its next call */
 	const char *out_names[FL_MAX_STACK_DEPTH];
 	uint64_t out_addrs[FL_MAX_STACK_DEPTH];
 	struct frame_info out_info[FL_MAX_STACK_DEPTH];
 };
 
-void frames__set_unwinder(struct frames *f, const struct unwinder *u)
+void frames__set_unwinder(struct frames *f, const struct unwinder *u, struct elf_cache *cache)
 {
 	f->unwind = u;
+	f->elf = cache;
 }
 
 void frames__next_round(struct frames *f)
@@ -199,7 +201,7 @@ static void frames_in_process(const struct frames *f, const struct symbolizer *s
 
 		if (!(ips[i] & FL_FRAME_OBJ))
 			continue;
-		elf = unwinder__object(f->unwind, fl_frame_table(ips[i]));
+		elf = unwinder__object(f->unwind, fl_frame_table(ips[i]), NULL);
 		if (elf && sym && !symbolizer__addr_of(sym, elf, fl_frame_vaddr(ips[i]), &addr))
 			ips[i] = addr;
 	}
@@ -225,7 +227,7 @@ static size_t repaired_walk(const struct frames *f, const struct collector *col,
 }
 
 /* @str held once for the session (NULL stays NULL); NULL when out of memory. */
-static const char *keep(struct frames *f, const char *str)
+const char *frames__keep(struct frames *f, const char *str)
 {
 	uint64_t id;
 
@@ -241,9 +243,17 @@ static int name_frame(struct frames *f, struct symbolizer *sym, struct named_fra
 {
 	struct symbolizer_frame out[SYMBOLIZER_MAX_FRAMES];
 	struct frame_line *lines;
+	const struct elfsyms *elf;
+	const char *module;
 	size_t n = 1;
 
-	if (sym) {
+	if (fr->addr & FL_FRAME_OBJ) { /* no process placed it: its object names it */
+		elf = unwinder__object(f->unwind, fl_frame_table(fr->addr), &module);
+		symbolizer__object_name(f->elf, (struct elfsyms *)elf, module,
+					fl_frame_vaddr(fr->addr), out[0].name, sizeof(out[0].name));
+		out[0].file = NULL;
+		out[0].line = 0;
+	} else if (sym) {
 		n = symbolizer__frames(sym, fr->addr, out, SYMBOLIZER_MAX_FRAMES);
 	} else {
 		snprintf(out[0].name, sizeof(out[0].name), "[unknown]+0x%" PRIx64, fr->addr);
@@ -254,8 +264,8 @@ static int name_frame(struct frames *f, struct symbolizer *sym, struct named_fra
 	if (!lines)
 		return -ENOMEM;
 	for (size_t k = 0; k < n; k++) {
-		lines[k].name = keep(f, out[k].name);
-		lines[k].file = keep(f, out[k].file);
+		lines[k].name = frames__keep(f, out[k].name);
+		lines[k].file = frames__keep(f, out[k].file);
 		lines[k].line = out[k].line;
 		if (!lines[k].name || (out[k].file && !lines[k].file)) {
 			free(lines);
@@ -363,6 +373,16 @@ static int name_stack(struct frames *f, struct symbolizer *sym, const uint64_t *
 		if (addr != ips[i] && sym && is_trampoline_return(sym, ips[i]))
 			addr = ips[i];
 
+		/* an object's frame no process placed is code, named from its object alone */
+		if (ips[i] & FL_FRAME_OBJ) {
+			*cut = true; /* named again later, when its process's maps are read */
+			err = frame_at(f, sym, 0, addr, &s->frames[i]);
+			if (err) {
+				kept = i;
+				break;
+			}
+			continue;
+		}
 		if (i > 0 && sym && !symbolizer__is_code(sym, addr)) {
 			kept = i;
 			*cut = true;

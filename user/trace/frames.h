@@ -15,9 +15,14 @@ struct frames *frames__new(void);
 void frames__free(struct frames *f); /* accepts NULL */
 
 /* The unwind tables whose frames the walk writes as (object, ELF address): each is turned
- * back into the address in the process whose row it names. NULL: none (every frame is an
- * address). */
-void frames__set_unwinder(struct frames *f, const struct unwinder *u);
+ * back into the address in the process whose row it names, or, where that process's maps do
+ * not place it (gone before they were read), named from its object in @cache. NULL: none
+ * (every frame is an address). */
+void frames__set_unwinder(struct frames *f, const struct unwinder *u, struct elf_cache *cache);
+
+/* @str held once for as long as @f lives (a name the tree keeps between refreshes); NULL
+ * when out of memory. */
+const char *frames__keep(struct frames *f, const char *str);
 
 /* A new refresh: stacks that were cut may be named again (once each). */
 void frames__next_round(struct frames *f);

@@ -20,6 +20,7 @@ struct object {
 	 * offset less ELF address */
 	uint64_t file_id;
 	int64_t off_minus_vaddr;
+	char *name; /* its file's last path component, for frames no process can place */
 };
 
 /* A table loaded into its own map, waiting to be put in unwind_tables: each update of a map
@@ -75,6 +76,8 @@ void unwinder__free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	for (size_t i = 0; i < u->nobjs; i++)
+		free(u->objs[i].name);
 	free(u->objs);
 	free(u->code);
 	free(u);
@@ -225,10 +228,12 @@ static struct object *object_of(struct unwinder *u, const struct symbolizer *sym
 		return NULL;
 	u->objs = o;
 	o = &u->objs[u->nobjs++];
-	*o = (struct object){ .elf = c->elf,
-			      .file_id = c->file_id,
-			      .off_minus_vaddr =
-				      (int64_t)c->offset - (int64_t)(c->start - c->bias) };
+	*o = (struct object){
+		.elf = c->elf,
+		.name = strdup(strrchr(c->path, '/') ? strrchr(c->path, '/') + 1 : c->path),
+		.file_id = c->file_id,
+		.off_minus_vaddr = (int64_t)c->offset - (int64_t)(c->start - c->bias)
+	};
 	t0 = now_ms();
 	fd = symbolizer__open_code(sym, c->index);
 	if (fd < 0 || cfi__compile_fd(fd, &t) || !t.n) {
@@ -445,15 +450,24 @@ void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out)
 	*out = u ? u->stats : (struct fl_unwind_figures){ 0 };
 }
 
-const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table)
+static const struct object *object_by_id(const struct unwinder *u, uint32_t table)
 {
 	/* ids are given in the order objects come, from 1: most often objs[id - 1] */
 	if (!u || !table)
 		return NULL;
 	if (table <= u->nobjs && u->objs[table - 1].id == table)
-		return u->objs[table - 1].elf;
+		return &u->objs[table - 1];
 	for (size_t i = 0; i < u->nobjs; i++)
 		if (u->objs[i].id == table)
-			return u->objs[i].elf;
+			return &u->objs[i];
 	return NULL;
+}
+
+const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table, const char **name)
+{
+	const struct object *o = object_by_id(u, table);
+
+	if (name)
+		*name = o ? o->name : NULL;
+	return o ? o->elf : NULL;
 }

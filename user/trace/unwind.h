@@ -34,9 +34,10 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 
 void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out);
 
-/* The object whose table is @table (fl_frame_table() of a frame the walk wrote), or NULL:
- * tables are never dropped during a session, so a frame names its object for good. */
-const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table);
+/* The object whose table is @table (fl_frame_table() of a frame the walk wrote), or NULL,
+ * and its file's name into *@name (may be NULL): tables are never dropped during a session, so
+ * a frame names its object for good. */
+const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table, const char **name);
 
 /*
  * When a process maps more code than the walk's list holds (@n > @max mappings of @code,
