@@ -266,6 +266,10 @@ static int show(struct session *s, bool final)
 		if (final || (s->tui && tui__inventory(s->tui)))
 			session__read_inventory(s, &s->targets.v[i], !final);
 	}
+	/* a live refresh no one reads (-q, no view, no stream) builds nothing: with -a or a
+	 * storm of children the report is the costliest part of a refresh */
+	if (!final && cfg->quiet && !s->tui && !s->stream.path)
+		goto cleanup;
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
 		err = build(s, &snap, metric, threads, final,
