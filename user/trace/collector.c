@@ -7,6 +7,7 @@
 #include <string.h>
 #include "alloc_math.h"
 #include "base/grow.h"
+#include "base/pace.h"
 #include "rss_math.h"
 #include "trace/collector_state.h"
 #include "trace/retired.h"
@@ -448,9 +449,18 @@ static int add_retired(struct collector *c)
 	return 0;
 }
 
+/* A read walks every bucket of the counts map (lookup and delete in batches): with -a, a
+ * host's processes exit all the time, and a read at each wake-up cost a quarter of a core */
+#define SWEEP_GAP_NS 100000000ull
+
 int collector__sweep(struct collector *c)
 {
-	return c->to_move ? read_rows(c) : 0;
+	uint64_t now = pace__now();
+
+	if (!c->to_move || now < c->swept_at + SWEEP_GAP_NS)
+		return 0;
+	c->swept_at = now;
+	return read_rows(c);
 }
 
 int collector__read(struct collector *c)

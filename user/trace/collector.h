@@ -134,8 +134,9 @@ int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0,
 const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen);
 
 /* Reads the rows again when processes were retired since the last read, to move theirs out
- * of the maps: -f calls it at every wake-up, so a storm of children fills the maps no more
- * than what lives at once. The alloc maps are not read. Returns 0 or -errno. */
+ * of the maps, at most every 100 ms: -f calls it at every wake-up, so a storm of children
+ * fills the maps no more than what lives at once. The alloc maps are not read. Returns 0 or
+ * -errno. */
 int collector__sweep(struct collector *c);
 
 /* The rows of the last collector__read(): the counts map's, and those of retired processes. */
