@@ -2,14 +2,16 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034,SC2153 # globals the sourcing script sets or reads (see below)
 #
-# bench-lib.sh: what scripts/bench-overhead.sh and scripts/bench-alloc.sh share; each sources it
-# (source "$(dirname "$0")/bench-lib.sh") right after its set -euo pipefail. Not run on its own.
+# bench-lib.sh: what scripts/bench-overhead.sh, bench-alloc.sh, bench-refresh.sh, bench-host.sh
+# and soak.sh share; each sources it (source "$(dirname "$0")/bench-lib.sh") right after its
+# set -euo pipefail. Not run on its own.
 #
 # A script sourcing it sets SECTIONS (what --only accepts, in the order the sections run: each
-# one a function bench_SECTION), FL and WL_BIN (faultline and the workload binary) in its
-# set_sizes, and defines usage's header (lines 4 on, up to the first line that is not a
-# comment), set_sizes, install_tools, prof_start and prof_stop (see startup_cycles), summary
-# and, when it has more to undo at exit than its background processes and TMP, cleanup_more.
+# one a function bench_SECTION), FL and WL_BIN (faultline and the workload binary; '' when it
+# has none) in its set_sizes, and defines usage's header (lines 4 on, up to the first line that
+# is not a comment), set_sizes, install_tools, prof_start and prof_stop (see startup_cycles),
+# summary and, when it has more to undo at exit than its background processes and TMP,
+# cleanup_more.
 export LC_ALL=C	# a decimal point in $EPOCHREALTIME and in awk's numbers, whatever the locale
 
 OUT=build
@@ -171,7 +173,8 @@ wait_line()
 	done
 }
 
-# Waits up to @2 seconds for child @1 to end, then kills it; reaps it either way.
+# Waits up to @2 seconds for child @1 to end, then kills it; reaps it either way: sets REAP_RC,
+# its exit status (128 + N: killed by signal N).
 reap()
 {
 	local pid=$1 i
@@ -181,7 +184,8 @@ reap()
 		nap
 	done
 	alive "$pid" && { log "  (pid $pid did not end in $2 s: killed)"; kill -KILL "$pid"; }
-	wait "$pid" 2>/dev/null || true
+	REAP_RC=0
+	wait "$pid" 2>/dev/null || REAP_RC=$?
 	forget "$pid"
 }
 
@@ -259,7 +263,7 @@ need_root_and_build()
 {
 	((EUID == 0)) || die "run as root ($1)"
 	[[ -x $FL ]] || die "$FL missing: run 'make' first"
-	[[ -x $WL_BIN ]] || die "$WL_BIN missing: run 'make workloads' first"
+	[[ -z $WL_BIN || -x $WL_BIN ]] || die "$WL_BIN missing: run 'make workloads' first"
 }
 
 # apt-gets the packages @2 on with --install; without it, says they are missing and that what
@@ -334,6 +338,35 @@ stop_redis()
 	kill -TERM "$REDIS_PID" 2>/dev/null || true
 	reap "$REDIS_PID" 10
 	REDIS_PID=""
+}
+
+# ---------------------------------------------------------------- postgres
+
+# A private PostgreSQL (Debian's newest installed) on 127.0.0.1 in a directory of its own (the
+# postgres user cannot enter TMP), with pgbench's tables at scale @1 (default 2); @2, when given,
+# adds server settings ("-c name=value ..."): sets PG_BIN, PG_DIR, PG_PORT, PG_PID.
+start_postgres()
+{
+	PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+	PG_PORT=$(free_port) || die "no free port for postgres"
+	PG_DIR=$(mktemp -d /tmp/faultline-bench-pg.XXXXXX)
+	chown postgres "$PG_DIR"
+	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" >/dev/null 2>&1 || die "initdb failed"
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -l "$PG_DIR/log" \
+		-o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 ${2:-}" start >/dev/null ||
+		die "postgres did not start: $(tail -n 3 "$PG_DIR/log" 2>/dev/null)"
+	PG_PID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
+	runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -i -s "${1:-2}" postgres \
+		>/dev/null 2>&1 || die "pgbench -i failed"
+}
+
+stop_postgres()
+{
+	[[ -n ${PG_DIR:-} ]] || return 0
+	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 ||
+		true
+	rm -rf "$PG_DIR"
+	PG_PID="" PG_DIR=""
 }
 
 # ---------------------------------------------------------------- start-up and exit

@@ -839,33 +839,6 @@ bench_unwind()
 
 # ---------------------------------------------------------------- 8. connections
 
-# A private PostgreSQL (Debian's newest installed) on 127.0.0.1 in a directory of its own (the
-# postgres user cannot enter TMP), with pgbench's tables at scale 2: sets PG_BIN, PG_DIR,
-# PG_PORT, PG_PID.
-start_postgres()
-{
-	PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-	PG_PORT=$(free_port) || die "no free port for postgres"
-	PG_DIR=$(mktemp -d /tmp/faultline-bench-pg.XXXXXX)
-	chown postgres "$PG_DIR"
-	runuser -u postgres -- "$PG_BIN/initdb" -D "$PG_DIR/data" >/dev/null 2>&1 || die "initdb failed"
-	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -w -l "$PG_DIR/log" \
-		-o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1" start >/dev/null ||
-		die "postgres did not start: $(tail -n 3 "$PG_DIR/log" 2>/dev/null)"
-	PG_PID=$(head -n 1 "$PG_DIR/data/postmaster.pid")
-	runuser -u postgres -- "$PG_BIN/pgbench" -h 127.0.0.1 -p "$PG_PORT" -i -s 2 postgres \
-		>/dev/null 2>&1 || die "pgbench -i failed"
-}
-
-stop_postgres()
-{
-	[[ -n ${PG_DIR:-} ]] || return 0
-	runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1 ||
-		true
-	rm -rf "$PG_DIR"
-	PG_PID="" PG_DIR=""
-}
-
 # pgbench -C (a new connection, so a new backend, for every transaction; 4 clients, CONN_SECS)
 # with profiler @1 on the postmaster: none, fl-children (faultline -q -f) or fl-old (the same
 # with BASELINE_FL). Sets CONN_TPS, and for faultline CONN_CPU (its user + sys seconds over
@@ -916,7 +889,7 @@ bench_connections()
 		echo "  postgresql not installed: skipped"
 		return 0
 	fi
-	start_postgres
+	start_postgres 2	# pgbench scale
 	conn_run none	# warm-up: the tables into the page cache
 	for ((i = 0; i < PAIRS; i++)); do
 		order=("${configs[@]:i % ${#configs[@]}}" "${configs[@]:0:i % ${#configs[@]}}")
