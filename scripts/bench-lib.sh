@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034,SC2153 # globals the sourcing script sets or reads (see below)
 #
-# bench-lib.sh: what scripts/bench-overhead.sh, bench-alloc.sh, bench-refresh.sh, bench-host.sh
-# and soak.sh share; each sources it (source "$(dirname "$0")/bench-lib.sh") right after its
+# bench-lib.sh: what scripts/bench-overhead.sh, bench-alloc.sh, bench-refresh.sh, bench-host.sh,
+# bench-storm.sh and soak.sh share; each sources it (source "$(dirname "$0")/bench-lib.sh") right after its
 # set -euo pipefail. Not run on its own.
 #
 # A script sourcing it sets SECTIONS (what --only accepts, in the order the sections run: each
@@ -171,6 +171,17 @@ wait_line()
 		((t > end)) && return 1
 		nap
 	done
+}
+
+# The child of @1 whose command is @2 (the stamper of a process substitution is a child too).
+child_named()
+{
+	local c
+
+	for c in $(cat "/proc/$1/task/$1/children"); do
+		[[ $(cat "/proc/$c/comm" 2>/dev/null) == "$2" ]] && { echo "$c"; return 0; }
+	done
+	return 1
 }
 
 # Waits up to @2 seconds for child @1 to end, then kills it; reaps it either way: sets REAP_RC,
@@ -436,26 +447,63 @@ run_sections()
 	return 0
 }
 
+# The summary's title line, @1 more about the system when given.
+summary_title()
+{
+	echo "== summary ($(uname -r), $(nproc) CPUs, $("$FL" --version 2>&1 | head -1)${1:+, $1})"
+}
+
 # The summary's first lines: @1 is the width of the figure column (row keeps to it), @2 more
 # about the system when given.
 summary_head()
 {
 	ROW_W=$1
-	echo "== summary ($(uname -r), $(nproc) CPUs, $("$FL" --version 2>&1 | head -1)${2:+, $2})"
+	summary_title "${2:-}"
 	printf "  %-${ROW_W}s %12s   %-10s %s\n" figure measured target verdict
+}
+
+# PASS or MISS: value @1 against target @3 by comparison @2 (<= or >=); - for the comparison -.
+verdict()
+{
+	[[ $2 == - ]] && { echo -; return 0; }
+	awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
+		ok = (op == "<=") ? v <= t : v >= t; print ok ? "PASS" : "MISS" }'
 }
 
 # One row: name, figure key, printf format, unit, comparison (<=, >= or -), target.
 row()
 {
-	local v=${FIG[$2]:-} verdict
+	local v=${FIG[$2]:-}
 
 	if [[ -z $v ]]; then
 		printf "  %-${ROW_W}s %12s   %-10s %s\n" "$1" skipped "$5 $6" -
 		return 0
 	fi
-	verdict=$(awk -v v="$v" -v t="$6" -v op="$5" 'BEGIN {
-		ok = (op == "<=") ? v <= t : v >= t; print ok ? "PASS" : "MISS" }')
-	[[ $5 == - ]] && verdict=-
-	printf "  %-${ROW_W}s %12s   %-10s %s\n" "$1" "$(printf "$3" "$v")$4" "$5 $6" "$verdict"
+	printf "  %-${ROW_W}s %12s   %-10s %s\n" "$1" "$(printf "$3" "$v")$4" "$5 $6" \
+		"$(verdict "$v" "$5" "$6")"
+}
+
+# Rows of two builds side by side (a change beside the build before it): row_vs_head prints the
+# column names (after summary_title; @1 is the width of the figure column). row_vs: name, this
+# build's figure key, the base's figure key, then row's format, unit, comparison and target;
+# prints both figures (- for one absent), the first over the second, and each one's verdict.
+row_vs_head()
+{
+	ROW_W=$1
+	printf "  %-${ROW_W}s %11s %11s %7s   %-10s %-7s %s\n" figure "this build" "the base" \
+		ratio target verdict "the base's"
+}
+
+# shellcheck disable=SC2059 # the caller's printf format, as in row
+row_vs()
+{
+	local name=$1 v=${FIG[$2]:-} b=${FIG[$3]:-} fmt=$4 unit=$5 op=$6 t=$7 vs=- bv=- ratio=-
+
+	[[ -n $v ]] && vs=$(printf "$fmt" "$v")$unit
+	[[ -n $b ]] && bv=$(printf "$fmt" "$b")$unit
+	[[ -n $v && -n $b ]] && ratio=$(awk -v v="$v" -v b="$b" 'BEGIN {
+		if (b != 0) printf "%.2fx", v / b; else print "-" }')
+	printf "  %-${ROW_W}s %11s %11s %7s   %-10s %-7s %s\n" "$name" "$vs" "$bv" "$ratio" "$op $t" \
+		"$([[ -n $v ]] && verdict "$v" "$op" "$t" || echo -)" \
+		"$([[ -n $b ]] && verdict "$b" "$op" "$t" || echo -)"
 }

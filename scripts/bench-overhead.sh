@@ -430,17 +430,6 @@ bench_startup()
 	wl_stop TERM	# still waiting for its go signal: exits at once
 }
 
-# The child of @1 whose command is @2 (the stamper of a process substitution is a child too).
-child_named()
-{
-	local c
-
-	for c in $(cat "/proc/$1/task/$1/children"); do
-		[[ $(cat "/proc/$c/comm" 2>/dev/null) == "$2" ]] && { echo "$c"; return 0; }
-	done
-	return 1
-}
-
 prog_ids() { bpftool prog show --json 2>/dev/null | jq -c '[.[].id]'; }
 
 # Average ns per run of each BPF program loaded since the ids @1 were listed (bpftool here may
