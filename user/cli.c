@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "base/units.h"
+#include "cli_checks.h"
 #include "cli_options.h"
 
 #define DEFAULT_INTERVAL_S 1.0
@@ -47,17 +47,6 @@ struct cli_state {
 	size_t hint_len;
 	bool done; /* --help or --version printed */
 };
-
-__attribute__((format(printf, 1, 2))) static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("faultline: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /*
  * The one number parser: @s must be a whole decimal number (a decimal fraction too unless
@@ -223,14 +212,6 @@ bool config__has_metric(const struct fl_config *cfg, enum fl_metric m)
 	       (metric__needs_new(cfg->metric) || !metric__needs_new(m));
 }
 
-static int check_outputs(const struct fl_config *cfg)
-{
-	if (config__stdout_outputs(cfg) < 2)
-		return 0;
-	usage_error("only one of --folded, --json and --json-stream can write to stdout ('-')");
-	return -EINVAL;
-}
-
 /* Files only (--pprof, --svg): stdout carries the report, and a binary or an SVG would mix
  * with it. */
 static int parse_file(const char *opt, const char *arg, const char **out)
@@ -373,85 +354,6 @@ static int parse_string(const char *opt, const char *arg, const char **out)
 }
 
 /* --alloc=churn sees no free: nothing is known to be live, and there is no live table. */
-static int check_churn(const struct fl_config *cfg)
-{
-	if (metric__needs_frees(cfg->metric)) {
-		usage_error("--metric %s needs the frees, which --alloc=churn does not trace (one "
-			    "trap per allocation call, nothing known to be live): use --alloc for "
-			    "exact live tracking, or --metric alloc-bytes or alloc-count",
-			    metric__name(cfg->metric));
-		return -EINVAL;
-	}
-	if (cfg->max_live_given) {
-		usage_error("--max-live sizes the live table, which --alloc=churn does not keep "
-			    "(use --alloc for exact live tracking)");
-		return -EINVAL;
-	}
-	if (cfg->sample_time && cfg->sample_bytes) {
-		usage_error("--sample-time and --sample-bytes: choose one (--sample-time saves "
-			    "the traps, --sample-bytes only the recording)");
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* The allocator options only mean something with --alloc, and so do its metrics. */
-static int check_alloc(const struct fl_config *cfg)
-{
-	if (cfg->alloc_churn)
-		return check_churn(cfg);
-	if (cfg->sample_time) {
-		usage_error("--sample-time needs --alloc=churn: exact tracking must see every "
-			    "allocation and every free, and --alloc=churn counts calls alone");
-		return -EINVAL;
-	}
-	if (cfg->alloc)
-		return 0;
-	if (cfg->alloc_lib || cfg->alloc_prefix || cfg->max_live_given || cfg->sample_bytes) {
-		usage_error(
-			"--alloc-lib, --alloc-prefix, --max-live and --sample-bytes need --alloc");
-		return -EINVAL;
-	}
-	if (metric__needs_alloc(cfg->metric)) {
-		usage_error("--metric %s needs --alloc", metric__name(cfg->metric));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int check_vm(const struct fl_config *cfg)
-{
-	if (!cfg->vm && metric__needs_vm(cfg->metric)) {
-		usage_error("--metric %s needs --vm", metric__name(cfg->metric));
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int check_target(const struct fl_config *cfg)
-{
-	if (cfg->npids && cfg->command) {
-		usage_error("give either -p PID or a command after --, not both");
-		return -EINVAL;
-	}
-	if (!cfg->npids && !cfg->command && !cfg->all && !cfg->ncgroups) {
-		usage_error("nothing to profile: give -p PID[,PID...], -a, --cgroup PATH|UNIT|ID "
-			    "or -- COMMAND [ARG...]");
-		return -EINVAL;
-	}
-	if (cfg->all && cfg->ncgroups) {
-		usage_error("-a traces every process already: --cgroup adds nothing to it");
-		return -EINVAL;
-	}
-	/* a uprobe in every process's allocator: each of its calls on the host would trap */
-	if (cfg->all && cfg->alloc) {
-		usage_error("--alloc with -a would probe the allocator of every process on the "
-			    "host: choose processes with -p or --cgroup");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int parse_cgroup(struct fl_config *cfg, const char *arg)
 {
 	if (!arg || !*arg) {
@@ -486,10 +388,7 @@ static int parse_special(struct argp_state *state, struct cli_state *cs, int key
 		cs->done = true;
 		return STOP_DONE;
 	case ARGP_KEY_END:
-		return -(check_target(cs->cfg)	      ?:
-				 check_alloc(cs->cfg) ?:
-				 check_vm(cs->cfg)    ?:
-							check_outputs(cs->cfg));
+		return -cli__check(cs->cfg);
 	}
 	return ARGP_ERR_UNKNOWN;
 }

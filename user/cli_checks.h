@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/* The command line's checks across options (cli_checks.c), and its one way to say a usage
+ * error, shared with the parsing of each option (cli.c). */
+#ifndef FAULTLINE_CLI_CHECKS_H
+#define FAULTLINE_CLI_CHECKS_H
+
+#include "cli.h"
+
+/* "faultline: " @fmt on one line of stderr. */
+__attribute__((format(printf, 1, 2))) void usage_error(const char *fmt, ...);
+
+/* The options of @cfg that do not go together: 0, or -EINVAL with one line said. */
+int cli__check(const struct fl_config *cfg);
+
+#endif /* FAULTLINE_CLI_CHECKS_H */
