@@ -37,7 +37,7 @@ void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *pro
 	}
 }
 
-static uint64_t member(const struct cgroup_mem *c, int m)
+uint64_t cgroup_mem__member(const struct cgroup_mem *c, int m)
 {
 	switch (m) {
 	case FL_ANON:
@@ -56,5 +56,5 @@ int64_t cgroup_recon__change(const struct cgroup_recon *r, int m)
 {
 	if (!r->have_start || !r->have_now)
 		return 0;
-	return report__sdiff(member(&r->now, m), member(&r->start, m));
+	return report__sdiff(cgroup_mem__member(&r->now, m), cgroup_mem__member(&r->start, m));
 }

@@ -35,6 +35,10 @@ bool cgroup_recon__contains(const char *rel, const char *proc_cg);
  * and net of the living; zeroes those sums first. */
 void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *procs, size_t n);
 
+/* The cgroup's figure of member @m (enum fl_member) as RSS counts it: its file pages less its
+ * shmem, which the cgroup's page cache holds and RSS counts apart. */
+uint64_t cgroup_mem__member(const struct cgroup_mem *c, int m);
+
 /* The cgroup's change of member @m (FL_ANON, FL_FILE, FL_SHMEM) from the start to now. */
 int64_t cgroup_recon__change(const struct cgroup_recon *r, int m);
 

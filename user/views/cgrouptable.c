@@ -29,14 +29,6 @@ static void row(FILE *out, unsigned width, const char *label, const int64_t v[3]
 			    b[2], b[3], b[4]);
 }
 
-/* The cgroup's own anon, file (less its shmem, as RSS counts it) and shmem at @c. */
-static void counters(const struct cgroup_mem *c, int64_t v[3])
-{
-	v[0] = (int64_t)c->anon;
-	v[1] = (int64_t)(c->file >= c->shmem ? c->file - c->shmem : 0);
-	v[2] = (int64_t)c->shmem;
-}
-
 void cgrouptable__render(FILE *out, unsigned width, const struct cgroup_recon *r)
 {
 	int64_t start[3], now[3], change[3], kern[3], net[3], rest[3], k0, k1, dk, t0, t1, dt;
@@ -54,8 +46,6 @@ void cgrouptable__render(FILE *out, unsigned width, const struct cgroup_recon *r
 	units__emit(out, width, "  %-*s%11s%11s%11s%11s%11s", LABEL, "", "anon", "file", "shmem",
 		    "kernel", "total");
 	if (r->have_start && r->have_now) {
-		counters(&r->start, start);
-		counters(&r->now, now);
 		k0 = (int64_t)r->start.kernel;
 		k1 = (int64_t)r->now.kernel;
 		t0 = (int64_t)r->start.current;
@@ -63,7 +53,9 @@ void cgrouptable__render(FILE *out, unsigned width, const struct cgroup_recon *r
 		dk = k1 - k0;
 		dt = t1 - t0;
 		for (int i = 0; i < 3; i++) {
-			change[i] = now[i] - start[i];
+			start[i] = (int64_t)cgroup_mem__member(&r->start, members[i]);
+			now[i] = (int64_t)cgroup_mem__member(&r->now, members[i]);
+			change[i] = cgroup_recon__change(r, members[i]);
 			rest[i] = change[i] - net[i];
 		}
 		row(out, width, "cgroup at start", start, false, r->start.have_kernel ? &k0 : NULL,
