@@ -277,32 +277,43 @@ cleanup:
 	return err;
 }
 
-int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed)
+int tracer_put_target(struct tracer *t, pid_t pid, const struct proc_status *seed,
+		      struct fl_proc *p, bool only_new)
 {
 	struct fl_key overflow = { .tgid = pid, .origin = FL_ORIGIN_OVERFLOW };
 	struct fl_counts zero = {};
-	struct fl_proc p = {};
 	__u32 tgid = pid;
+	__u64 how = only_new ? BPF_NOEXIST : BPF_ANY;
 
 	for (int m = 0; m < FL_MEMBERS; m++)
-		p.gone_last[m] = FL_SIZE_UNKNOWN;
+		p->gone_last[m] = FL_SIZE_UNKNOWN;
 	if (seed) {
-		p.flags = FL_PROC_SEEDED;
-		p.seed[FL_FILE] = seed->rss_file;
-		p.seed[FL_ANON] = seed->rss_anon;
-		p.seed[FL_SWAP] = seed->vm_swap;
-		p.seed[FL_SHMEM] = seed->rss_shmem;
+		p->flags = FL_PROC_SEEDED;
+		p->seed[FL_FILE] = (__s64)seed->rss_file;
+		p->seed[FL_ANON] = (__s64)seed->rss_anon;
+		p->seed[FL_SWAP] = (__s64)seed->vm_swap;
+		p->seed[FL_SHMEM] = (__s64)seed->rss_shmem;
 	} else {
-		p.flags = FL_PROC_AWAIT_EXEC;
+		p->flags = FL_PROC_AWAIT_EXEC;
 	}
 	/* the row that takes the charge when the counts map is full must exist before it is */
-	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.counts), &overflow, &zero, BPF_ANY) ||
-	    bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &tgid, &p, BPF_ANY)) {
-		fprintf(stderr, "faultline: cannot add pid %d to the targets: %s\n", pid,
-			strerror(errno));
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.counts), &overflow, &zero, how) &&
+	    errno != EEXIST)
 		return -errno;
-	}
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.procs), &tgid, p, how))
+		return -errno;
 	return 0;
+}
+
+int tracer__add_target(struct tracer *t, pid_t pid, const struct proc_status *seed)
+{
+	struct fl_proc p = {};
+	int err = tracer_put_target(t, pid, seed, &p, false);
+
+	if (err)
+		fprintf(stderr, "faultline: cannot add pid %d to the targets: %s\n", pid,
+			strerror(-err));
+	return err;
 }
 
 size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, size_t max)

@@ -72,6 +72,12 @@ struct alloc_prog {
 
 #define ALLOC_PROGS 5
 
+/* Makes @pid a target with entry @p (its generation and start already set): counted from
+ * @seed (its /proc status), or from its exec when NULL; its overflow row made first. With
+ * @only_new, neither replaces one the BPF side made (-EEXIST). 0 or -errno (attach.c). */
+int tracer_put_target(struct tracer *t, pid_t pid, const struct proc_status *seed,
+		      struct fl_proc *p, bool only_new);
+
 /* Fills @out with the allocator programs of @skel (allocprobes.c). */
 void allocprobes__progs(const struct faultline *skel, struct alloc_prog out[ALLOC_PROGS]);
 
