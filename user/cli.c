@@ -176,13 +176,17 @@ static int parse_by(struct fl_config *cfg, const char *arg)
 	return 0;
 }
 
+const char *config__top_name(enum fl_top top)
+{
+	return top < sizeof(top_names) / sizeof(top_names[0]) ? top_names[top] : "exe";
+}
+
 void config__by_name(const struct fl_config *cfg, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s",
-		 cfg->by_top == FL_TOP_EXE     ? "" :
-		 cfg->by_top == FL_TOP_PROCESS ? "process," :
-						 "cgroup,",
-		 cfg->by_stack ? "stack" : "",
+	/* the default top goes unsaid, as before tops existed */
+	snprintf(buf, len, "%s%s%s%s",
+		 cfg->by_top == FL_TOP_EXE ? "" : config__top_name(cfg->by_top),
+		 cfg->by_top == FL_TOP_EXE ? "" : ",", cfg->by_stack ? "stack" : "",
 		 cfg->by_mapping ? (cfg->by_stack ? ",mapping" : "mapping") : "");
 }
 

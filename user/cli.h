@@ -76,6 +76,9 @@ struct fl_config {
  */
 int parse_args(int argc, char **argv, struct fl_config *cfg);
 
+/* "exe", "process" or "cgroup". */
+const char *config__top_name(enum fl_top top);
+
 /* --by as the command line would say it ("stack", "cgroup,stack,mapping") into @buf. */
 void config__by_name(const struct fl_config *cfg, char *buf, size_t len);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/grow.h"
 #include "base/procfs.h"
 #include "faultline.h"
 #include "trace/scope.h"
@@ -67,6 +68,7 @@ static int host_pids(pid_t **out, size_t *n)
 	DIR *d = opendir("/proc");
 	size_t cap = 0;
 	struct dirent *e;
+	pid_t *v;
 
 	*out = NULL;
 	*n = 0;
@@ -80,16 +82,13 @@ static int host_pids(pid_t **out, size_t *n)
 		pid = (pid_t)strtol(e->d_name, NULL, 10);
 		if (pid == getpid())
 			continue;
-		if (*n == cap) {
-			pid_t *v = realloc(*out, (cap = cap ? 2 * cap : 256) * sizeof(**out));
-
-			if (!v) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*out = v;
+		v = grow__reserve(*out, &cap, *n, sizeof(*v));
+		if (!v) {
+			closedir(d);
+			return -ENOMEM;
 		}
-		(*out)[(*n)++] = pid;
+		*out = v;
+		v[(*n)++] = pid;
 	}
 	closedir(d);
 	return 0;

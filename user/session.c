@@ -243,9 +243,7 @@ static int show(struct session *s, bool final)
 				      .threads = s->threads,
 				      .children = cfg->children,
 				      .by_stack = cfg->by_stack,
-				      .top = cfg->by_top == FL_TOP_CGROUP  ? "cgroup" :
-					     cfg->by_top == FL_TOP_PROCESS ? "process" :
-									     "exe" };
+				      .top = config__top_name(cfg->by_top) };
 	/* a machine format on stdout keeps it to itself: the tables go to stderr */
 	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
