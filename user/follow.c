@@ -120,39 +120,92 @@ void follow__refresh(struct session *s, struct target *t, bool final)
 	sync_unwind(s, t);
 }
 
+/* The fl_file_id() of the program @sym's process runs (its lowest code mapping), 0: unknown. */
+static uint64_t program_of(const struct symbolizer *sym)
+{
+	struct symbolizer_code code;
+
+	return symbolizer__code(sym, &code, 1) ? code.file_id : 0;
+}
+
+/* The fold class of @t: its name and code layout, or exec'd, its name and program. */
+static struct fold_class *fold_class_of(struct session *s, const struct target *t, bool execd)
+{
+	uint64_t layout = execd ? 0 : symbolizer__layout(t->sym);
+	uint64_t exe = execd ? program_of(t->sym) : 0;
+	struct fold_class *v;
+
+	if (execd && !exe)
+		return NULL;
+	for (size_t i = 0; i < s->nfolds; i++)
+		if (s->folds[i].layout == layout && s->folds[i].exe == exe &&
+		    !strcmp(s->folds[i].comm, t->sum.comm))
+			return &s->folds[i];
+	v = grow__reserve(s->folds, &s->folds_cap, s->nfolds, sizeof(*v));
+	if (!v)
+		return NULL;
+	s->folds = v;
+	v = &s->folds[s->nfolds++];
+	*v = (struct fold_class){ .layout = layout, .exe = exe, .pid = t->sum.pid, .gen = t->gen };
+	snprintf(v->comm, sizeof(v->comm), "%s", t->sum.comm);
+	return v;
+}
+
 /*
- * An exited child that never exec'd shares rows with the first such child of its name and
- * code layout (named alike, by design): a server's forks over hours, or a storm of forks,
- * then cost memory by their different stacks, not by their number. Each keeps what it was
- * charged; its symbolizer goes, as the first one's names its rows.
+ * An exited child shares rows with the first such child of its name and code layout (named
+ * alike, by design) when it never exec'd; of its name and program when it did, for the rows
+ * of stacks named alike in every process (frames of objects alone). A server's forks over
+ * hours, or a storm of forks or of short programs, then cost memory by their different
+ * stacks, not by their number. Each keeps what it was charged; its symbolizer goes, as the
+ * first one's names its rows, once no row of its own is left to name.
  */
 static void fold(struct session *s, struct target *t, const struct fl_proc *p, bool gen0)
 {
-	struct fold_class *c = NULL, *v;
-	uint64_t layout;
+	bool execd = p && (p->execs || p->exec_id);
+	struct fold_class *c;
+	struct fold_wait *w;
 
-	if (!t->sum.followed || !t->sym || !p || p->execs || p->exec_id)
+	if (!t->sum.followed || !t->sym || !p || !(c = fold_class_of(s, t, execd)))
 		return;
-	layout = symbolizer__layout(t->sym);
-	for (size_t i = 0; i < s->nfolds && !c; i++)
-		if (s->folds[i].layout == layout && !strcmp(s->folds[i].comm, t->sum.comm))
-			c = &s->folds[i];
-	if (!c) {
-		v = grow__reserve(s->folds, &s->folds_cap, s->nfolds, sizeof(*v));
-		if (!v)
-			return;
-		s->folds = v;
-		c = &s->folds[s->nfolds++];
-		*c = (struct fold_class){ .layout = layout, .pid = t->sum.pid, .gen = t->gen };
-		snprintf(c->comm, sizeof(c->comm), "%s", t->sum.comm);
-	}
-	if (collector__fold(s->col, (uint32_t)t->sum.pid, t->gen, gen0, (uint32_t)c->pid, c->gen))
+	if (collector__fold(s->col, (uint32_t)t->sum.pid, t->gen, gen0, (uint32_t)c->pid, c->gen,
+			    execd))
 		return;
 	t->sum.folded_into = c->pid;
-	if (c->pid != t->sum.pid || c->gen != t->gen) {
+	if (c->pid == t->sum.pid && c->gen == t->gen)
+		return;
+	if (!execd) {
 		symbolizer__free(t->sym);
 		t->sym = NULL;
+		return;
 	}
+	w = grow__reserve(s->fold_waits, &s->fold_waits_cap, s->nfold_waits, sizeof(*w));
+	if (!w)
+		return; /* out of memory: it keeps its names */
+	s->fold_waits = w;
+	/* a row made in its teardown may come after the next move: the one after that */
+	s->fold_waits[s->nfold_waits++] =
+		(struct fold_wait){ t - s->targets.v, collector__moves(s->col) + 1 };
+}
+
+void follow__drop_folded_names(struct session *s)
+{
+	uint64_t moves = collector__moves(s->col);
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->nfold_waits; i++) {
+		struct fold_wait *w = &s->fold_waits[i];
+		struct target *t = &s->targets.v[w->target];
+
+		if (moves <= w->moves) {
+			s->fold_waits[kept++] = *w;
+			continue;
+		}
+		if (!collector__kept_own(s->col, (uint32_t)t->sum.pid, t->gen)) {
+			symbolizer__free(t->sym);
+			t->sym = NULL;
+		}
+	}
+	s->nfold_waits = kept;
 }
 
 void follow__retire(struct session *s, struct target *t)

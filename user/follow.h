@@ -28,6 +28,9 @@ void follow__refresh(struct session *s, struct target *t, bool final);
  * Its last /proc figures go (no_status) when they were read before its last exec. */
 void follow__retire(struct session *s, struct target *t);
 
+/* Frees the symbolizers of folded exec'd children whose rows all moved under another key. */
+void follow__drop_folded_names(struct session *s);
+
 /*
  * -f: the processes the fork program added to the BPF target set since the last look become
  * targets (named, probed with --alloc), and those the BPF side saw exit are retired. Run

@@ -363,6 +363,7 @@ static void reap(struct session *s)
 	follow__discover(s);
 	if (s->cfg->children && (err = collector__sweep(s->col)))
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
+	follow__drop_folded_names(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */

@@ -331,6 +331,7 @@ void session__teardown(struct session *s)
 	exit_maps__free(s->exits);
 	target_set__fini(&s->targets);
 	free(s->folds);
+	free(s->fold_waits);
 	debuginfo__end(s);
 	frames__free(s->frames);
 	treecache__free(s->tree);

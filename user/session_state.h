@@ -28,10 +28,18 @@
 /* Exited children that never exec'd, by name and code layout: the first one's rows hold the
  * rows of the others (follow.c) */
 struct fold_class {
-	uint64_t layout; /* symbolizer__layout() */
+	uint64_t layout; /* symbolizer__layout(); 0: exec'd, a program's (exe) processes */
+	uint64_t exe;	 /* exec'd: the fl_file_id() of the program */
 	char comm[FL_COMM_LEN];
 	pid_t pid; /* the first one's identity */
 	uint16_t gen;
+};
+
+/* A folded exec'd child (the index of its target) that names its rows until they moved
+ * (collector__moves() past @moves) and none kept its own key. */
+struct fold_wait {
+	size_t target;
+	uint64_t moves;
 };
 
 struct session {
@@ -48,6 +56,8 @@ struct session {
 	struct exit_maps *exits;   /* -f: the mappings of targets as they exit; NULL: none */
 	struct fold_class *folds;  /* -f */
 	size_t nfolds, folds_cap;
+	struct fold_wait *fold_waits; /* folded exec'd children whose names may go */
+	size_t nfold_waits, fold_waits_cap;
 	size_t child_syms; /* live children holding a symbolizer (an fd or two each) */
 	size_t fd_budget;  /* ... at most so many */
 	struct launch launch;

@@ -258,9 +258,19 @@ int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen
 }
 
 int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
-		    uint16_t into_gen)
+		    uint16_t into_gen, bool portable_only)
 {
-	return retired_rows__fold(c->retired, tgid, gen, gen0, into_tgid, into_gen);
+	return retired_rows__fold(c->retired, tgid, gen, gen0, into_tgid, into_gen, portable_only);
+}
+
+uint64_t collector__moves(const struct collector *c)
+{
+	return c->moves;
+}
+
+bool collector__kept_own(const struct collector *c, uint32_t tgid, uint16_t gen)
+{
+	return retired_rows__kept_own(c->retired, tgid, gen);
 }
 
 const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen)
@@ -315,13 +325,32 @@ static int move_stack(struct collector *c, uint64_t stack, struct moved *m)
 	return err;
 }
 
-/* Moves one row of a retired process, and its histograms (--alloc), out of the maps. */
+/* True when the stack of @key is named alike in every process: frames of objects alone
+ * (FL_FRAME_OBJ), no leaf to repair; or no stack at all. */
+static bool portable(const struct collector *c, const struct fl_key *key)
+{
+	uint64_t ips[FL_MAX_STACK_DEPTH];
+	size_t n;
+
+	if (!key->stack)
+		return true;
+	if (key->leaf_ret)
+		return false;
+	n = retired_rows__stack(c->retired, key->stack, ips, NULL);
+	for (size_t i = 0; i < n; i++)
+		if (!(ips[i] & FL_FRAME_OBJ))
+			return false;
+	return n > 0;
+}
+
+/* Moves one row of a retired process, and its histograms (--alloc), out of the maps (its
+ * stack kept first). */
 static int move_row(struct collector *c, const struct fl_row *row, struct moved *m)
 {
 	struct fl_alloc_hist hist;
 	bool have = c->hists_fd >= 0 && fl_call_is_alloc(row->key.call) &&
 		    !bpf_map_lookup_elem(c->hists_fd, &row->key, &hist);
-	int err = retired_rows__add(c->retired, row, have ? &hist : NULL);
+	int err = retired_rows__add(c->retired, row, have ? &hist : NULL, portable(c, &row->key));
 
 	if (err)
 		return err;
@@ -360,10 +389,11 @@ static int move_retired(struct collector *c)
 			c->rows[live++] = c->rows[i];
 			continue;
 		}
-		err = move_row(c, &c->rows[i], &m);
+		err = move_stack(c, c->rows[i].key.stack, &m);
 		if (!err)
-			err = move_stack(c, c->rows[i].key.stack, &m);
+			err = move_row(c, &c->rows[i], &m);
 	}
+	c->moves++;
 	collector_delete_keys(c->counts_fd, m.rows, m.nrows, sizeof(*m.rows));
 	collector_delete_keys(c->hists_fd, m.hists, m.nhists, sizeof(*m.hists));
 	collector_delete_keys(c->stacks_fd, m.stacks, m.nstacks, sizeof(*m.stacks));

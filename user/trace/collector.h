@@ -124,10 +124,17 @@ int collector__read(struct collector *c);
 int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0);
 
 /* Retired process @tgid of generation @gen (and its generation 0 with @gen0) is folded into
- * retired process @into_tgid of generation @into_gen, as retired_rows__fold() says: call it
- * before the next read moves its rows. Returns 0 or -errno. */
+ * retired process @into_tgid of generation @into_gen, as retired_rows__fold() says (with
+ * @portable_only too): call it before the next read moves its rows. Returns 0 or -errno. */
 int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
-		    uint16_t into_gen);
+		    uint16_t into_gen, bool portable_only);
+
+/* How many times the rows of retired processes moved out of the maps: a process retired
+ * before a count was taken has its rows moved once the count is past it. */
+uint64_t collector__moves(const struct collector *c);
+
+/* retired_rows__kept_own() of the rows moved so far. */
+bool collector__kept_own(const struct collector *c, uint32_t tgid, uint16_t gen);
 
 /* What folded process @tgid of generation @gen was charged (its rows are not its own), or
  * NULL when it is not folded. */

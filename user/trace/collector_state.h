@@ -40,6 +40,7 @@ struct collector {
 	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
 	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
 	bool to_move;		      /* processes retired since the last read */
+	uint64_t moves;		      /* move_retired() calls */
 	uint64_t swept_at;	      /* pace__now() of the last collector__sweep() read */
 	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;

@@ -14,8 +14,14 @@
  * What names a stack: the code it runs through, the counts key's stack fields, and how its leaf
  * is read. The code is the symbolizer's layout, so that a forking server's children, which map
  * what their parent maps, share its named stacks instead of each holding a copy; without a
- * symbolizer (addresses only), the process itself.
+ * symbolizer (addresses only), the process itself; SHARED for a stack of objects' frames alone
+ * (and no leaf to repair), the same in every process that runs that code, ASLR or not.
  */
+#define SHARED 0
+
+/* The image of a named frame of an object (FL_FRAME_OBJ): named once for every process. */
+#define OBJECT_IMAGE UINT64_MAX
+
 struct stack_id {
 	uint64_t image;
 	bool returns; /* an allocation row's: the leaf is a return address too */
@@ -32,6 +38,7 @@ struct named_frame {
 	uint64_t image; /* as in struct stack_id */
 	uint64_t addr;	/* the address named: a return address less one, or the leaf's */
 	unsigned epoch; /* the frames__rename_all() count when it was named */
+	bool by_object; /* an object's frame no process placed: named without lines */
 	const char *name;
 	struct frame_line *lines; /* innermost inlined call first, the function last */
 	size_t nlines;
@@ -48,6 +55,10 @@ struct named_stack {
 	uint32_t *frames; /* indexes into frames->named, root first */
 	uint64_t *walk;	  /* the repaired walk, leaf first, to name it again */
 	size_t nwalk;
+	/* the address of each frame (root first) in the process of image addrs_image: the
+	 * frames of objects are where that process maps them */
+	uint64_t *addrs;
+	uint64_t addrs_image;
 };
 
 /* Open addressing, linear probing; grown at half full. */
@@ -115,6 +126,7 @@ void frames__free(struct frames *f)
 		if (f->slots[i].used) {
 			free(f->slots[i].frames);
 			free(f->slots[i].walk);
+			free(f->slots[i].addrs);
 		}
 	}
 	for (size_t i = 0; i < f->nnamed; i++)
@@ -181,41 +193,42 @@ static bool leaf_caller_missing(struct symbolizer *sym, const uint64_t *ips, siz
 	return x86__ends_with_call(before, sizeof(before));
 }
 
+/* Where @sym's process maps the code of object frame @frame, into *@addr: 0, or -ENOENT when
+ * its maps, as read, do not hold it (gone before they were read). */
+static int place(const struct frames *f, const struct symbolizer *sym, uint64_t frame,
+		 uint64_t *addr)
+{
+	const struct elfsyms *elf = unwinder__object(f->unwind, fl_frame_table(frame), NULL);
+
+	return elf && sym ? symbolizer__addr_of(sym, elf, fl_frame_vaddr(frame), addr) : -ENOENT;
+}
+
+/* @ips's first two frames as addresses in @sym's process (an object's unplaced stays as it is,
+ * no code), for the leaf's repair. */
+static bool leaf_caller_missing_in(const struct frames *f, struct symbolizer *sym,
+				   const uint64_t *ips, size_t n, uint64_t leaf_ret)
+{
+	uint64_t at[2];
+
+	for (size_t i = 0; i < n && i < 2; i++)
+		if (!(ips[i] & FL_FRAME_OBJ) || place(f, sym, ips[i], &at[i]))
+			at[i] = ips[i];
+	return leaf_caller_missing(sym, at, n, leaf_ret);
+}
+
 /*
  * The repaired walk of @key into @ips (leaf first): the skipped caller put back, repeats of one
  * address in a row folded (a walk looping on a bogus frame; direct recursion from one call site
- * folds too, as most profilers show it). Returns the count.
+ * folds too, as most profilers show it). The frames of objects stay so (the walk writes a frame
+ * in code with a table as its object's: FL_FRAME_OBJ). Returns the count.
  */
-/*
- * The addresses in @sym's process of the frames of objects among @ips (the walk writes a frame
- * in code with a table as its object's, the same in every process: FL_FRAME_OBJ). One whose
- * object the process's maps, as read, do not hold stays as it is: no code, so the stack is
- * cut there and named again later.
- */
-static void frames_in_process(const struct frames *f, const struct symbolizer *sym, uint64_t *ips,
-			      size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct elfsyms *elf;
-		uint64_t addr;
-
-		if (!(ips[i] & FL_FRAME_OBJ))
-			continue;
-		elf = unwinder__object(f->unwind, fl_frame_table(ips[i]), NULL);
-		if (elf && sym && !symbolizer__addr_of(sym, elf, fl_frame_vaddr(ips[i]), &addr))
-			ips[i] = addr;
-	}
-}
-
 static size_t repaired_walk(const struct frames *f, const struct collector *col,
 			    struct symbolizer *sym, const struct fl_key *key,
 			    uint64_t ips[FL_MAX_STACK_DEPTH])
 {
 	size_t n = collector__stack(col, key->stack, ips, NULL), out = n ? 1 : 0;
 
-	frames_in_process(f, sym, ips, n);
-
-	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing(sym, ips, n, key->leaf_ret)) {
+	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing_in(f, sym, ips, n, key->leaf_ret)) {
 		memmove(&ips[2], &ips[1], (n - 1) * sizeof(ips[0]));
 		ips[1] = key->leaf_ret;
 		n++;
@@ -224,6 +237,15 @@ static size_t repaired_walk(const struct frames *f, const struct collector *col,
 		if (ips[i] != ips[out - 1])
 			ips[out++] = ips[i];
 	return out;
+}
+
+/* True when @ips holds frames of objects alone: the same code, named alike, in every process. */
+static bool all_objects(const uint64_t *ips, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(ips[i] & FL_FRAME_OBJ))
+			return false;
+	return true;
 }
 
 /* @str held once for the session (NULL stays NULL); NULL when out of memory. */
@@ -247,12 +269,17 @@ static int name_frame(struct frames *f, struct symbolizer *sym, struct named_fra
 	const char *module;
 	size_t n = 1;
 
-	if (fr->addr & FL_FRAME_OBJ) { /* no process placed it: its object names it */
+	uint64_t at;
+
+	fr->by_object = fr->image == OBJECT_IMAGE && place(f, sym, fr->addr, &at);
+	if (fr->by_object) { /* no process placed it: its object names it */
 		elf = unwinder__object(f->unwind, fl_frame_table(fr->addr), &module);
 		symbolizer__object_name(f->elf, (struct elfsyms *)elf, module,
 					fl_frame_vaddr(fr->addr), out[0].name, sizeof(out[0].name));
 		out[0].file = NULL;
 		out[0].line = 0;
+	} else if (fr->image == OBJECT_IMAGE) {
+		n = symbolizer__frames(sym, at, out, SYMBOLIZER_MAX_FRAMES);
 	} else if (sym) {
 		n = symbolizer__frames(sym, fr->addr, out, SYMBOLIZER_MAX_FRAMES);
 	} else {
@@ -312,6 +339,16 @@ static int named_reserve(struct frames *f)
 	return 0;
 }
 
+/* True when @fr was named before debug files came, or from its object alone where @sym's
+ * process places it now (its lines are there). */
+static bool must_rename(const struct frames *f, const struct symbolizer *sym,
+			const struct named_frame *fr)
+{
+	uint64_t at;
+
+	return fr->epoch != f->epoch || (fr->by_object && !place(f, sym, fr->addr, &at));
+}
+
 /* The index of @addr named in @image, named now when new or named before debug files came.
  * Returns 0 or -ENOMEM. */
 static int frame_at(struct frames *f, struct symbolizer *sym, uint64_t image, uint64_t addr,
@@ -332,7 +369,7 @@ static int frame_at(struct frames *f, struct symbolizer *sym, uint64_t image, ui
 		if (name_frame(f, sym, &v[f->nnamed]))
 			return -ENOMEM;
 		f->named_ix[slot] = (uint32_t)++f->nnamed;
-	} else if (f->named[f->named_ix[slot] - 1].epoch != f->epoch &&
+	} else if (must_rename(f, sym, &f->named[f->named_ix[slot] - 1]) &&
 		   name_frame(f, sym, &f->named[f->named_ix[slot] - 1])) {
 		return -ENOMEM;
 	}
@@ -370,19 +407,25 @@ static int name_stack(struct frames *f, struct symbolizer *sym, const uint64_t *
 		/* a return address points after the call: step back into it to name the caller */
 		uint64_t addr = i > 0 || s->id.returns ? ips[i] - 1 : ips[i];
 
-		if (addr != ips[i] && sym && is_trampoline_return(sym, ips[i]))
-			addr = ips[i];
 
-		/* an object's frame no process placed is code, named from its object alone */
+		/* an object's frame is code, named once for every process that maps it */
 		if (ips[i] & FL_FRAME_OBJ) {
-			*cut = true; /* named again later, when its process's maps are read */
-			err = frame_at(f, sym, 0, addr, &s->frames[i]);
+			uint64_t at;
+			bool placed = !place(f, sym, ips[i], &at);
+
+			if (addr != ips[i] && placed && is_trampoline_return(sym, at))
+				addr = ips[i];
+			/* from its object alone: named again later, when a process's maps are read */
+			*cut |= !placed;
+			err = frame_at(f, sym, OBJECT_IMAGE, addr, &s->frames[i]);
 			if (err) {
 				kept = i;
 				break;
 			}
 			continue;
 		}
+		if (addr != ips[i] && sym && is_trampoline_return(sym, ips[i]))
+			addr = ips[i];
 		if (i > 0 && sym && !symbolizer__is_code(sym, addr)) {
 			kept = i;
 			*cut = true;
@@ -452,6 +495,8 @@ static size_t name_again(struct frames *f, struct symbolizer *sym, struct named_
 
 	s->round = f->round;
 	s->epoch = f->epoch;
+	free(s->addrs); /* named anew: the frames' addresses are found again */
+	s->addrs = NULL;
 	if (!v)
 		return out_of_memory(f, s);
 	s->frames = v;
@@ -461,15 +506,42 @@ static size_t name_again(struct frames *f, struct symbolizer *sym, struct named_
 	return s->n;
 }
 
-/* The frames of @s as frames__get_info() returns them, in @f's buffers. */
-static size_t give(struct frames *f, const struct named_stack *s, const char *const **names,
-		   const uint64_t **addrs, const struct frame_info **info)
+/* The address of each frame of @s in the process of @sym and @image, root first: an object's
+ * where that process maps it (0: not at all). Kept for the last image asked. 0 or -ENOMEM. */
+static int addrs_in(struct frames *f, struct symbolizer *sym, uint64_t image, struct named_stack *s)
 {
+	uint64_t *v;
+
+	if (s->addrs && s->addrs_image == image)
+		return 0;
+	v = realloc(s->addrs, (s->n ? s->n : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	s->addrs = v;
+	s->addrs_image = image;
+	for (size_t i = 0; i < s->n; i++) {
+		const struct named_frame *fr = &f->named[s->frames[i]];
+
+		if (fr->image != OBJECT_IMAGE)
+			v[i] = fr->addr;
+		else if (place(f, sym, fr->addr, &v[i]))
+			v[i] = 0;
+	}
+	return 0;
+}
+
+/* The frames of @s as frames__get_info() returns them, in @f's buffers, the addresses as the
+ * process of @sym and @image has them. */
+static size_t give(struct frames *f, struct symbolizer *sym, uint64_t image, struct named_stack *s,
+		   const char *const **names, const uint64_t **addrs, const struct frame_info **info)
+{
+	if (addrs_in(f, sym, image, s))
+		return out_of_memory(f, s);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct named_frame *fr = &f->named[s->frames[i]];
 
 		f->out_names[i] = fr->name;
-		f->out_addrs[i] = fr->addr;
+		f->out_addrs[i] = s->addrs[i];
 		f->out_info[i] = (struct frame_info){ fr->lines, fr->nlines };
 	}
 	*names = f->out_names;
@@ -478,13 +550,26 @@ static size_t give(struct frames *f, const struct named_stack *s, const char *co
 	return s->n;
 }
 
+/* The slot of the named stack of @id, or the free one where it goes: first among the stacks
+ * every process shares. */
+static struct named_stack *stack_slot(struct frames *f, struct stack_id *id)
+{
+	struct stack_id shared = *id;
+	struct named_stack *s;
+
+	shared.image = SHARED;
+	s = &f->slots[slot_of(f->slots, f->cap, &shared)];
+	return s->used ? s : &f->slots[slot_of(f->slots, f->cap, id)];
+}
+
 size_t frames__get_info(struct frames *f, const struct collector *col, struct symbolizer *sym,
 			const struct fl_key *key, const char *const **out, const uint64_t **addrs,
 			const struct frame_info **info)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH];
-	struct stack_id id = { .image = sym ? symbolizer__layout(sym) :
-					      1ull << 63 | (uint64_t)key->gen << 32 | key->tgid,
+	uint64_t image = sym ? symbolizer__layout(sym) :
+			       1ull << 63 | (uint64_t)key->gen << 32 | key->tgid;
+	struct stack_id id = { .image = image,
 			       .returns = fl_call_is_alloc(key->call),
 			       .stack = key->stack,
 			       .leaf_ret = key->leaf_ret };
@@ -493,7 +578,7 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 
 	if (f->used * 2 >= f->cap && grow(f))
 		return 0;
-	s = &f->slots[slot_of(f->slots, f->cap, &id)];
+	s = stack_slot(f, &id);
 	/* a cut stack is named again once per refresh, not for every row that shares it: the
 	 * maps it could be named from do not change within one; every stack is named again
 	 * once after debug files arrived (from its kept walk: the BPF map may have lost it) */
@@ -505,6 +590,10 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 		if (!n && !s->used)
 			return 0;
 		if (!s->used) {
+			if (all_objects(ips, n) && !key->leaf_ret) {
+				id.image = SHARED;
+				s = &f->slots[slot_of(f->slots, f->cap, &id)];
+			}
 			*s = (struct named_stack){ .id = id, .used = true };
 			f->used++;
 		}
@@ -514,5 +603,5 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 	if (!name_again(f, sym, s))
 		return 0;
 named:
-	return give(f, s, out, addrs, info);
+	return give(f, sym, image, s, out, addrs, info);
 }

@@ -26,8 +26,10 @@ struct kept_stack {
 /* A process marked: its rows are to move; folded, under the identity of another. */
 struct proc_mark {
 	uint64_t id;   /* (tgid << 16 | gen) + 1 */
-	uint64_t into; /* folded: the id its rows take; 0: its own */
-	size_t sum;    /* folded: index + 1 of what it was charged, in sums */
+	uint64_t into;	    /* folded: the id its rows take; 0: its own */
+	size_t sum;	    /* folded: index + 1 of what it was charged, in sums */
+	bool portable_only; /* folded: only its rows of stacks every process names alike */
+	bool own;	    /* folded: a row kept its own key */
 };
 
 struct retired_rows {
@@ -189,7 +191,7 @@ int retired_rows__mark(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool
 }
 
 int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0,
-		       uint32_t into_tgid, uint16_t into_gen)
+		       uint32_t into_tgid, uint16_t into_gen, bool portable_only)
 {
 	struct proc_mark *m = find_mark(r, proc_id(tgid, gen));
 	struct proc_mark *m0 = gen0 && gen ? find_mark(r, proc_id(tgid, 0)) : NULL;
@@ -206,9 +208,18 @@ int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool
 	memset(&r->sums[r->nsums++], 0, sizeof(*v));
 	m->into = proc_id(into_tgid, into_gen);
 	m->sum = r->nsums;
+	m->portable_only = portable_only;
 	if (m0)
-		*m0 = (struct proc_mark){ m0->id, m->into, m->sum };
+		*m0 = (struct proc_mark){ m0->id, m->into, m->sum, portable_only, false };
 	return 0;
+}
+
+bool retired_rows__kept_own(const struct retired_rows *r, uint32_t tgid, uint16_t gen)
+{
+	const struct proc_mark *m = find_mark(r, proc_id(tgid, gen));
+	const struct proc_mark *m0 = gen ? find_mark(r, proc_id(tgid, 0)) : NULL;
+
+	return !m || !m->into || m->own || (m0 && m0->into == m->into && m0->own);
 }
 
 const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uint32_t tgid,
@@ -252,9 +263,9 @@ static int add_hist(struct retired_rows *r, const struct fl_key *key,
 }
 
 int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
-		      const struct fl_alloc_hist *hist)
+		      const struct fl_alloc_hist *hist, bool portable)
 {
-	const struct proc_mark *m = find_mark(r, proc_id(row->key.tgid, row->key.gen));
+	struct proc_mark *m = find_mark(r, proc_id(row->key.tgid, row->key.gen));
 	struct fl_row moved = *row;
 	struct fl_row *v;
 	size_t *slot;
@@ -263,6 +274,9 @@ int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
 		struct retired_sum *sum = &r->sums[m->sum - 1];
 
 		report__charge(&sum->attributed, &sum->hugetlb_faults, &row->key, &row->counts);
+		m->own |= m->portable_only && !portable;
+	}
+	if (m && m->into && !(m->portable_only && !portable)) {
 		moved.key.tgid = moved.key.tid = (uint32_t)((m->into - 1) >> 16);
 		moved.key.gen = (uint16_t)(m->into - 1);
 	}

@@ -35,11 +35,17 @@ int retired_rows__mark(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool
  * @into_tgid of generation @into_gen: its rows, as they move, take that one's key (its threads
  * too, as the process's), so exited processes that name every code address alike (the same
  * layout: forks that did not exec) share rows; what each was charged is summed apart, for
- * retired_rows__folded(). Folding a process into itself freezes its sum the same way.
- * Returns 0, -ENOENT when not marked, or -ENOMEM.
+ * retired_rows__folded(). With @portable_only (processes of one program, exec'd: ASLR put
+ * their code apart), only the rows whose stacks are named alike in every process (frames of
+ * objects alone) take the other key; the rest keep their own. Folding a process into itself
+ * freezes its sum the same way. Returns 0, -ENOENT when not marked, or -ENOMEM.
  */
 int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool gen0,
-		       uint32_t into_tgid, uint16_t into_gen);
+		       uint32_t into_tgid, uint16_t into_gen, bool portable_only);
+
+/* False when process @tgid of generation @gen is folded and every row that moved took the
+ * other key: none of its own is left to name. */
+bool retired_rows__kept_own(const struct retired_rows *r, uint32_t tgid, uint16_t gen);
 
 /* What folded process @tgid of generation @gen was charged, or NULL when it is not folded: its
  * rows, and those of the processes folded into it, are then not its own. */
@@ -50,10 +56,10 @@ const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uin
 bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key);
 
 /* Adds the counts of @row to the row of its key (created; folded: the key of the process it
- * is folded into), and its histograms @hist (NULL: none) to that row's. Returns 0 or
- * -ENOMEM. */
+ * is folded into), and its histograms @hist (NULL: none) to that row's. @portable: its stack
+ * is named alike in every process (retired_rows__fold()). Returns 0 or -ENOMEM. */
 int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
-		      const struct fl_alloc_hist *hist);
+		      const struct fl_alloc_hist *hist, bool portable);
 
 /* The histograms of retired row @key (oldest_ts 0: nothing of an exited process is live), or
  * NULL. */

@@ -43,9 +43,9 @@ Test(retired, rows_add_up)
 	const struct fl_row *rows;
 	size_t n;
 
-	cr_assert_eq(retired_rows__add(r, &a, NULL), 0);
-	cr_assert_eq(retired_rows__add(r, &b, NULL), 0);
-	cr_assert_eq(retired_rows__add(r, &a, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &a, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &b, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &a, NULL, true), 0);
 	rows = retired_rows__rows(r, &n);
 	cr_assert_eq(n, 2);
 	for (size_t i = 0; i < n; i++)
@@ -53,7 +53,7 @@ Test(retired, rows_add_up)
 	for (uint64_t s = 10; s < 5000; s++) {
 		struct fl_row x = row(300, 1, s, 1);
 
-		cr_assert_eq(retired_rows__add(r, &x, NULL), 0);
+		cr_assert_eq(retired_rows__add(r, &x, NULL, true), 0);
 	}
 	rows = retired_rows__rows(r, &n);
 	cr_expect_eq(n, 2 + 4990);
@@ -97,19 +97,19 @@ Test(retired, folded_share_rows_keep_sums)
 	b.key.tid = 201; /* a thread: shown as the process's once folded */
 	b.key.call = c.key.call = FL_FN_MALLOC;
 	a.key.call = FL_FN_MALLOC;
-	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7), -ENOENT, "not marked");
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7, false), -ENOENT, "not marked");
 	cr_assert_eq(retired_rows__mark(r, 100, 7, false), 0);
 	cr_assert_eq(retired_rows__mark(r, 200, 8, true), 0);
 	cr_assert_eq(retired_rows__mark(r, 300, 9, false), 0);
-	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7), 0);
-	cr_assert_eq(retired_rows__fold(r, 200, 8, true, 100, 7), 0);
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7, false), 0);
+	cr_assert_eq(retired_rows__fold(r, 200, 8, true, 100, 7, false), 0);
 	cr_expect_null(retired_rows__folded(r, 300, 9), "marked, not folded");
-	cr_assert_eq(retired_rows__add(r, &a, &h), 0);
-	cr_assert_eq(retired_rows__add(r, &b, &h), 0);
-	cr_assert_eq(retired_rows__add(r, &c, NULL), 0);
-	cr_assert_eq(retired_rows__add(r, &b0, NULL), 0);
-	cr_assert_eq(retired_rows__add(r, &exit_row, NULL), 0);
-	cr_assert_eq(retired_rows__add(r, &mine, NULL), 0);
+	cr_assert_eq(retired_rows__add(r, &a, &h, true), 0);
+	cr_assert_eq(retired_rows__add(r, &b, &h, true), 0);
+	cr_assert_eq(retired_rows__add(r, &c, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &b0, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &exit_row, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &mine, NULL, true), 0);
 	rows = retired_rows__rows(r, &n);
 	cr_assert_eq(n, 5, "a and b share a row; c, b0 (no call), [exit] and 300's apart");
 	for (size_t i = 0; i < n; i++) {
@@ -131,5 +131,40 @@ Test(retired, folded_share_rows_keep_sums)
 	cr_expect_eq(sum->attributed.grow[FL_ANON], 8192 + 4096 + 4096, "[exit] is not charged");
 	cr_expect_eq(retired_rows__folded(r, 200, 0), sum, "its generation 0 rows go with it");
 	cr_expect_eq(retired_rows__folded(r, 100, 7)->attributed.grow[FL_ANON], 4096);
+	retired_rows__free(r);
+}
+
+Test(retired, exec_folds_portable_rows_only)
+{
+	struct retired_rows *r = retired_rows__new();
+	struct fl_row same = row(100, 7, 1, 4096), other = row(200, 8, 1, 8192);
+	struct fl_row aslr = row(200, 8, 2, 4096);
+	const struct fl_row *rows;
+	size_t n, own = 0;
+
+	cr_assert_eq(retired_rows__mark(r, 100, 7, false), 0);
+	cr_assert_eq(retired_rows__mark(r, 200, 8, false), 0);
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7, true), 0);
+	cr_assert_eq(retired_rows__fold(r, 200, 8, false, 100, 7, true), 0);
+	cr_assert_eq(retired_rows__add(r, &same, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &other, NULL, true), 0);
+	cr_expect_not(retired_rows__kept_own(r, 200, 8), "all its rows went to 100's");
+	cr_assert_eq(retired_rows__add(r, &aslr, NULL, false), 0);
+	cr_expect(retired_rows__kept_own(r, 200, 8), "a stack of addresses stays its own");
+	cr_expect_not(retired_rows__kept_own(r, 100, 7));
+	cr_expect(retired_rows__kept_own(r, 300, 9), "not folded: every row is its own");
+	rows = retired_rows__rows(r, &n);
+	cr_assert_eq(n, 2, "the portable rows share one; the other apart");
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].key.tgid == 200) {
+			own++;
+			cr_expect_eq(rows[i].key.stack, 2);
+			continue;
+		}
+		cr_expect_eq(rows[i].counts.grow[FL_ANON], 4096 + 8192);
+	}
+	cr_expect_eq(own, 1);
+	cr_expect_eq(retired_rows__folded(r, 200, 8)->attributed.grow[FL_ANON], 8192 + 4096,
+		     "what it was charged counts every row, its own too");
 	retired_rows__free(r);
 }
