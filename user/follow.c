@@ -8,6 +8,7 @@
 #include "base/grow.h"
 #include "base/pace.h"
 #include "base/procfs.h"
+#include "trace/walkrepair.h"
 
 /* The unwind tables of @t's code, when it maps other code than they were loaded for. */
 static void sync_unwind(struct session *s, struct target *t)
@@ -106,13 +107,13 @@ static void start_naming_child(struct session *s, struct target *t)
 	s->child_syms += t->sym != NULL;
 }
 
-void follow__refresh(struct session *s, struct target *t, bool final)
+void follow__refresh(struct session *s, struct target *t, bool final, size_t alive)
 {
 	struct fl_proc p;
 	/* the count before the read: an exec in between only makes the figures look stale */
 	bool have = t->sum.alive && !tracer__target_proc(s->tracer, t->sum.pid, &p);
 
-	target__refresh(t, final);
+	target__refresh(t, final, alive);
 	if (have && t->sum.alive) {
 		t->now_execs = p.execs;
 		target__take_bases(t, &p);
@@ -185,6 +186,15 @@ static void fold(struct session *s, struct target *t, const struct fl_proc *p, b
 	/* a row made in its teardown may come after the next move: the one after that */
 	s->fold_waits[s->nfold_waits++] =
 		(struct fold_wait){ t - s->targets.v, collector__moves(s->col) + 1 };
+}
+
+size_t follow__portable_walk(void *ctx, const struct fl_key *key, const uint64_t *ips, size_t n,
+			     uint64_t *out)
+{
+	struct session *s = ctx;
+	struct target *t = target_set__find_gen(&s->targets, (pid_t)key->tgid, key->gen);
+
+	return t && t->sym ? walk__portable(s->unwind, t->sym, key, ips, n, out) : 0;
 }
 
 void follow__drop_folded_names(struct session *s)
@@ -419,7 +429,7 @@ void follow__launched_at_exit(struct session *s)
 {
 	struct target *t = &s->targets.v[0];
 
-	follow__refresh(s, t, true);
+	follow__refresh(s, t, true, 1);
 	/* stopped at its exit, its memory still whole: what it held resident at the end */
 	session__read_inventory(s, t, false);
 	/*

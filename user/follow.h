@@ -19,14 +19,19 @@ void follow__code_mapped(struct session *s, struct target *t);
 /* The launched command stopped at its exit: its last figures and maps are read, and kept. */
 void follow__launched_at_exit(struct session *s);
 
-/* Reads @t's /proc figures (target__refresh(), @final for the last ones), noting which image
- * they belong to. */
-void follow__refresh(struct session *s, struct target *t, bool final);
+/* Reads @t's /proc figures (target__refresh(), @final for the last ones, one of @alive),
+ * noting which image they belong to. */
+void follow__refresh(struct session *s, struct target *t, bool final, size_t alive);
 
 /* Takes @t, which exited, out of the BPF target set and names its stacks from what it mapped
  * as it exited (or what is known); its rows stay, and so do the peaks they are measured at.
  * Its last /proc figures go (no_status) when they were read before its last exec. */
 void follow__retire(struct session *s, struct target *t);
+
+/* A collector_portable_fn: the walk of a retired row as its process (@ctx: the session)
+ * names it, made of objects' frames (walk__portable()). */
+size_t follow__portable_walk(void *ctx, const struct fl_key *key, const uint64_t *ips, size_t n,
+			     uint64_t *out);
 
 /* Frees the symbolizers of folded exec'd children whose rows all moved under another key. */
 void follow__drop_folded_names(struct session *s);

@@ -247,6 +247,7 @@ static int show(struct session *s, bool final)
 	/* a machine format on stdout keeps it to itself: the tables go to stderr */
 	FILE *out = config__stdout_outputs(cfg) ? stderr : stdout;
 	struct snapshot snap = {};
+	size_t alive = 0;
 	unsigned rows;
 	int err;
 
@@ -258,8 +259,10 @@ static int show(struct session *s, bool final)
 		follow__reload_execs(s);
 	if (!err)
 		err = debuginfo__refresh(s, final);
+	for (size_t i = 0; i < s->targets.n; i++)
+		alive += s->targets.v[i].sum.alive;
 	for (size_t i = 0; i < s->targets.n; i++) {
-		follow__refresh(s, &s->targets.v[i], final);
+		follow__refresh(s, &s->targets.v[i], final, alive);
 		/* the inventory at the end, and live while the view shows it (paced) */
 		if (final || (s->tui && tui__inventory(s->tui)))
 			session__read_inventory(s, &s->targets.v[i], !final);

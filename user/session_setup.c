@@ -267,6 +267,7 @@ int session__setup(struct session *s)
 	if (!s->col || !s->elf || !s->frames || !s->tree || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;
 	frames__set_unwinder(s->frames, s->unwind, s->elf);
+	collector__set_portable(s->col, follow__portable_walk, s);
 	/* source lines only where an output shows them: DWARF costs memory */
 	elf_cache__set_dwarf(s->elf,
 			     cfg->inline_frames || cfg->pprof || cfg->json || cfg->json_stream);

@@ -13,6 +13,11 @@ void pace__done(struct pace *p, uint64_t start, uint64_t cpu_ns)
 	p->next = start + cpu_ns * PACE_SHARE_INV;
 }
 
+void pace__done_among(struct pace *p, uint64_t start, uint64_t cpu_ns, size_t n)
+{
+	pace__done(p, start, cpu_ns * (n ? n : 1));
+}
+
 static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;

@@ -9,6 +9,7 @@
 #define FAULTLINE_PACE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A run's CPU time is at most 1 / PACE_SHARE_INV of the time to the next one. */
@@ -24,6 +25,10 @@ bool pace__due(const struct pace *p, uint64_t now);
 
 /* A run that started at @start took @cpu_ns of CPU. */
 void pace__done(struct pace *p, uint64_t start, uint64_t cpu_ns);
+
+/* pace__done() for one of @n alike (each process's read of one file): together they keep to
+ * the share one would, however many they are. */
+void pace__done_among(struct pace *p, uint64_t start, uint64_t cpu_ns, size_t n);
 
 /* CLOCK_MONOTONIC and the calling thread's CPU time, in ns. */
 uint64_t pace__now(void);

@@ -475,6 +475,23 @@ int symbolizer__addr_of(const struct symbolizer *s, const struct elfsyms *elf, u
 	return -ENOENT;
 }
 
+int symbolizer__object_at(const struct symbolizer *s, uint64_t addr, const struct elfsyms **elf,
+			  uint64_t *vaddr)
+{
+	for (size_t i = 0; i < s->maps.nr; i++) {
+		const struct procmap_entry *e = &s->maps.entries[i];
+		const struct sym_map *m = &s->mods[i];
+
+		if (m->elf && m->have_bias && (e->perms & PROCMAP_EXEC) && addr >= e->start &&
+		    addr < e->end) {
+			*elf = m->elf;
+			*vaddr = addr - m->bias;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 size_t symbolizer__code(const struct symbolizer *s, struct symbolizer_code *out, size_t max)
 {
 	size_t n = 0;

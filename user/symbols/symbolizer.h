@@ -112,6 +112,11 @@ const char *symbolizer__object_name(struct elf_cache *cache, struct elfsyms *elf
 int symbolizer__addr_of(const struct symbolizer *s, const struct elfsyms *elf, uint64_t vaddr,
 			uint64_t *addr);
 
+/* The object of the executable mapping holding @addr, and @addr's ELF address in it: the
+ * reverse of symbolizer__addr_of(). Returns 0, or -ENOENT when no such mapping holds it. */
+int symbolizer__object_at(const struct symbolizer *s, uint64_t addr, const struct elfsyms **elf,
+			  uint64_t *vaddr);
+
 /* The path of the file with fl_file_id() @file_id that any maps snapshot showed, or NULL. */
 const char *symbolizer__file_name(const struct symbolizer *s, uint64_t file_id);
 

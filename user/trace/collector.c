@@ -251,33 +251,6 @@ int collector__keep_mms(struct collector *c, const struct fl_mm *mms, size_t n)
 	return err;
 }
 
-int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0)
-{
-	c->to_move = true;
-	return retired_rows__mark(c->retired, tgid, gen, gen0);
-}
-
-int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
-		    uint16_t into_gen, bool portable_only)
-{
-	return retired_rows__fold(c->retired, tgid, gen, gen0, into_tgid, into_gen, portable_only);
-}
-
-uint64_t collector__moves(const struct collector *c)
-{
-	return c->moves;
-}
-
-bool collector__kept_own(const struct collector *c, uint32_t tgid, uint16_t gen)
-{
-	return retired_rows__kept_own(c->retired, tgid, gen);
-}
-
-const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen)
-{
-	return retired_rows__folded(c->retired, tgid, gen);
-}
-
 void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz)
 {
 	__u32 done = (__u32)n;
@@ -294,117 +267,6 @@ void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz)
 	}
 }
 
-/* What one move of retired rows deletes from the maps, in one batch each. */
-struct moved {
-	struct fl_key *rows, *hists;
-	uint64_t *stacks;
-	size_t nrows, nhists, nstacks;
-};
-
-/*
- * Keeps the frames of stack @stack, to be deleted from the stacks map. Safe for a stack that
- * other rows name, or that a CPU remembers as stored (stack.bpf.h stack_seen): its frames are
- * here from now on, and a walk that finds it missing stores it again.
- */
-static int move_stack(struct collector *c, uint64_t stack, struct moved *m)
-{
-	uint64_t ips[FL_MAX_STACK_DEPTH];
-	size_t n;
-	int err;
-
-	uint32_t end;
-
-	if (!stack || retired_rows__stack(c->retired, stack, ips, NULL))
-		return 0;
-	n = collector__stack(c, stack, ips, &end);
-	if (!n)
-		return 0;
-	err = retired_rows__keep_stack(c->retired, stack, ips, n, end);
-	if (!err)
-		m->stacks[m->nstacks++] = stack;
-	return err;
-}
-
-/* True when the stack of @key is named alike in every process: frames of objects alone
- * (FL_FRAME_OBJ), no leaf to repair; or no stack at all. */
-static bool portable(const struct collector *c, const struct fl_key *key)
-{
-	uint64_t ips[FL_MAX_STACK_DEPTH];
-	size_t n;
-
-	if (!key->stack)
-		return true;
-	if (key->leaf_ret)
-		return false;
-	n = retired_rows__stack(c->retired, key->stack, ips, NULL);
-	for (size_t i = 0; i < n; i++)
-		if (!(ips[i] & FL_FRAME_OBJ))
-			return false;
-	return n > 0;
-}
-
-/* Moves one row of a retired process, and its histograms (--alloc), out of the maps (its
- * stack kept first). */
-static int move_row(struct collector *c, const struct fl_row *row, struct moved *m)
-{
-	struct fl_alloc_hist hist;
-	bool have = c->hists_fd >= 0 && fl_call_is_alloc(row->key.call) &&
-		    !bpf_map_lookup_elem(c->hists_fd, &row->key, &hist);
-	int err = retired_rows__add(c->retired, row, have ? &hist : NULL, portable(c, &row->key));
-
-	if (err)
-		return err;
-	m->rows[m->nrows++] = row->key;
-	if (have)
-		m->hists[m->nhists++] = row->key;
-	return 0;
-}
-
-/*
- * Moves the rows of retired processes out of the counts map (and their stacks out of the
- * stacks map) into the retired rows. A change made to such a row between its read and its
- * delete (the teardown of an exited process's mm by whoever held it last) is lost. The
- * deletes go in batches: a storm of short-lived children has thousands of rows a second.
- */
-static int move_retired(struct collector *c)
-{
-	struct moved m = { 0 };
-	size_t live = 0, n = 0;
-	int err = 0;
-
-	for (size_t i = 0; i < c->nrows; i++)
-		n += retired_rows__owns(c->retired, &c->rows[i].key);
-	m.rows = malloc(n * sizeof(*m.rows));
-	m.hists = malloc(n * sizeof(*m.hists));
-	m.stacks = malloc(n * sizeof(*m.stacks));
-	if (n && (!m.rows || !m.hists || !m.stacks)) {
-		/* the rows stay as read, to be moved at the next read */
-		free(m.rows);
-		free(m.hists);
-		free(m.stacks);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < c->nrows && !err; i++) {
-		if (!retired_rows__owns(c->retired, &c->rows[i].key)) {
-			c->rows[live++] = c->rows[i];
-			continue;
-		}
-		err = move_stack(c, c->rows[i].key.stack, &m);
-		if (!err)
-			err = move_row(c, &c->rows[i], &m);
-	}
-	c->moves++;
-	collector_delete_keys(c->counts_fd, m.rows, m.nrows, sizeof(*m.rows));
-	collector_delete_keys(c->hists_fd, m.hists, m.nhists, sizeof(*m.hists));
-	collector_delete_keys(c->stacks_fd, m.stacks, m.nstacks, sizeof(*m.stacks));
-	free(m.rows);
-	free(m.hists);
-	free(m.stacks);
-	c->nrows = live;
-	c->to_move = false;
-	return err;
-}
-
 /* The rows, with the mms their peaks need first, and those of retired processes moved. */
 static int read_rows(struct collector *c)
 {
@@ -416,7 +278,7 @@ static int read_rows(struct collector *c)
 	if (!err)
 		err = collector_map_each(c->counts_fd, sizeof(struct fl_key),
 					 sizeof(struct fl_counts), &c->no_batch, add_row, c);
-	return err ? err : move_retired(c);
+	return err ? err : collector_move_retired(c);
 }
 
 /* The slot of @stack in the @cap (a power of two) slots @v, or the empty one where it goes. */

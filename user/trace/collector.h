@@ -129,6 +129,17 @@ int collector__retire(struct collector *c, uint32_t tgid, uint16_t gen, bool gen
 int collector__fold(struct collector *c, uint32_t tgid, uint16_t gen, bool gen0, uint32_t into_tgid,
 		    uint16_t into_gen, bool portable_only);
 
+/*
+ * Turns the walk @ips of @n frames (leaf first) of retired row @key into frames of objects
+ * alone (walk__portable()) in @out, so that the row folds (retired_rows__fold() with
+ * portable_only): returns the count, 0 to leave it as it is.
+ */
+typedef size_t (*collector_portable_fn)(void *ctx, const struct fl_key *key, const uint64_t *ips,
+					size_t n, uint64_t *out);
+
+/* Sets the function the rows of processes folded by program go through as they move. */
+void collector__set_portable(struct collector *c, collector_portable_fn fn, void *ctx);
+
 /* How many times the rows of retired processes moved out of the maps: a process retired
  * before a count was taken has its rows moved once the count is past it. */
 uint64_t collector__moves(const struct collector *c);

@@ -37,12 +37,14 @@ struct collector {
 	int live_fd; /* --alloc maps, or -1 */
 	int hists_fd;
 	uint32_t max_rows;
-	size_t rows_cap;	      /* rows has room for max_rows and the retired rows */
-	struct retired_rows *retired; /* rows of exited processes, out of the counts map */
-	bool to_move;		      /* processes retired since the last read */
-	uint64_t moves;		      /* move_retired() calls */
-	uint64_t swept_at;	      /* pace__now() of the last collector__sweep() read */
-	bool no_batch; /* the kernel refused batch lookup once: go key by key from then on */
+	size_t rows_cap;		   /* rows has room for max_rows and the retired rows */
+	struct retired_rows *retired;	   /* rows of exited processes, out of the counts map */
+	bool to_move;			   /* processes retired since the last read */
+	uint64_t moves;			   /* move_retired() calls */
+	collector_portable_fn portable_fn; /* NULL: the walks of retired rows stay as they are */
+	void *portable_ctx;
+	uint64_t swept_at; /* pace__now() of the last collector__sweep() read */
+	bool no_batch;	   /* the kernel refused batch lookup once: go key by key from then on */
 	struct fl_row *rows;
 	size_t nrows;
 	struct collector_end *ends;   /* by the stack's hash; a stack 0 is an empty slot */
@@ -88,6 +90,13 @@ int collector_map_each(int fd, size_t ksz, size_t vsz, bool *no_batch,
 /* Deletes the @n keys of @ksz bytes at @keys from map @fd (-1: none): in one batch, or key by
  * key where the kernel has no batch for hash maps. A key that is gone already is skipped. */
 void collector_delete_keys(int fd, const void *keys, size_t n, size_t ksz);
+
+/*
+ * Moves the rows of retired processes (of those read into c->rows) out of the counts map, and
+ * their stacks out of the stacks map, into the retired rows; the rows left in c->rows are the
+ * living's. Returns 0 or -errno (-ENOMEM: they stay, to be moved at the next read).
+ */
+int collector_move_retired(struct collector *c);
 
 /* Orders struct fl_key (or what starts with one) byte by byte, as the rows are sorted. */
 int collector_cmp_key(const void *a, const void *b);

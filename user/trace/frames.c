@@ -8,7 +8,7 @@
 #include <string.h>
 #include "base/grow.h"
 #include "base/intern.h"
-#include "trace/x86.h"
+#include "trace/walkrepair.h"
 
 /*
  * What names a stack: the code it runs through, the counts key's stack fields, and how its leaf
@@ -171,81 +171,19 @@ static int grow(struct frames *f)
 	return 0;
 }
 
-/*
- * True when @leaf_ret is the caller of a frameless leaf that the frame-pointer walk skipped:
- * the leaf function has no frame-pointer prologue (or has not run it yet) and the bytes before
- * @leaf_ret are a call.
- */
-static bool leaf_caller_missing(struct symbolizer *sym, const uint64_t *ips, size_t n,
-				uint64_t leaf_ret)
-{
-	uint8_t code[X86_PROLOGUE_MAX], before[7];
-	uint64_t start;
-
-	if (!sym || !leaf_ret || (n > 1 && ips[1] == leaf_ret))
-		return false;
-	if (symbolizer__func_start(sym, ips[0], &start) ||
-	    symbolizer__read_code(sym, start, code, sizeof(code)) ||
-	    symbolizer__read_code(sym, leaf_ret - sizeof(before), before, sizeof(before)))
-		return false;
-	if (x86__frame_setup_len(code, sizeof(code)) && ips[0] != start)
-		return false;
-	return x86__ends_with_call(before, sizeof(before));
-}
-
-/* Where @sym's process maps the code of object frame @frame, into *@addr: 0, or -ENOENT when
- * its maps, as read, do not hold it (gone before they were read). */
-static int place(const struct frames *f, const struct symbolizer *sym, uint64_t frame,
-		 uint64_t *addr)
-{
-	const struct elfsyms *elf = unwinder__object(f->unwind, fl_frame_table(frame), NULL);
-
-	return elf && sym ? symbolizer__addr_of(sym, elf, fl_frame_vaddr(frame), addr) : -ENOENT;
-}
-
-/* @ips's first two frames as addresses in @sym's process (an object's unplaced stays as it is,
- * no code), for the leaf's repair. */
-static bool leaf_caller_missing_in(const struct frames *f, struct symbolizer *sym,
-				   const uint64_t *ips, size_t n, uint64_t leaf_ret)
-{
-	uint64_t at[2];
-
-	for (size_t i = 0; i < n && i < 2; i++)
-		if (!(ips[i] & FL_FRAME_OBJ) || place(f, sym, ips[i], &at[i]))
-			at[i] = ips[i];
-	return leaf_caller_missing(sym, at, n, leaf_ret);
-}
-
-/*
- * The repaired walk of @key into @ips (leaf first): the skipped caller put back, repeats of one
- * address in a row folded (a walk looping on a bogus frame; direct recursion from one call site
- * folds too, as most profilers show it). The frames of objects stay so (the walk writes a frame
- * in code with a table as its object's: FL_FRAME_OBJ). Returns the count.
- */
+/* The repaired walk of @key into @ips (leaf first). Returns the count. */
 static size_t repaired_walk(const struct frames *f, const struct collector *col,
 			    struct symbolizer *sym, const struct fl_key *key,
 			    uint64_t ips[FL_MAX_STACK_DEPTH])
 {
-	size_t n = collector__stack(col, key->stack, ips, NULL), out = n ? 1 : 0;
-
-	if (n && n < FL_MAX_STACK_DEPTH && leaf_caller_missing_in(f, sym, ips, n, key->leaf_ret)) {
-		memmove(&ips[2], &ips[1], (n - 1) * sizeof(ips[0]));
-		ips[1] = key->leaf_ret;
-		n++;
-	}
-	for (size_t i = 1; i < n; i++)
-		if (ips[i] != ips[out - 1])
-			ips[out++] = ips[i];
-	return out;
+	return walk__repair(f->unwind, sym, key, ips, collector__stack(col, key->stack, ips, NULL));
 }
 
-/* True when @ips holds frames of objects alone: the same code, named alike, in every process. */
-static bool all_objects(const uint64_t *ips, size_t n)
+/* Where @sym's process maps the code of object frame @frame (walk__place()). */
+static int place(const struct frames *f, const struct symbolizer *sym, uint64_t frame,
+		 uint64_t *addr)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!(ips[i] & FL_FRAME_OBJ))
-			return false;
-	return true;
+	return walk__place(f->unwind, sym, frame, addr);
 }
 
 /* @str held once for the session (NULL stays NULL); NULL when out of memory. */
@@ -407,7 +345,6 @@ static int name_stack(struct frames *f, struct symbolizer *sym, const uint64_t *
 		/* a return address points after the call: step back into it to name the caller */
 		uint64_t addr = i > 0 || s->id.returns ? ips[i] - 1 : ips[i];
 
-
 		/* an object's frame is code, named once for every process that maps it */
 		if (ips[i] & FL_FRAME_OBJ) {
 			uint64_t at;
@@ -533,7 +470,8 @@ static int addrs_in(struct frames *f, struct symbolizer *sym, uint64_t image, st
 /* The frames of @s as frames__get_info() returns them, in @f's buffers, the addresses as the
  * process of @sym and @image has them. */
 static size_t give(struct frames *f, struct symbolizer *sym, uint64_t image, struct named_stack *s,
-		   const char *const **names, const uint64_t **addrs, const struct frame_info **info)
+		   const char *const **names, const uint64_t **addrs,
+		   const struct frame_info **info)
 {
 	if (addrs_in(f, sym, image, s))
 		return out_of_memory(f, s);
@@ -590,7 +528,7 @@ size_t frames__get_info(struct frames *f, const struct collector *col, struct sy
 		if (!n && !s->used)
 			return 0;
 		if (!s->used) {
-			if (all_objects(ips, n) && !key->leaf_ret) {
+			if (walk__all_objects(ips, n) && !key->leaf_ret) {
 				id.image = SHARED;
 				s = &f->slots[slot_of(f->slots, f->cap, &id)];
 			}

@@ -25,7 +25,7 @@ struct kept_stack {
 
 /* A process marked: its rows are to move; folded, under the identity of another. */
 struct proc_mark {
-	uint64_t id;   /* (tgid << 16 | gen) + 1 */
+	uint64_t id;	    /* (tgid << 16 | gen) + 1 */
 	uint64_t into;	    /* folded: the id its rows take; 0: its own */
 	size_t sum;	    /* folded: index + 1 of what it was charged, in sums */
 	bool portable_only; /* folded: only its rows of stacks every process names alike */
@@ -228,6 +228,13 @@ const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uin
 	const struct proc_mark *m = find_mark(r, proc_id(tgid, gen));
 
 	return m && m->into ? &r->sums[m->sum - 1] : NULL;
+}
+
+bool retired_rows__portable_only(const struct retired_rows *r, const struct fl_key *key)
+{
+	const struct proc_mark *m = find_mark(r, proc_id(key->tgid, key->gen));
+
+	return m && m->into && m->portable_only;
 }
 
 bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key)

@@ -52,6 +52,9 @@ bool retired_rows__kept_own(const struct retired_rows *r, uint32_t tgid, uint16_
 const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uint32_t tgid,
 					       uint16_t gen);
 
+/* True when the row of @key belongs to a process folded with portable_only. */
+bool retired_rows__portable_only(const struct retired_rows *r, const struct fl_key *key);
+
 /* True when the row of @key belongs to a process marked. */
 bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key);
 

@@ -248,7 +248,7 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 	return err;
 }
 
-void target__refresh(struct target *t, bool final)
+void target__refresh(struct target *t, bool final, size_t alive)
 {
 	uint64_t start, cpu;
 	bool rollup;
@@ -264,7 +264,7 @@ void target__refresh(struct target *t, bool final)
 	err = rollup ? procfs__read_status(t->sum.pid, &now) :
 		       procfs__read_status_keep_rollup(t->sum.pid, &now);
 	if (rollup)
-		pace__done(&t->rollup, start, pace__thread_cpu() - cpu);
+		pace__done_among(&t->rollup, start, pace__thread_cpu() - cpu, alive);
 	t->sum.rollup_age_ns = start - t->rollup.at;
 	if (!err && target__same_process(t))
 		t->sum.now = now;

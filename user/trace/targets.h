@@ -124,9 +124,9 @@ void target__take_bases(struct target *t, const struct fl_proc *bpf);
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
 
 /* Reads /proc/PID/status into sum.now, and smaps_rollup when @final or its pace allows (its
- * figures are then sum.rollup_age_ns old); marks the target exited when it is gone (or its
- * pid is another process's). */
-void target__refresh(struct target *t, bool final);
+ * figures are then sum.rollup_age_ns old; the @alive targets' reads together keep to one's
+ * pace); marks the target exited when it is gone (or its pid is another process's). */
+void target__refresh(struct target *t, bool final, size_t alive);
 
 /*
  * Reads side @side of @t's inventory (sum.inventory then shows it): at attach, at the end,

@@ -471,3 +471,13 @@ const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table,
 		*name = o ? o->name : NULL;
 	return o ? o->elf : NULL;
 }
+
+int unwinder__table_of(const struct unwinder *u, const struct elfsyms *elf, uint32_t *table)
+{
+	for (size_t i = 0; u && i < u->nobjs; i++)
+		if (u->objs[i].elf == elf && u->objs[i].id) {
+			*table = u->objs[i].id;
+			return 0;
+		}
+	return -ENOENT;
+}

@@ -39,6 +39,9 @@ void unwinder__stats(const struct unwinder *u, struct fl_unwind_figures *out);
  * a frame names its object for good. */
 const struct elfsyms *unwinder__object(const struct unwinder *u, uint32_t table, const char **name);
 
+/* The table of object @elf into *@table: 0, or -ENOENT when it has none (yet). */
+int unwinder__table_of(const struct unwinder *u, const struct elfsyms *elf, uint32_t *table);
+
 /*
  * When a process maps more code than the walk's list holds (@n > @max mappings of @code,
  * sorted by start): keeps in @code[0, @max), still sorted by start, those its stacks most
