@@ -84,7 +84,7 @@ $(EXIT_SKEL): $(OUTPUT)/exitmaps.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name exitmaps > $@
 
 # Only the modules that embed a skeleton need it; listing it keeps parallel builds right.
-$(OUTPUT)/user/trace/attach.o $(OUTPUT)/user/trace/allocprobes.o $(OUTPUT)/user/trace/scope.o: $(SKEL)
+$(OUTPUT)/user/probes/attach.o $(OUTPUT)/user/probes/allocprobes.o $(OUTPUT)/user/probes/scope.o: $(SKEL)
 $(OUTPUT)/user/trace/exitmaps.o: $(EXIT_SKEL)
 
 $(OUTPUT)/user/%.o: user/%.c
@@ -141,7 +141,7 @@ $(SAN_OUT)/user/%.o: user/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-$(SAN_OUT)/user/trace/attach.o $(SAN_OUT)/user/trace/allocprobes.o $(SAN_OUT)/user/trace/scope.o: $(SKEL)
+$(SAN_OUT)/user/probes/attach.o $(SAN_OUT)/user/probes/allocprobes.o $(SAN_OUT)/user/probes/scope.o: $(SKEL)
 
 # faultline itself so built, to run the integration tests against (FAULTLINE=...)
 $(SAN_OUT)/faultline: $(SAN_OUT)/user/main.o $(SAN_OBJS)

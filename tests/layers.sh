@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 # The layering of user/: each stage folder includes only the stages it may depend on (the
 # README's "Source layout" says why). Data flows one way, events -> BPF maps -> trace ->
-# symbols -> model -> views and formats, and the program at the top of user/ joins them.
+# symbols -> model -> views and formats (probes loads and attaches the programs that fill the
+# maps), and the program at the top of user/ joins them.
 # Fails, naming the file, line and rule, on any other include; run by make check and make test.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -13,17 +14,19 @@ declare -A may=(
 	[base]=""
 	[model]="base"
 	[symbols]="base"
+	[probes]="base symbols"
 	[trace]="base model symbols"
 	[views]="base model"
 	[formats]="base model"
 )
-# Libraries that belong to one stage: the BPF maps are read in trace alone (and libbpf's log
-# set up in main.c), ELF files in symbols and trace, the terminal in views.
+# Libraries that belong to one stage: the BPF programs are loaded in probes and their maps
+# read in trace alone (and libbpf's log set up in main.c), ELF files in symbols, probes (the
+# allocator's symbols) and trace, instructions decoded in probes, the terminal in views.
 declare -A lib_stages=(
-	["bpf/"]="trace"
-	["gelf.h"]="symbols trace"
-	["libelf.h"]="symbols trace"
-	["capstone/"]="trace"
+	["bpf/"]="probes trace"
+	["gelf.h"]="symbols probes trace"
+	["libelf.h"]="symbols probes trace"
+	["capstone/"]="probes"
 	["elfutils/"]="symbols"
 	["lzma.h"]="symbols"
 	["curses.h"]="views"
@@ -64,7 +67,8 @@ check_file() {
 			fi
 			;;
 		\"faultline.skel.h\" | \"exitmaps.skel.h\")
-			[ "$stage" = trace ] || bad "$f:$lineno" "the BPF skeletons belong to trace/ alone"
+			[ "$stage" = probes ] || [ "$stage" = trace ] ||
+				bad "$f:$lineno" "the BPF skeletons belong to probes/ and trace/ alone"
 			;;
 		\"*.bpf.h\")
 			bad "$f:$lineno" "$inc is BPF-only code"

@@ -10,7 +10,7 @@
 #include "base/grow.h"
 #include "base/procfs.h"
 #include "faultline.h"
-#include "trace/scope.h"
+#include "probes/scope.h"
 
 int scope__resolve(const struct fl_config *cfg, struct scope *sc)
 {

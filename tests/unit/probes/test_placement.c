@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 #include <criterion/criterion.h>
-#include "trace/placement.h"
+#include "probes/placement.h"
 
 /* glibc malloc @0x98930: push %r12; push %rbp; push %rbx; mov %rdi,%rbx; sub $0x10,%rsp */
 static const uint8_t glibc_malloc[] = {

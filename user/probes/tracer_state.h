@@ -10,7 +10,7 @@
 #include <bpf/libbpf.h>
 #include <pthread.h>
 #include <stdbool.h>
-#include "trace/attach.h"
+#include "probes/attach.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
 #include "faultline.skel.h"

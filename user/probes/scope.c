@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* The scope's side of the tracer (-a, --cgroup): the cgroups the BPF side checks a process
  * against, and the processes already in the scope when the session starts. */
-#include "trace/scope.h"
+#include "probes/scope.h"
 #include <bpf/bpf.h>
 #include <errno.h>
-#include "trace/tracer_state.h"
+#include "probes/tracer_state.h"
 
 int tracer__scope_cgroup(struct tracer *t, uint64_t id)
 {

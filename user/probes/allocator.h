@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "faultline.h"
-#include "trace/placement.h"
+#include "probes/placement.h"
 
 #define ALLOC_MAX_PROBES 48
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "trace/attach.h"
+#include "probes/attach.h"
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "base/grow.h"
-#include "trace/tracer_state.h"
+#include "probes/tracer_state.h"
 
 #define TRACEFS "/sys/kernel/tracing"
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /* --sample-time: when the next window of the allocator probes opens. */
 #include <criterion/criterion.h>
-#include "trace/probewindows.h"
+#include "probes/probewindows.h"
 
 #define MS 1000000ull
 

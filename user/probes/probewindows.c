@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "trace/probewindows.h"
+#include "probes/probewindows.h"
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <time.h>
 #include "base/pace.h"
-#include "trace/attach.h"
+#include "probes/attach.h"
 
 struct probe_windows {
 	struct tracer *t;

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "trace/attach.h"
+#include "probes/attach.h"
 
 struct alloc_opts {
 	const char *lib;    /* --alloc-lib PATH, or NULL: found per target */

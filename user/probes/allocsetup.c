@@ -3,7 +3,7 @@
  * --alloc per target: the candidate objects, the allocator among them, its probe plan shown
  * with -v, and the probes attached to that pid.
  */
-#include "trace/allocsetup.h"
+#include "probes/allocsetup.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include "base/grow.h"
 #include "base/procfs.h"
+#include "probes/launch.h"
 #include "symbols/procmaps.h"
-#include "trace/launch.h"
 
 /* Every object mapped: a plugin host maps hundreds, and the C library, mapped early, is high
  * in the address space, last in /proc/PID/maps. */

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include "base/procfs.h"
 #include "faultline.h"
-#include "trace/allocator.h"
+#include "probes/allocator.h"
 
 struct tracer;
 

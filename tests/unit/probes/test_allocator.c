@@ -9,7 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
-#include "trace/allocator.h"
+#include "probes/allocator.h"
 #include "model/calls.h"
 
 #define LIBC "/lib/x86_64-linux-gnu/libc.so.6"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "trace/launch.h"
+#include "probes/launch.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-#include "trace/placement.h"
+#include "probes/placement.h"
 #include <capstone/capstone.h>
 #include <errno.h>
 

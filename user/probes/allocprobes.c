@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "base/grow.h"
-#include "trace/tracer_state.h"
+#include "probes/tracer_state.h"
 
 /* union bpf_attr as BPF_LINK_CREATE reads it for BPF_TRACE_UPROBE_MULTI. */
 struct fl_uprobe_multi_attr {
