@@ -246,6 +246,12 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
 	t->skel->rodata->scope = o->scope;
+	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
+	 * each task cached its RSS deltas and flushed them every 64 faults */
+	t->rss_batched = kernel_has_struct(btf, "task_rss_stat");
+	/* freed before the load, which parses its own copy: the two made faultline's peak RSS */
+	btf__free(btf);
+	btf = NULL;
 	t->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
 	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
@@ -265,10 +271,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 			strerror(-err));
 		goto cleanup;
 	}
-	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
-	 * each task cached its RSS deltas and flushed them every 64 faults */
-	t->rss_batched = kernel_has_struct(btf, "task_rss_stat");
-	btf__free(btf);
 	*out = t;
 	return 0;
 cleanup:
