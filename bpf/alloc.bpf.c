@@ -199,7 +199,11 @@ static __always_inline void fl_ret_stack(struct task_struct *task, struct pt_reg
 			break;
 		}
 	}
-	c = &st->ret[at & (FL_RET_SITES - 1)];
+	/* read back from memory, the entry is one the verifier does not know: it then checks
+	 * the walk below once, not once for each entry (56,899 instructions, 0.15 s of
+	 * --alloc's start-up, against 16,457) */
+	st->ret_at = at;
+	c = &st->ret[*(volatile __u32 *)&st->ret_at & (FL_RET_SITES - 1)];
 	if (i < FL_RET_SITES && fl_cache_check(task, c, ip, bp, sp)) {
 		key->stack = c->stack;
 		key->origin = FL_ORIGIN_USER;

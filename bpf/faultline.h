@@ -505,7 +505,7 @@ struct fl_alloc_task {
 	/* the walks of the last call sites the thread's allocations returned to (see
 	 * fl_ret_stack): a malloc called in a loop is walked once */
 	__u32 ret_next; /* the entry the next new site replaces */
-	__u32 _pad;
+	__u32 ret_at;	/* the entry this return uses (read back: see fl_ret_stack) */
 	struct fl_stack_cache ret[FL_RET_SITES];
 };
 _Static_assert(sizeof(struct fl_alloc_task) == 112 + FL_RET_SITES * 360, "fl_alloc_task layout");

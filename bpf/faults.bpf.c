@@ -23,6 +23,34 @@ struct fl_stats stats;
 __u32 unwind_epoch;
 __u32 fl_learn_gen;
 
+/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter") each
+ * task cached its RSS deltas in task_struct.rss_stat and flushed them every 64 faults. A field
+ * of a struct every kernel has: a type of none (struct task_rss_stat, say) would have libbpf
+ * look for it in the modules' BTF too, which CAP_BPF alone may not list. */
+struct task_rss_stat___fl {
+	int events;
+};
+
+struct task_struct___rss {
+	struct task_rss_stat___fl rss_stat;
+} __attribute__((preserve_access_index));
+
+bool rss_batched;
+
+/*
+ * Run once by the loader after the load (BPF_PROG_RUN; attached nowhere): whether this kernel
+ * batches RSS counter updates, which libbpf's CO-RE tells from the kernel's BTF it parses for
+ * the load anyway, where the loader would parse it again (8 ms, a few MiB) for this alone. A
+ * raw tracepoint program: CAP_BPF and CAP_PERFMON may load and run it (a syscall program
+ * needs CAP_SYS_ADMIN).
+ */
+SEC("raw_tp")
+int fl_features(struct bpf_raw_tracepoint_args *ctx)
+{
+	rss_batched = bpf_core_field_exists(struct task_struct___rss, rss_stat);
+	return 0;
+}
+
 /* Charges @delta of @member of @mm to @key's row, keeping peak attribution (rss_math.h). */
 static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int member, __s64 delta)
 {

@@ -25,7 +25,8 @@
 #      profiler, the order rotating each round, and each mode after the first is also compared
 #      with the first, same round (e.g. REDIS_MODES="fl-old-alloc fl-alloc").
 #   3. faultline itself: start-up (command start to "faultline: tracing" on stderr) and exit
-#      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), CPU
+#      latency (SIGINT to exit) in each mode (default, --alloc, --vm, --by mapping, -f), with
+#      BASELINE_FL that binary in the same mode too, cycle by cycle in turn; CPU
 #      per second of session at the default 1 s refresh while
 #      attached to a busy faultbench, peak RSS, and the kernel's per-program BPF run time.
 #   4. vm: build/workloads/vmbench mmaps and munmaps 64 KiB (not touched) and times itself;
@@ -99,7 +100,8 @@ declare -A FL_OPTS=([faultline]="" [fl-vm]="--vm" [fl-mapping]="--by mapping" [f
 	[fl-alloc-sampled]="--alloc --sample-bytes 524288"
 	[fl-children]="-f" [fl-fp]="--unwind-mem 0" [fl-churn]="--alloc=churn"
 	[fl-churn-time]="--alloc=churn --sample-time 10" [fl-new]="--metric new"
-	[fl-old-alloc]="--alloc"
+	[fl-old-alloc]="--alloc" [fl-old-vm]="--vm" [fl-old-mapping]="--by mapping"
+	[fl-old-children]="-f"
 	[fl-idle]="" [fl-new-idle]="--metric new" [fl-alloc-idle]="--alloc"
 	[fl-old-alloc-idle]="--alloc")
 declare -A LABEL=(
@@ -116,6 +118,9 @@ declare -A LABEL=(
 	[fl-old]="BASELINE_FL -q -p PID"
 	[fl-new]="faultline -q --metric new -p PID"
 	[fl-old-alloc]="BASELINE_FL -q --alloc -p PID"
+	[fl-old-vm]="BASELINE_FL -q --vm -p PID"
+	[fl-old-mapping]="BASELINE_FL -q --by mapping -p PID"
+	[fl-old-children]="BASELINE_FL -q -f -p PID"
 	[fl-idle]="faultline -q -p IDLE"
 	[fl-new-idle]="faultline -q --metric new -p IDLE"
 	[fl-alloc-idle]="faultline -q --alloc -p IDLE"
@@ -424,10 +429,43 @@ bench_startup()
 		"$STARTS runs each on an idle target, per mode"
 	wl_start
 	for mode in faultline fl-alloc fl-vm fl-mapping fl-children; do
+		if [[ -n ${BASELINE_FL:-} ]]; then
+			startup_beside "$mode" "${OLD_OF[$mode]}"
+			continue
+		fi
 		startup_cycles "$mode"
 		startup_figures "$mode" "${LABEL[$mode]}"
 	done
 	wl_stop TERM	# still waiting for its go signal: exits at once
+}
+
+# Each start-up mode's BASELINE_FL counterpart.
+declare -A OLD_OF=([faultline]=fl-old [fl-alloc]=fl-old-alloc [fl-vm]=fl-old-vm
+	[fl-mapping]=fl-old-mapping [fl-children]=fl-old-children)
+
+# STARTS start/stop cycles of mode @1 and of BASELINE_FL's @2 in turn, the order flipping
+# every cycle, so that both see the same load: the figures of each, as startup_figures gives
+# them.
+startup_beside()
+{
+	local i c order new=() new_exit=() old=() old_exit=()
+
+	for ((i = 0; i < STARTS; i++)); do
+		order=("$1" "$2")
+		((i % 2)) && order=("$2" "$1")
+		for c in "${order[@]}"; do
+			STARTS=1 startup_cycles "$c" || die "${LABEL[$c]} did not start"
+			if [[ $c == "$1" ]]; then
+				new+=("${STARTS_S[0]}") new_exit+=("${EXITS_S[0]}")
+			else
+				old+=("${STARTS_S[0]}") old_exit+=("${EXITS_S[0]}")
+			fi
+		done
+	done
+	STARTS_S=("${new[@]}") EXITS_S=("${new_exit[@]}")
+	startup_figures "$1" "${LABEL[$1]}"
+	STARTS_S=("${old[@]}") EXITS_S=("${old_exit[@]}")
+	startup_figures "$2" "${LABEL[$2]}"
 }
 
 prog_ids() { bpftool prog show --json 2>/dev/null | jq -c '[.[].id]'; }
@@ -1016,6 +1054,15 @@ summary()
 	row "... with --metric new (REDIS_MODES)" redis_fl-new %.3f x - ""
 	row "... BASELINE_FL --alloc (REDIS_MODES)" redis_fl-old-alloc %.3f x - ""
 	row "start-up to probes live (median)" start_faultline %.3f " s" "<=" 0.1
+	row "... with --alloc" start_fl-alloc %.3f " s" "<=" 0.1
+	row "... with --vm" start_fl-vm %.3f " s" "<=" 0.1
+	row "... with --by mapping" start_fl-mapping %.3f " s" "<=" 0.1
+	row "... with -f" start_fl-children %.3f " s" "<=" 0.1
+	row "... BASELINE_FL" start_fl-old %.3f " s" - ""
+	row "... BASELINE_FL --alloc" start_fl-old-alloc %.3f " s" - ""
+	row "... BASELINE_FL --vm" start_fl-old-vm %.3f " s" - ""
+	row "... BASELINE_FL --by mapping" start_fl-old-mapping %.3f " s" - ""
+	row "... BASELINE_FL -f" start_fl-old-children %.3f " s" - ""
 	row "faultline CPU at 1 s refresh" cpu %.3f "%" "<=" 2
 	row "faultline peak RSS" rss %.1f " MiB" "<=" 32
 	row "exit after SIGINT (idle, median)" exit_faultline %.3f " s" "<=" 0.5

@@ -27,7 +27,7 @@
 #    children map 16 MiB their parent filled and write 2 MiB each: 8 MiB new in kid_own,
 #    none in kid_share;
 #  the unwinder (map-in-map tables, bpf_loop, another verifier): the nofp workload, built
-#    -O2 -fomit-frame-pointer, attached by -p so that its tables are loaded before it works,
+#    -O2 -fomit-frame-pointer, attached by -p and set to work once -v says its tables are in,
 #    has every fault of heap_leaf on stacks from _start, and of thread_leaf on stacks from
 #    the thread's start, and of realign_leaf through realign_call, whose CFA is in rbx as in
 #    ld.so's lazy-binding resolver (how many faults depends on the VM's THP setting);
@@ -85,8 +85,8 @@ trap 'rm -f "$log"' EXIT
 	kill -INT \$f; wait \$f; echo \"@@CGROUP_RC \$?\"; echo @@CGROUP; cat /tmp/CGROUP /tmp/cg.err
 	$wl/nofp >/tmp/nofp.out & wl=\$!
 	wait_for ready /tmp/nofp.out
-	$fl -q -p \$wl --metric faults --folded /tmp/NOFP 2>/tmp/nofp.err & f=\$!
-	wait_for tracing /tmp/nofp.err; kill -USR1 \$wl; wait_for done /tmp/nofp.out
+	$fl -q -v -p \$wl --metric faults --folded /tmp/NOFP 2>/tmp/nofp.err & f=\$!
+	wait_for 'unwind tables of pid' /tmp/nofp.err; kill -USR1 \$wl; wait_for done /tmp/nofp.out
 	kill -INT \$f; wait \$f; echo \"@@NOFP_RC \$?\"; kill -USR2 \$wl
 	echo @@NOFP; cat /tmp/NOFP /tmp/nofp.err" >"$log" 2>&1
 echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"

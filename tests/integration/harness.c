@@ -385,11 +385,16 @@ static bool reap(struct h_proc *p)
 
 int h_wait_ready(struct h_session *s, int timeout_ms)
 {
+	return h_wait_stderr(s, "faultline: tracing", timeout_ms);
+}
+
+int h_wait_stderr(struct h_session *s, const char *prefix, int timeout_ms)
+{
 	int64_t deadline = now_ms() + timeout_ms;
 
 	for (;;) {
 		char *err = h_read_file(s->err_path);
-		bool ready = has_line(err, "faultline: tracing", true);
+		bool ready = has_line(err, prefix, true);
 
 		free(err);
 		if (ready)
@@ -410,6 +415,18 @@ void h_wait_ready_ok(struct h_session *s)
 		return;
 	/* The test ends here; the text is not freed. */
 	cr_assert_fail("faultline never printed \"faultline: tracing\" (%s); its stderr:\n%.2000s",
+		       err == -ECHILD ? "it exited" : "timed out", h_read_file(s->err_path));
+}
+
+void h_wait_tables_ok(struct h_session *s)
+{
+	int err = h_wait_stderr(s, "faultline: unwind tables of pid", H_READY_MS);
+
+	if (!err)
+		return;
+	/* The test ends here; the text is not freed. */
+	cr_assert_fail("faultline never said its targets' unwind tables were in (%s); its "
+		       "stderr:\n%.2000s",
 		       err == -ECHILD ? "it exited" : "timed out", h_read_file(s->err_path));
 }
 

@@ -105,6 +105,12 @@ int h_wait_ready(struct h_session *s, int timeout_ms);
 /* Asserts the readiness line came within H_READY_MS, showing faultline's stderr if not. */
 void h_wait_ready_ok(struct h_session *s);
 
+/* Waits until faultline's stderr has a line starting with @prefix: 0 or -errno. */
+int h_wait_stderr(struct h_session *s, const char *prefix, int timeout_ms);
+/* Asserts that faultline, run with -v, said within H_READY_MS that the unwind tables of its
+ * -p targets are in: they follow the attach, and a walk before them goes by frame pointers. */
+void h_wait_tables_ok(struct h_session *s);
+
 /* Waits for @p to exit: 0 once reaped, -ETIMEDOUT. */
 int h_wait_exit(struct h_proc *p, int timeout_ms);
 /* Exit status of a reaped process; 128 + signal when a signal killed it. */
@@ -183,6 +189,12 @@ void h_attach_work_ok(struct h_run *r);
 void h_attach_stop_ok(struct h_run *r, int sig);
 void h_attach_run_ok(struct h_run *r, const char *workload, const char *const *wl_args,
 		     const char *const *fl_args);
+/* The same for a test of whole stacks from the work's first fault: faultline runs with -v,
+ * and the window opens once it said the target's unwind tables are in (h_wait_tables_ok()). */
+void h_attach_start_whole_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			     const char *const *fl_args);
+void h_attach_run_whole_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			   const char *const *fl_args);
 
 /*
  * A launch-mode run: `faultline -q --folded F ARGS -- WORKLOAD --now --exit WL_ARGS`; asserts

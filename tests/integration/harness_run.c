@@ -39,8 +39,8 @@ static void fail_with_stderr(const struct h_session *s, const char *what)
 	free(err);
 }
 
-void h_attach_start_ok(struct h_run *r, const char *workload, const char *const *wl_args,
-		       const char *const *fl_args)
+static void attach_start(struct h_run *r, const char *workload, const char *const *wl_args,
+			 const char *const *fl_args, bool whole)
 {
 	struct argv_buf a = { .n = 0 };
 	char pid[16];
@@ -54,6 +54,8 @@ void h_attach_start_ok(struct h_run *r, const char *workload, const char *const 
 	h_session_init_ok(&r->fl);
 	snprintf(pid, sizeof(pid), "%d", r->wl.pid);
 	argv_add(&a, "-q");
+	if (whole)
+		argv_add(&a, "-v");
 	argv_add(&a, "-p");
 	argv_add(&a, pid);
 	argv_add(&a, "--folded");
@@ -61,8 +63,22 @@ void h_attach_start_ok(struct h_run *r, const char *workload, const char *const 
 	argv_add_all(&a, fl_args);
 	h_session_start_ok(&r->fl, a.v);
 	h_wait_ready_ok(&r->fl);
+	if (whole)
+		h_wait_tables_ok(&r->fl);
 	/* The window of the comparison opens here: probes live, workload still waiting. */
 	h_read_status_ok(r->wl.pid, &r->before);
+}
+
+void h_attach_start_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+		       const char *const *fl_args)
+{
+	attach_start(r, workload, wl_args, fl_args, false);
+}
+
+void h_attach_start_whole_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			     const char *const *fl_args)
+{
+	attach_start(r, workload, wl_args, fl_args, true);
 }
 
 void h_attach_work_ok(struct h_run *r)
@@ -102,6 +118,14 @@ void h_attach_run_ok(struct h_run *r, const char *workload, const char *const *w
 		     const char *const *fl_args)
 {
 	h_attach_start_ok(r, workload, wl_args, fl_args);
+	h_attach_work_ok(r);
+	h_attach_stop_ok(r, SIGINT);
+}
+
+void h_attach_run_whole_ok(struct h_run *r, const char *workload, const char *const *wl_args,
+			   const char *const *fl_args)
+{
+	h_attach_start_whole_ok(r, workload, wl_args, fl_args);
 	h_attach_work_ok(r);
 	h_attach_stop_ok(r, SIGINT);
 }

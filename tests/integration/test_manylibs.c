@@ -56,7 +56,7 @@ static void run(struct h_run *r, const char *copies, const char *metric, bool al
 
 	h_temp_dir_ok(dir);
 	snprintf(json, 128, "%s/manylibs.json", dir);
-	h_attach_run_ok(r, "manylibs", wl, fl);
+	h_attach_run_whole_ok(r, "manylibs", wl, fl);
 	h_folded_root_ok(&r->folded, "manylibs");
 }
 
@@ -124,7 +124,7 @@ Test(manylibs, libraries_loaded_late_whole_from_their_first_instruction)
 	uint64_t through = 0, cut = 0;
 	struct h_run r;
 
-	h_attach_run_ok(&r, "manylibs", wl, fl);
+	h_attach_run_whole_ok(&r, "manylibs", wl, fl);
 	for (size_t i = 0; i < r.folded.n; i++) {
 		const struct h_fline *l = &r.folded.lines[i];
 

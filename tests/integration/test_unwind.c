@@ -78,7 +78,7 @@ static void expect_whole(const struct h_folded *f, const char *fn, size_t depth,
 
 static void run(struct h_run *r, const char *const *fl)
 {
-	h_attach_run_ok(r, "nofp", NULL, fl);
+	h_attach_run_whole_ok(r, "nofp", NULL, fl);
 	h_folded_root_ok(&r->folded, "nofp");
 }
 
@@ -272,7 +272,7 @@ Test(unwind, same_frames_as_eu_stack)
 
 	if (system("command -v eu-stack >/dev/null 2>&1"))
 		cr_skip_test("eu-stack (elfutils) is not installed: scripts/deps.sh installs it");
-	h_attach_start_ok(&r, "nofp", wl, NULL);
+	h_attach_start_whole_ok(&r, "nofp", wl, NULL);
 	h_kill_ok(r.wl.pid, SIGUSR1);
 	for (int i = 0; i < 500 && proc_state(r.wl.pid) != 'T'; i++)
 		usleep(10000);

@@ -41,7 +41,7 @@ static void attach_run(struct h_run *r, const char *workload, const char *const 
 
 	h_temp_dir_ok(dir);
 	snprintf(json, 128, "%s/walks.json", dir);
-	h_attach_run_ok(r, workload, wl, fl);
+	h_attach_run_whole_ok(r, workload, wl, fl);
 }
 
 Test(walkends, frame_pointer_steps_over_garbage_tables_are_not_whole)

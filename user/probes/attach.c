@@ -154,6 +154,25 @@ static int unwind_template(struct bpf_map *tables, int *fd)
 	return err;
 }
 
+/* libbpf's CO-RE reads the same file: its error would say only "No such process". */
+static void explain_btf(void)
+{
+	fprintf(stderr, "faultline: the kernel's BTF (" VMLINUX_BTF ") cannot be read or is not "
+			"valid BTF: faultline needs the running kernel's own BTF "
+			"(CONFIG_DEBUG_INFO_BTF=y); check that nothing replaced that file\n");
+}
+
+/* Whether this kernel batches RSS counter updates per task (before 6.2): fl_features, run once,
+ * says what the load's CO-RE found. Exact when it cannot run. */
+static bool rss_batched(const struct faultline *skel)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, ro);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.fl_features), &ro))
+		return false;
+	return skel->bss->rss_batched;
+}
+
 /* A record says only that something happened: the procs map says what. */
 static int on_proc_event(void *ctx, void *data, size_t size)
 {
@@ -188,14 +207,11 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	btf = btf__load_vmlinux_btf(); /* parsed once: a few megabytes */
-	if (!btf) {
-		/* libbpf's CO-RE reads the same file: its error would say only "No such process" */
+	/* --alloc's choices below need the kernel's BTF before the load: a few megabytes, 8 ms
+	 * here, which the load then parses again (the other modes leave it to the load) */
+	if (o->alloc && !(btf = btf__load_vmlinux_btf())) {
 		err = -errno;
-		fprintf(stderr,
-			"faultline: the kernel's BTF (" VMLINUX_BTF ") cannot be read or is "
-			"not valid BTF: faultline needs the running kernel's own BTF "
-			"(CONFIG_DEBUG_INFO_BTF=y); check that nothing replaced that file\n");
+		explain_btf();
 		goto cleanup;
 	}
 	t->skel = faultline__open();
@@ -246,6 +262,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
 	t->skel->rodata->scope = o->scope;
+	/* freed before the load, which parses its own copy: the two made faultline's peak RSS */
+	btf__free(btf);
+	btf = NULL;
 	t->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
 	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
@@ -254,9 +273,15 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	err = faultline__load(t->skel);
 	close(tmpl_fd);
 	if (err) {
-		explain_load_error(err);
+		/* a kernel BTF that cannot be parsed says why better than the load's error */
+		btf = o->alloc ? NULL : btf__load_vmlinux_btf();
+		if (!o->alloc && !btf)
+			explain_btf();
+		else
+			explain_load_error(err);
 		goto cleanup;
 	}
+	t->rss_batched = rss_batched(t->skel);
 	t->events =
 		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, NULL, NULL);
 	if (!t->events) {
@@ -265,10 +290,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 			strerror(-err));
 		goto cleanup;
 	}
-	/* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter")
-	 * each task cached its RSS deltas and flushed them every 64 faults */
-	t->rss_batched = kernel_has_struct(btf, "task_rss_stat");
-	btf__free(btf);
 	*out = t;
 	return 0;
 cleanup:
