@@ -12,7 +12,6 @@
 #include <bpf/bpf_helpers.h>
 #include "maps.bpf.h"
 #include "unwind.bpf.h"
-#include "unwind_learn.bpf.h"
 
 /*
  * The stack of each thread's last page fault (or traced memory syscall, --vm) with the user
@@ -255,9 +254,6 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 	}
 	if (fill)
 		fl_cache_note(fill, w);
-	/* a mapping the process's list lacks: the next walk through it goes by its rows */
-	if (s->w.miss)
-		fl_learn(s->w.miss);
 	s->busy = 0;
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include "calltarget_x86.bpf.h"
 #include "faultline.h"
+#include "unwind_learn.bpf.h"
 #include "unwind_procs.bpf.h"
 #include "uprobe_frames.bpf.h"
 
@@ -82,7 +83,7 @@ struct fl_walk {
 	__u32 nslots;	  /* words it read from the window (fl_scratch.slots) */
 	__u32 epoch;	  /* unwind_epoch before the tables were looked up */
 	__u64 frame;	  /* the current pc as its object's frame, once fl_find_row() found it */
-	__u64 miss;	  /* the first pc no mapping of the process's list covers (0: none) */
+	__u32 learns;	  /* mappings it tried to learn (fl_tabled_map) */
 };
 
 /* What the walk knows of the current frame's rbx, which few rows need (FL_CFA_RBX). */
@@ -185,20 +186,20 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 	return !bpf_probe_read_user(&w->s->word, sizeof(w->s->word), (void *)addr);
 }
 
-/* The mapping of the process's list with unwind rows that holds @addr, or NULL. An @addr that
- * no mapping of the list holds is noted (the first one, while every step was by a row), for
- * the walk to learn its mapping once done (unwind_learn.bpf.h). */
-static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state *w, __u64 addr)
+/* Mappings a walk learns at most (see fl_tabled_map): a fault's first one alone succeeds
+ * (bpf_find_vma() with interrupts off waits for its irq_work to give mmap_lock back, and the
+ * next lookup fails until the fault is handled); other walks learn as many as they meet. */
+#define FL_LEARNS_A_WALK 3
+
+/* The mapping of @p's list that holds @addr, or NULL. */
+static __always_inline struct fl_unwind_map *fl_map_of(struct fl_walk_state *w,
+						       struct fl_unwind_proc *p, __u64 addr)
 {
-	struct fl_unwind_proc *p = w->proc;
 	__u32 lo = 0, hi, mid;
 	struct fl_unwind_map *m;
 
-	if (!p) {
-		if (!w->s->w.miss && !w->s->w.fallback)
-			w->s->w.miss = addr;
+	if (!p)
 		return NULL;
-	}
 	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
 	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
 	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
@@ -211,12 +212,32 @@ static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state 
 			hi = mid;
 	}
 	m = lo ? &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)] : NULL;
-	if (!m || addr >= m->end) {
-		if (!w->s->w.miss && !w->s->w.fallback)
-			w->s->w.miss = addr;
-		return NULL;
+	return m && addr < m->end ? m : NULL;
+}
+
+/*
+ * The mapping of the process's list with unwind rows that holds @addr, or NULL. With @learn,
+ * an @addr no mapping of the list holds, met while every step was by a row, has its mapping
+ * learned there and then (unwind_learn.bpf.h): the walk goes on by its rows, from a program's
+ * first faults (in ld.so, then in libc and in the program itself) on, each new mapping on
+ * the walk that meets it. A pc a frame-pointer step read may be none: it is not learned.
+ */
+static __always_inline struct fl_unwind_map *fl_tabled_map(struct fl_walk_state *w, __u64 addr,
+							   bool learn)
+{
+	struct fl_unwind_map *m = fl_map_of(w, w->proc, addr);
+	__u32 at;
+
+	if (!m && learn && !w->s->w.fallback && w->s->w.learns < FL_LEARNS_A_WALK) {
+		w->s->w.learns++;
+		at = fl_learn(addr);
+		if (at && w->proc) {
+			m = &w->proc->maps[(at - 1) & (FL_UNWIND_MAPS - 1)];
+			if (addr < m->start || addr >= m->end) /* another CPU changed the list */
+				m = NULL;
+		}
 	}
-	return m->rows ? m : NULL;
+	return m && m->rows ? m : NULL;
 }
 
 /*
@@ -259,9 +280,7 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	struct fl_unwind_row *r;
 	void *rows;
 
-	if (!p)
-		return false;
-	if (w->cache) {
+	if (p && w->cache) {
 		idx = ((__u32)(key ^ (key >> 20)) ^ p->gen) * 2654435761u;
 		e = &w->cache->e[(idx >> 22) & (FL_ROW_CACHE - 1)];
 		if (e->addr == key && e->gen == p->gen) {
@@ -271,7 +290,7 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 			return true;
 		}
 	}
-	m = fl_tabled_map(w, w->s->w.pc);
+	m = fl_tabled_map(w, w->s->w.pc, true);
 	if (!m)
 		return false;
 	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
@@ -393,7 +412,7 @@ static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 
 
 	if (!r || i || !w->s->w.exact || w->s->w.n != n)
 		return r;
-	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret))
+	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret, false))
 		return 1;
 	call = fl_call_to((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
 			  w->s->w.pc);
@@ -584,11 +603,12 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, _
 	w->s->w.fallback = 0;
 	w->s->w.leaf_by_row = false;
 	w->s->w.nslots = 0;
-	w->s->w.miss = 0;
+	w->s->w.learns = 0;
 	/* read before the lookup: a change in between leaves the walk's cache entry stale */
 	w->s->w.epoch = *(volatile __u32 *)&unwind_epoch;
 	barrier();
-	w->proc = bpf_map_lookup_elem(&unwind_procs, &tgid);
+	/* a process without one (an exec'd program's first walk) learns its mappings into one */
+	w->proc = fl_unwind_list(tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
 	w->s->w.ri = (__u64)ri;
 	w->s->w.ri_stack = ri ? ri->stack : 0;

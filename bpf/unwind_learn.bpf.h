@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * The walk learns the code mappings a process's list lacks: a program just exec'd, a library
- * mapped since the loader last read the process's maps. Once a walk is done, the first pc it
- * found in no mapping of the list is looked up (bpf_find_vma()); an executable file mapping
- * whose object has a table loaded (unwind_objects, by the file's identity) joins the list, so
- * the next walk through it is by its rows, from the process's first faults on, without the
- * loader building a list first. Any other mapping found joins without rows, so it is looked
- * up once (an object without a table yet: the loader is woken to compile it). Only a pc the
- * walk reached by rows (or the leaf) is learned: one a frame-pointer step read may be none.
+ * mapped since the loader last read the process's maps. A pc the walk finds in no mapping of
+ * the list is looked up (bpf_find_vma()) where the walk stands; an executable file mapping
+ * whose object has a table loaded (unwind_objects, by the file's identity) joins the list, and
+ * the walk goes on by its rows, from the process's first fault on, without the loader building
+ * a list first. Any other mapping found joins without rows, so it is looked up once (an object
+ * without a table yet: the loader is woken to compile it). Only a pc the walk reached by rows
+ * (or the leaf) is learned: one a frame-pointer step read may be none (unwind.bpf.h
+ * fl_tabled_map).
  */
 #ifndef FAULTLINE_UNWIND_LEARN_BPF_H
 #define FAULTLINE_UNWIND_LEARN_BPF_H
@@ -73,6 +74,7 @@ static long fl_vma_learn(struct task_struct *task, struct vm_area_struct *vma, v
 struct fl_insert {
 	struct fl_unwind_proc *p; /* p->kept: entries kept so far */
 	struct fl_unwind_map *m;
+	__u32 at; /* where it went */
 };
 
 /* Keeps entry @i unless it overlaps the new mapping (an old one the range now holds). */
@@ -108,29 +110,44 @@ static long fl_shift_step(__u32 i, struct fl_insert *c)
 		return 0;
 	}
 	p->maps[at & (FL_UNWIND_MAPS - 1)] = *c->m;
+	c->at = at;
 	return 1;
 }
 
-/* Learns the mapping that holds @pc into the current process's list (see above). */
-static __noinline __attribute__((unused)) void fl_learn(__u64 pc)
+/* The current process's list of mappings, made empty when it has none (NULL: the map full). */
+static __always_inline struct fl_unwind_proc *fl_unwind_list(__u32 tgid)
+{
+	struct fl_unwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &tgid), *blank;
+	__u32 zero = 0;
+
+	if (p)
+		return p;
+	blank = bpf_map_lookup_elem(&unwind_blank, &zero);
+	/* BPF_NOEXIST: another CPU's walk may have made it first */
+	if (blank)
+		bpf_map_update_elem(&unwind_procs, &tgid, blank, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&unwind_procs, &tgid);
+}
+
+/*
+ * Learns the mapping that holds @pc into the current process's list (see above). Returns its
+ * index in the list plus one when it joined with rows, for the walk that met @pc to go on by
+ * them; else 0. Global: the verifier checks it once, not at each step of a walk.
+ */
+__noinline __weak int fl_learn(__u64 pc)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct fl_learned l = {};
 	struct fl_insert c = {};
-	__u32 tgid = task->tgid, zero = 0;
-	struct fl_unwind_proc *p = bpf_map_lookup_elem(&unwind_procs, &tgid), *blank;
+	__u32 tgid = task->tgid;
+	struct fl_unwind_proc *p = fl_unwind_list(tgid);
+	int found = 0;
 
-	if (!p) {
-		blank = bpf_map_lookup_elem(&unwind_blank, &zero);
-		if (!blank || bpf_map_update_elem(&unwind_procs, &tgid, blank, BPF_NOEXIST))
-			return;
-		p = bpf_map_lookup_elem(&unwind_procs, &tgid);
-		if (!p)
-			return;
-	}
+	if (!p)
+		return 0;
 	/* one learner a process at a time; another CPU's walk tries again later */
 	if (__sync_val_compare_and_swap(&p->learning, 0, 1))
-		return;
+		return 0;
 	/* -EBUSY in a fault with interrupts off (mmap_lock given back by an irq_work): later */
 	if (bpf_find_vma(task, pc, fl_vma_learn, &l, 0) || p->n >= FL_UNWIND_MAPS)
 		goto out;
@@ -144,8 +161,10 @@ static __noinline __attribute__((unused)) void fl_learn(__u64 pc)
 	fl_unwind_changed();
 	if (l.unknown)
 		fl_wake_loader(tgid);
+	found = l.m.rows ? (int)c.at + 1 : 0;
 out:
 	__sync_lock_test_and_set(&p->learning, 0);
+	return found;
 }
 
 #endif /* FAULTLINE_UNWIND_LEARN_BPF_H */

@@ -265,6 +265,11 @@ void follow__retire(struct session *s, struct target *t)
 	/* found exited (a zombie) before the BPF side's word came: its records came first */
 	if (err == -ENOENT && s->exits && !exit_maps__poll(s->exits))
 		err = target__name_at_exit(t, s->elf, s->exits, parent ? parent->sym : NULL);
+	/* the tables of what it ran, for the next to run it: a program a storm starts again and
+	 * again, each gone before its maps could be read, is walked by them from the second on */
+	if (!err && unwinder__publish(s->unwind, t->sym))
+		fprintf(stderr, "faultline: out of memory loading the tables of process %d\n",
+			t->sum.pid);
 	if (err == -ENOENT && !t->sym && t->sum.followed && !t->execs && parent) {
 		const struct collector_proc *e = collector__proc(s->col, t->sum.pid);
 

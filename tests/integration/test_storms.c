@@ -6,7 +6,8 @@
  * growth of the children, net of what they gave back and but for their exit teardown, must be
  * that sum within 5%, with under 5% of all bytes on unnamed ([unknown], raw addresses) or lost
  * ([stack lost]) stacks, and the children's named functions must hold what they touched.
- * storm's run is bounded by its children, faultline's end by 10 s from storm's.
+ * storm's run is bounded by its children, faultline's end by 10 s from storm's. A shell
+ * running short distribution programs has 95% or more of its growth on whole stacks.
  */
 #include <criterion/criterion.h>
 #include <inttypes.h>
@@ -258,10 +259,13 @@ Test(storms, fork_exec_storm)
 		  "exec_touch %" PRIu64 " B, 300 MiB touched", f.exec_touch);
 	cr_expect(within((double)f.before_exec, 300.0 * 256 * 1024, STORM_TOLERANCE),
 		  "before_exec %" PRIu64 " B, 75 MiB touched", f.before_exec);
-	/* each exec'd child walked by its tables from its first faults, which the walk finds
-	 * itself (bpf/unwind_learn.bpf.h), not frame pointers until the loader reads its maps */
+	/* each exec'd child walked by its tables from its first fault, which the walk learns
+	 * itself where it meets a mapping (bpf/unwind_learn.bpf.h), not frame pointers until the
+	 * loader reads its maps: 99.7-99.9% with 16 busy loops beside it (95.3% when the walk
+	 * learned one mapping a walk, once it was done); the first children may come before
+	 * stormchild's table (3 points: 9 of them) */
 	cr_log_info("%.1f%% of the growth on whole stacks", 100.0 * f.whole / f.walked);
-	cr_expect_geq(f.whole, 0.9 * f.walked, "%" PRIu64 " of %" PRIu64 " B on whole stacks",
+	cr_expect_geq(f.whole, 0.97 * f.walked, "%" PRIu64 " of %" PRIu64 " B on whole stacks",
 		      f.whole, f.walked);
 	/* exec'd children of one program share the rows of stacks named alike in each (frames
 	 * of objects, ASLR or not): memory by code paths, not by children */
@@ -269,4 +273,36 @@ Test(storms, fork_exec_storm)
 	cr_expect_geq(seen.folded, 270, "%zu of 300 exec'd children share rows", seen.folded);
 	/* 65 MiB when each child kept its rows and names; 34 MiB shared */
 	cr_expect_lt(seen.maxrss_kib, 48 * 1024, "faultline's peak RSS %ld KiB", seen.maxrss_kib);
+}
+
+/*
+ * A shell running short distribution programs one after the other (uname, cat, head, 200
+ * times each), each gone a millisecond or two after its exec, before faultline's loop could
+ * read its maps: a program's tables are loaded once its first run exits, from its mappings at
+ * exit, and every run after is walked by them from its first fault, its own frames (main,
+ * _start) and crtstuff's destructor at exit included. 99.6% whole; 64-91% before (uname's
+ * table never loaded, the destructor stepped by its frame pointer).
+ */
+Test(storms, short_programs_whole_from_their_second_run)
+{
+	static const char loop[] = "i=0; while [ $i -lt 200 ]; do uname >/dev/null; "
+				   "cat /etc/hostname >/dev/null; head -c1 /etc/hostname >/dev/null; "
+				   "i=$((i + 1)); done";
+	const char *argv[] = { "-f", "-q", "--json", NULL, "--", "sh", "-c", loop, NULL };
+	uint64_t whole, cut;
+	struct h_session s;
+	char json[128];
+
+	h_session_init_ok(&s);
+	snprintf(json, sizeof(json), "%s/programs.json", s.dir);
+	argv[3] = json;
+	h_session_start_ok(&s, argv);
+	cr_assert_eq(h_wait_exit(&s.proc, H_WORK_MS), 0, "faultline did not end");
+	cr_assert_eq(h_exit_code(&s.proc), 0, "exit status %d", h_exit_code(&s.proc));
+	h_walks_ok(json, "growth_bytes", &whole, &cut);
+	cr_log_info("%.1f%% of the growth on whole stacks", 100.0 * whole / (whole + cut));
+	/* the first run of each program (0.4%), and those that ran before a busy faultline's loop
+	 * came to retire it (beside 16 busy loops on 2 cores: 98.3-99.8%) */
+	cr_expect_geq(whole * 100, (whole + cut) * 95, "%" PRIu64 " of %" PRIu64 " B whole", whole,
+		      whole + cut);
 }

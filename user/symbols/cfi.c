@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/grow.h"
+#include "symbols/coderows.h"
 #include "symbols/ehframe.h"
 #include "symbols/elfentries.h"
 
@@ -498,14 +499,17 @@ int cfi__compile_fd(int fd, struct cfi_table *t)
 	}
 	if (!err && found)
 		err = elf_entries__read(elf, &entries);
-	elf_end(elf);
 	if (err || !found) {
+		elf_end(elf);
 		free(b.v);
 		return err ? err : -ENOENT;
 	}
 	err = finish(&b, t);
 	if (!err)
 		err = cfi__add_entries(t, entries.fn, entries.n, entries.start);
+	if (!err) /* the functions among them with no FDE, read from their code */
+		err = coderows__add(t, elf, entries.fn, entries.n);
+	elf_end(elf);
 	elf_entries__free(&entries);
 	return err;
 }

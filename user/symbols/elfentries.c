@@ -20,9 +20,7 @@ static int add(struct elf_entries *e, uint64_t addr)
 	return 0;
 }
 
-/* The file offset of virtual address @vaddr, through the PT_LOAD segment that maps it from
- * the file; false when none does. */
-static bool file_offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
+bool elf_entries__offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off)
 {
 	size_t n;
 	GElf_Phdr ph;
@@ -47,7 +45,7 @@ static int add_array(Elf *elf, struct elf_entries *e, uint64_t vaddr, uint64_t s
 	Elf_Data *d;
 	int err = 0;
 
-	if (!size || !file_offset(elf, vaddr, size, &off) ||
+	if (!size || !elf_entries__offset(elf, vaddr, size, &off) ||
 	    !(d = elf_getdata_rawchunk(elf, (int64_t)off, size, ELF_T_ADDR)))
 		return 0;
 	for (size_t i = 0; !err && i < d->d_size / sizeof(GElf_Addr); i++)

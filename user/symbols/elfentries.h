@@ -12,6 +12,7 @@
 #define FAULTLINE_ELFENTRIES_H
 
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,9 @@ struct elf_entries {
 int elf_entries__read(Elf *elf, struct elf_entries *out);
 
 void elf_entries__free(struct elf_entries *e);
+
+/* The file offset of virtual address @vaddr into *@off, through the PT_LOAD segment that maps
+ * @len bytes there from the file; false when none does. */
+bool elf_entries__offset(Elf *elf, uint64_t vaddr, uint64_t len, uint64_t *off);
 
 #endif /* FAULTLINE_ELFENTRIES_H */

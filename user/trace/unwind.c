@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include "base/grow.h"
@@ -336,6 +338,53 @@ int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym)
 	if (bpf_map_update_elem(u->procs_fd, &key, &u->proc, BPF_ANY))
 		return -errno;
 	epoch_bump(u);
+	return 0;
+}
+
+/* Whether the file of @c, as @sym opens it, is the one mapped (a process gone is opened by
+ * its path, which may hold another file by now). */
+static bool same_file(const struct symbolizer *sym, const struct symbolizer_code *c)
+{
+	int fd = symbolizer__open_code(sym, c->index);
+	struct stat st;
+	bool same;
+
+	if (fd < 0)
+		return false;
+	same = !fstat(fd, &st) &&
+	       fl_file_id(major(st.st_dev) << 20 | minor(st.st_dev), st.st_ino) == c->file_id;
+	close(fd);
+	return same;
+}
+
+int unwinder__publish(struct unwinder *u, const struct symbolizer *sym)
+{
+	ssize_t all;
+	size_t n = 0;
+	double t0;
+
+	if (!u || !sym || !u->max_bytes)
+		return 0;
+	all = code_of(u, sym);
+	if (all < 0)
+		return (int)all;
+	for (size_t i = 0; i < (size_t)all && n < FL_UNWIND_MAPS; i++) {
+		const struct symbolizer_code *c = &u->code[i];
+		bool known = false;
+
+		for (size_t k = 0; k < u->nobjs && !known; k++)
+			known = u->objs[k].elf == c->elf;
+		if (known || !same_file(sym, c))
+			continue;
+		if (!object_of(u, sym, c)) {
+			put_pending(u);
+			return -ENOMEM;
+		}
+		n++;
+	}
+	t0 = now_ms();
+	put_pending(u);
+	u->stats.compile_ms += now_ms() - t0;
 	return 0;
 }
 

@@ -29,6 +29,14 @@ void unwinder__free(struct unwinder *u); /* accepts NULL */
  * and its list of mappings. Returns 0 or -errno (the walk then uses frame pointers). */
 int unwinder__sync(struct unwinder *u, pid_t pid, const struct symbolizer *sym);
 
+/*
+ * Loads the tables of the code @sym maps that have none yet, for the BPF side's walk to
+ * learn (bpf/unwind_learn.bpf.h), with no list of mappings: @sym is a process's that is gone
+ * (named from its mappings at exit), and the next to run the same files, a storm's next
+ * program, is walked by their rows from its first fault. Returns 0 or -ENOMEM.
+ */
+int unwinder__publish(struct unwinder *u, const struct symbolizer *sym);
+
 /* @pid is no target any more: its list goes (the tables stay for others). */
 void unwinder__forget(struct unwinder *u, pid_t pid);
 
