@@ -435,10 +435,13 @@ static int replace(struct cfi_table *t, const struct fl_unwind_row *add, size_t 
 int coderows__add(struct cfi_table *t, Elf *elf, const uint64_t *fn, size_t n)
 {
 	struct fl_unwind_row *add = NULL, rows[CODEROWS_MAX_LEN];
-	uint64_t *sorted = malloc(n * sizeof(*sorted) + 1), *ranges = NULL;
+	uint64_t *sorted, *ranges = NULL;
 	size_t nadd = 0, nranges = 0, cap = 0;
 	int err = 0;
 
+	if (!n)
+		return 0;
+	sorted = malloc(n * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
 	memcpy(sorted, fn, n * sizeof(*sorted));
@@ -472,6 +475,9 @@ int coderows__add(struct cfi_table *t, Elf *elf, const uint64_t *fn, size_t n)
 				break;
 			}
 		}
+		/* a function that ends where the next begins: the next one's row there */
+		if (nadd && add[nadd - 1].addr == rows[0].addr)
+			nadd--;
 		memcpy(add + nadd, rows, got * sizeof(*rows));
 		nadd += got;
 		ranges[2 * nranges] = sorted[i];
