@@ -74,21 +74,6 @@ static int move_stack(struct collector *c, uint64_t stack, struct moved *m)
 	return err;
 }
 
-/* True when the stack of @key is named alike in every process: frames of objects alone
- * (FL_FRAME_OBJ), no leaf to repair; or no stack at all. */
-static bool portable(const struct collector *c, const struct fl_key *key)
-{
-	uint64_t ips[FL_MAX_STACK_DEPTH];
-	size_t n;
-
-	if (!key->stack)
-		return true;
-	if (key->leaf_ret)
-		return false;
-	n = retired_rows__stack(c->retired, key->stack, ips, NULL);
-	return n > 0 && walk__all_objects(ips, n);
-}
-
 /* The key of a walk made of objects' frames in userspace: its frames and how it ended. */
 static uint64_t portable_key(const uint64_t *ips, size_t n, uint32_t end)
 {
@@ -100,8 +85,12 @@ static uint64_t portable_key(const uint64_t *ips, size_t n, uint32_t end)
 	return h ? h : 1;
 }
 
-/* @row's key, with its walk as objects' frames alone into @as when the portable function
- * makes it so (see collector_portable_fn). True when it is named alike in every process. */
+/*
+ * @row's key into @as, its walk made of objects' frames alone when the portable function
+ * makes it so (see collector_portable_fn). True when it is named alike in every process: no
+ * stack, or frames of objects alone (FL_FRAME_OBJ) and no leaf to repair. Only a process
+ * folded with portable_only asks (retired_rows__add()): the others' walks are not read.
+ */
 static bool make_portable(struct collector *c, const struct fl_row *row, struct fl_row *as)
 {
 	uint64_t ips[FL_MAX_STACK_DEPTH], out[FL_MAX_STACK_DEPTH];
@@ -109,12 +98,14 @@ static bool make_portable(struct collector *c, const struct fl_row *row, struct 
 	size_t n, k;
 
 	*as = *row;
-	if (portable(c, &row->key))
+	if (!row->key.stack)
 		return true;
-	if (!c->portable_fn || !retired_rows__portable_only(c->retired, &row->key))
+	if (!retired_rows__portable_only(c->retired, &row->key))
 		return false;
 	n = retired_rows__stack(c->retired, row->key.stack, ips, &end);
-	k = n ? c->portable_fn(c->portable_ctx, &row->key, ips, n, out) : 0;
+	if (n && !row->key.leaf_ret && walk__all_objects(ips, n))
+		return true;
+	k = n && c->portable_fn ? c->portable_fn(c->portable_ctx, &row->key, ips, n, out) : 0;
 	if (!k)
 		return false;
 	as->key.stack = portable_key(out, k, end);
