@@ -75,14 +75,15 @@ static __always_inline void fl_charge(struct fl_mm *mm, struct fl_key *key, int 
  * Whether the current mm is one an exec is making: the process's image mm is known and this is
  * another, or (not known: a loader's target) the task is inside execve. Its first value is 0,
  * as its counters start from nothing, and its changes until the exec ends are the kernel's
- * (the user registers still hold the old image's): they go to FL_ORIGIN_EXEC.
+ * (the user registers still hold the old image's): they go to FL_ORIGIN_EXEC. A vfork child
+ * changing its parent's mm (@tgid, the owner, is not its process) is in no exec of the owner.
  */
 static __always_inline bool fl_mm_in_exec(struct task_struct *task, const struct fl_proc *p,
-					  __u64 mm_ptr)
+					  __u32 tgid, __u64 mm_ptr)
 {
 	if (p->image_mm)
 		return mm_ptr != p->image_mm;
-	if (!bpf_core_field_exists(task->in_execve))
+	if (!bpf_core_field_exists(task->in_execve) || task->tgid != tgid)
 		return false;
 	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
 }
@@ -94,7 +95,7 @@ static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u3
 	struct fl_mm mm = { .tgid = tgid, .gen = (__u16)p->gen, .mm_ptr = (__u64)task->mm };
 	long err;
 
-	if (fl_mm_in_exec(task, p, mm.mm_ptr)) {
+	if (fl_mm_in_exec(task, p, tgid, mm.mm_ptr)) {
 		p->flags |= FL_PROC_FRESH;
 		mm.flags = FL_MM_IN_EXEC;
 	}
@@ -125,26 +126,37 @@ static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 s
 
 /*
  * The state of the current process's mm @mm_id, created when the process is a target. Only
- * targets' mms have state, so a hit spares the target lookup. A hit for another process is
- * either a target's mm that this process shares (a vfork or posix_spawn child before its
- * exec: *@shared is set and the caller charges it as a change to another process's memory,
- * as the target's own entry must not be replaced by the child's),
- * or an entry whose mm_id a new mm reuses (its teardown was not seen), which goes.
+ * targets' mms have state, so a hit spares the target lookup. A vfork or posix_spawn child
+ * before its exec changes its parent's mm: *@shared is set and the caller charges it as a
+ * change to another process's memory, the parent's (the target's own entry must not be
+ * replaced by the child's); state not made yet is made for the parent, its owner, never for
+ * the child, whose own counters start at its exec. A hit for another process that is no
+ * such child is an entry whose mm_id a new mm reuses (its teardown was not seen), which goes.
  */
 static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *shared)
 {
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
+	struct task_struct *task;
 	struct fl_proc *p;
+	__u32 owner;
 
 	*shared = false;
 	if (mm && mm->tgid == tgid)
 		return mm;
+	task = bpf_get_current_task_btf();
 	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
 	 * a new mm that reuses the id of a freed one is no child's */
-	if (mm && bpf_get_current_task_btf()->vfork_done &&
-	    bpf_map_lookup_elem(&procs, &mm->tgid)) {
-		*shared = true;
-		return mm;
+	if (task->vfork_done) {
+		if (mm && bpf_map_lookup_elem(&procs, &mm->tgid)) {
+			*shared = true;
+			return mm;
+		}
+		if (!mm && task->mm == task->real_parent->mm) {
+			owner = task->real_parent->tgid;
+			p = fl_target(owner);
+			*shared = true;
+			return p ? fl_mm_create(p, owner, mm_id) : NULL;
+		}
 	}
 	if (mm)
 		bpf_map_delete_elem(&mm_state, &mm_id);
