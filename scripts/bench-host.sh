@@ -30,8 +30,9 @@
 #     mariadbd, the postmaster) and its processes of the same name (postgres: the backends and
 #     auxiliaries; exited ones keep their counters at exit), beside the main process's
 #     resident change as this script read /proc itself just before and after the load; then
-#     over every process of the host with /proc figures in the JSON, how many are beyond 1%
-#     and the worst few.
+#     over every process of the host with kernel figures in the JSON (from /proc, or for a
+#     child gone before it was read, its RSS counters at fork and at exit), how many are
+#     beyond 1% and the worst few.
 # Environment: LOAD_S (seconds of load per run, default 20), WARM_S (an uncounted A run first,
 # default 5; 0: none), ROUNDS (default 3; --rounds wins), GAP_FLOOR_KIB, KEEP=DIR (keeps each B
 # run's JSON and faultline's stderr in DIR). --quick: 10 s runs, 2 rounds.
@@ -419,7 +420,7 @@ json_report()
 	while IFS=$'\t' read -r tag a b c d e f g h i; do
 		case $tag in
 		host)
-			printf '    JSON: %s processes (%s alive at the end, %s without /proc' \
+			printf '    JSON: %s processes (%s alive at the end, %s without kernel' \
 				"$a" "$b" "$c"
 			printf ' figures); drops %s (%s); gap beyond 1%%: %s of %s processes\n' \
 				"$d" "$e" "$f" "$g"
@@ -428,7 +429,7 @@ json_report()
 		srv)
 			s=$a
 			if [[ $f == nan || $h == nan ]]; then
-				echo "    ${COMM[$s]}: pid $b not in the JSON with /proc figures"
+				echo "    ${COMM[$s]}: pid $b not in the JSON with kernel figures"
 				continue
 			fi
 			sh=$(calc %.6f "$f * 100")

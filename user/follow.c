@@ -239,6 +239,7 @@ void follow__retire(struct session *s, struct target *t)
 			t->sum.no_status = true;
 		target__take_bases(t, &p);
 		target__take_exit_rss(t, &p);
+		target__take_counters(t, &p);
 		/* the blocks its execs left behind stay told apart */
 		if (p.exec_id)
 			collector__keep_gen(s->col, (uint32_t)t->sum.pid, p.exec_id);

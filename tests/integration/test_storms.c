@@ -86,9 +86,29 @@ struct storm_seen {
 	uint64_t total;	      /* resident growth of every stack */
 	uint64_t lost;	      /* ... of the stacks with an unnamed frame */
 	size_t folded;	      /* followed processes whose rows went to another's (stacks_in) */
+	size_t reconciled;    /* followed processes with a gap (from /proc or their counters) */
+	size_t off;	      /* ... of them, those with a gap of more than a page of a kind */
 	long maxrss_kib;      /* faultline's peak RSS (the largest child the test reaped) */
 	size_t nstacks, nthreads;
 };
+
+/* A child's gap (null: no kernel figures) into @s's reconciled and off. */
+static void gap_ok(const struct jv *gap, struct storm_seen *s)
+{
+	static const char *const kinds[] = { "anon", "file", "shmem" };
+	bool off = false;
+
+	if (!gap || gap->type == JV_NULL)
+		return;
+	for (int i = 0; i < 3; i++) {
+		int64_t g = 0;
+
+		cr_assert(jv_i64(jv_get(gap, kinds[i]), &g), "gap.%s is not an integer", kinds[i]);
+		off |= g > 4096 || g < -4096;
+	}
+	s->reconciled++;
+	s->off += off;
+}
 
 static void storm_seen_ok(const char *json_path, struct storm_seen *s,
 			  uint64_t (*frame_bytes)(const struct jv *, void *), void *ctx)
@@ -109,6 +129,7 @@ static void storm_seen_ok(const char *json_path, struct storm_seen *s,
 			s->followed++;
 			s->children_net += resident(jv_get(p, "attributed"), true);
 			s->folded += jv_get(p, "stacks_in") != NULL;
+			gap_ok(jv_get(p, "gap"), s);
 		}
 	}
 	s->nstacks = stacks->n;
@@ -194,6 +215,12 @@ static void check_storm(const struct storm_sum *sum, const struct storm_seen *se
 	cr_expect_lt((double)seen->lost, STORM_TOLERANCE * (double)seen->total,
 		     "%" PRIu64 " of %" PRIu64 " B on unnamed or lost stacks", seen->lost,
 		     seen->total);
+	/* each child reconciled with the kernel's counters, those gone before /proc was read
+	 * too (their counters at fork and at exit), within a page of each kind */
+	cr_expect_geq(seen->reconciled, procs - procs / 100,
+		      "%zu of %zu children with kernel figures", seen->reconciled, procs);
+	cr_expect_leq(seen->off, procs / 100, "%zu of %zu children off by more than a page",
+		      seen->off, seen->reconciled);
 }
 
 /* 2,000 children forked one after the other, 256 KiB each: their growth is theirs, not the
@@ -285,9 +312,10 @@ Test(storms, fork_exec_storm)
  */
 Test(storms, short_programs_whole_from_their_second_run)
 {
-	static const char loop[] = "i=0; while [ $i -lt 200 ]; do uname >/dev/null; "
-				   "cat /etc/hostname >/dev/null; head -c1 /etc/hostname >/dev/null; "
-				   "i=$((i + 1)); done";
+	static const char loop[] =
+		"i=0; while [ $i -lt 200 ]; do uname >/dev/null; "
+		"cat /etc/hostname >/dev/null; head -c1 /etc/hostname >/dev/null; "
+		"i=$((i + 1)); done";
 	const char *argv[] = { "-f", "-q", "--json", NULL, "--", "sh", "-c", loop, NULL };
 	uint64_t whole, cut;
 	struct h_session s;

@@ -195,7 +195,7 @@ static void reconcile(struct json *j, const struct fl_proc_summary *s)
 {
 	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
 
-	if (s->no_status) {
+	if (!proc_summary__reconciled(s)) {
 		json__null(j, "kernel_change");
 		json__null(j, "gap");
 		return;

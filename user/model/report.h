@@ -19,6 +19,10 @@ struct fl_proc_summary {
 	bool alive;	  /* false once the process has exited */
 	bool followed;	  /* a child -f found, not a given target */
 	bool no_status;	  /* it exited before its status could be read */
+	/* no_status, but its kernel change is known from its RSS counters as the BPF side saw
+	 * them (a child's first value and its value at exit): at_attach and now hold these
+	 * members, and nothing of /proc */
+	bool counters_only;
 	struct proc_status at_attach; /* /proc/PID/status when the session began */
 	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */
 	/* the counters of the images its execs left, each as its teardown began (fl_proc): the
@@ -63,6 +67,12 @@ int64_t report__sdiff(uint64_t a, uint64_t b);
  */
 void proc_summary__reconcile(const struct fl_proc_summary *s, int64_t kern[FL_MEMBERS],
 			     int64_t gap[FL_MEMBERS]);
+
+/* Whether @s's kernel change is known: from /proc, or from its RSS counters alone. */
+static inline bool proc_summary__reconciled(const struct fl_proc_summary *s)
+{
+	return !s->no_status || s->counters_only;
+}
 
 /* How @s stands, into @buf: "alive", "exited", "exited with status 3", "killed by SIGKILL". */
 void proc_summary__ending(const struct fl_proc_summary *s, char *buf, size_t len);

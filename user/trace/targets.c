@@ -108,6 +108,29 @@ void target__take_bases(struct target *t, const struct fl_proc *bpf)
 	}
 }
 
+void target__take_counters(struct target *t, const struct fl_proc *bpf)
+{
+	if (!t->sum.no_status || !t->sum.followed || !(bpf->flags & FL_PROC_LAST_KEPT))
+		return;
+	memset(&t->sum.at_attach, 0, sizeof(t->sum.at_attach));
+	memset(&t->sum.now, 0, sizeof(t->sum.now));
+	for (int m = 0; m < FL_MEMBERS; m++) {
+		/* no value seen of its first image: no change there (an exec's image starts
+		 * from nothing) */
+		int64_t base = bpf->seed[m] >= 0 ? bpf->seed[m] : 0;
+		/* none seen of its last image: as it started, which is 0 after an exec */
+		int64_t last = bpf->gone_last[m] >= 0 ? bpf->gone_last[m] : bpf->execs ? 0 : base;
+
+		*member_of(&t->sum.at_attach, m) = (uint64_t)base;
+		*member_of(&t->sum.now, m) = (uint64_t)last;
+		t->sum.exec_left[m] = bpf->exec_left[m];
+	}
+	t->sum.at_attach.vm_rss =
+		t->sum.at_attach.rss_anon + t->sum.at_attach.rss_file + t->sum.at_attach.rss_shmem;
+	t->sum.now.vm_rss = t->sum.now.rss_anon + t->sum.now.rss_file + t->sum.now.rss_shmem;
+	t->sum.counters_only = true;
+}
+
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf)
 {
 	bool any = false;

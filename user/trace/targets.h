@@ -123,6 +123,14 @@ void target__take_bases(struct target *t, const struct fl_proc *bpf);
  * BPF side knows, into sum.now (a /proc read during the teardown sees part of it gone). */
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
 
+/*
+ * @t, a child that exited before its /proc figures were read (or after an exec they were read
+ * before), reconciled all the same: its RSS counters as the BPF side saw them at its first
+ * change (sum.at_attach) and as its teardown began (sum.now), and what its execs left, when
+ * its exit's were kept (sum.counters_only).
+ */
+void target__take_counters(struct target *t, const struct fl_proc *bpf);
+
 /* Reads /proc/PID/status into sum.now, and smaps_rollup when @final or its pace allows (its
  * figures are then sum.rollup_age_ns old; the @alive targets' reads together keep to one's
  * pace); marks the target exited when it is gone (or its pid is another process's). */

@@ -65,7 +65,7 @@ void proctable__line(FILE *out, unsigned width, const struct fl_proc_summary *s,
 	/* what the machine paid, beside what each process's RSS counted */
 	units__bytes(b[3], UNITS_BUF,
 		     metric__value(c, m == FL_METRIC_NEW ? FL_METRIC_NEW : FL_METRIC_RELEASED));
-	if (s->no_status) {
+	if (!proc_summary__reconciled(s)) {
 		strcpy(b[4], "-");
 		strcpy(b[5], "-");
 	} else {

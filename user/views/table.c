@@ -167,7 +167,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		rel[i] = report__sdiff(s->attributed.release[row_members[i]], 0);
 	}
 	proc_title(out, width, s);
-	if (s->no_status) {
+	if (!proc_summary__reconciled(s)) {
 		proc_row(out, width, "faultline growth", grow, false);
 		proc_row(out, width, "faultline released", rel, false);
 		units__emit(out, width,
@@ -192,7 +192,12 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2,
 			    s->followed ? "peak rss since fork" : "peak rss since attach", b);
 	}
-	render_kernel_view(out, width, s);
+	if (s->no_status)
+		units__emit(out, width,
+			    "  (exited before faultline could read its status: the kernel figures "
+			    "are its RSS counters as the probes saw them)");
+	else
+		render_kernel_view(out, width, s);
 	render_swap(out, width, s);
 }
 

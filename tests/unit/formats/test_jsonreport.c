@@ -272,6 +272,34 @@ Test(jsonreport, process_figures)
 	profile__free(m.p);
 }
 
+/* A child gone before its status was read, whose counters at its exit the BPF side kept: its
+ * kernel change and gap from those counters, still no /proc figures. */
+Test(jsonreport, gone_child_reconciled_from_its_counters)
+{
+	struct fl_proc_summary *c;
+	struct model m;
+	const struct jv *q;
+	struct jv d;
+	char *s;
+
+	build(&m, false, false);
+	c = &m.procs[1];
+	c->counters_only = true;
+	c->now.rss_anon = MIB;
+	c->attributed.grow[FL_ANON] = MIB + 4096;
+	c->attributed.release[FL_ANON] = 4096;
+	s = write_doc(&m, &d);
+	q = &jv_get(&d, "processes")->items[1];
+	EXPECT_TYPE(q, "status_at_attach", JV_NULL);
+	EXPECT_TYPE(q, "status_now", JV_NULL);
+	EXPECT_I64(q, "kernel_change.anon", MIB);
+	EXPECT_I64(q, "kernel_change.file", 0);
+	EXPECT_I64(q, "gap.anon", 0);
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+}
+
 /* The processes by executable, every one of them, and the shared pages' figures. */
 Test(jsonreport, process_groups)
 {

@@ -36,6 +36,7 @@ Test(targets, found_by_pid_and_generation)
 }
 
 #define KIB 1024
+#define MIB (1024 * KIB)
 
 /* A BPF-side entry with no baseline and no exit figures yet. */
 static struct fl_proc unknown_proc(void)
@@ -117,4 +118,51 @@ Test(targets, rss_at_exit_from_the_teardowns_start)
 	t.sum.now = (struct proc_status){ 0 };
 	target__take_exit_rss(&t, &p);
 	cr_expect_eq(t.sum.now.rss_anon, 0);
+}
+
+/*
+ * A child gone before /proc was read is reconciled from its counters as the BPF side saw them:
+ * a fork that never exec'd from its first value to its exit's; one that exec'd from the
+ * counters its first image left (exec_left) and its last image's from nothing. A member with
+ * no value seen did not change. Without the exit's counters kept, nothing is known.
+ */
+Test(targets, gone_before_read_reconciled_from_its_counters)
+{
+	struct target t = { .sum = { .followed = true, .no_status = true } };
+	struct fl_proc p = unknown_proc();
+
+	p.seed[FL_ANON] = 2 * MIB;
+	p.gone_last[FL_ANON] = 5 * MIB;
+	target__take_counters(&t, &p);
+	cr_expect(!t.sum.counters_only, "its exit's counters were not kept");
+	p.flags = FL_PROC_LAST_KEPT;
+	target__take_counters(&t, &p);
+	cr_expect(t.sum.counters_only);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 2 * MIB);
+	cr_expect_eq(t.sum.now.rss_anon, 5 * MIB);
+	cr_expect_eq(t.sum.now.rss_file, 0, "no value seen: no change");
+	cr_expect_eq(t.sum.now.vm_rss, 5 * MIB);
+
+	/* exec'd: its first image left 3 MiB of anon; the last one grew 1 MiB anon, 2 MiB file */
+	t = (struct target){ .sum = { .followed = true, .no_status = true } };
+	p = unknown_proc();
+	p.flags = FL_PROC_LAST_KEPT;
+	p.execs = 1;
+	p.seed[FL_ANON] = 2 * MIB;
+	p.exec_left[FL_ANON] = 3 * MIB;
+	p.gone_last[FL_ANON] = 1 * MIB;
+	p.gone_last[FL_FILE] = 2 * MIB;
+	target__take_counters(&t, &p);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 2 * MIB);
+	cr_expect_eq(t.sum.now.rss_anon, 1 * MIB);
+	cr_expect_eq(t.sum.now.rss_file, 2 * MIB);
+	cr_expect_eq(t.sum.now.rss_shmem, 0, "none seen since the exec: from nothing");
+	cr_expect_eq(t.sum.exec_left[FL_ANON], 3 * MIB);
+
+	/* read from /proc: its figures stay those of the read */
+	t = (struct target){ .sum = { .followed = true } };
+	t.sum.now.rss_anon = 7;
+	target__take_counters(&t, &p);
+	cr_expect(!t.sum.counters_only);
+	cr_expect_eq(t.sum.now.rss_anon, 7);
 }
