@@ -108,12 +108,16 @@ static __always_inline struct fl_proc *fl_target(__u32 tgid)
 /*
  * The counters of the process's image before its teardown (its exit; an exec's of the image it
  * leaves, which fl_exec forgets): its RSS at exit. Kept at the exit of its last thread, or at
- * the first change of the teardown, whichever comes first (the order of the two varies).
+ * the first change of the teardown, whichever comes first (the order of the two varies). A
+ * target the loader gave has no image mm known until its first exec: any mm of it is its
+ * image then, but the one an exec is making.
  */
 static __always_inline __attribute__((unused)) void fl_keep_last(struct fl_proc *p,
 								 const struct fl_mm *mm)
 {
-	if ((p->flags & FL_PROC_LAST_KEPT) || mm->mm_ptr != p->image_mm)
+	if (p->flags & FL_PROC_LAST_KEPT)
+		return;
+	if (p->image_mm ? mm->mm_ptr != p->image_mm : mm->flags & FL_MM_IN_EXEC)
 		return;
 	__builtin_memcpy(p->gone_last, mm->last, sizeof(p->gone_last));
 	__sync_fetch_and_or(&p->flags, FL_PROC_LAST_KEPT);

@@ -20,8 +20,8 @@ struct fl_proc_summary {
 	bool followed;	  /* a child -f found, not a given target */
 	bool no_status;	  /* it exited before its status could be read */
 	/* no_status, but its kernel change is known from its RSS counters as the BPF side saw
-	 * them (a child's first value and its value at exit): at_attach and now hold these
-	 * members, and nothing of /proc */
+	 * them (first, and as its exit began): at_attach and now hold these members, and
+	 * nothing else of /proc */
 	bool counters_only;
 	struct proc_status at_attach; /* /proc/PID/status when the session began */
 	struct proc_status now;	      /* ... at the last refresh (the last seen, once exited) */

@@ -110,7 +110,7 @@ void target__take_bases(struct target *t, const struct fl_proc *bpf)
 
 void target__take_counters(struct target *t, const struct fl_proc *bpf)
 {
-	if (!t->sum.no_status || !t->sum.followed || !(bpf->flags & FL_PROC_LAST_KEPT))
+	if (!t->sum.no_status || !(bpf->flags & FL_PROC_LAST_KEPT))
 		return;
 	memset(&t->sum.at_attach, 0, sizeof(t->sum.at_attach));
 	memset(&t->sum.now, 0, sizeof(t->sum.now));

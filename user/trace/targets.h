@@ -124,10 +124,11 @@ void target__take_bases(struct target *t, const struct fl_proc *bpf);
 void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
 
 /*
- * @t, a child that exited before its /proc figures were read (or after an exec they were read
- * before), reconciled all the same: its RSS counters as the BPF side saw them at its first
- * change (sum.at_attach) and as its teardown began (sum.now), and what its execs left, when
- * its exit's were kept (sum.counters_only).
+ * @t, a process that exited before its /proc figures were read (or after an exec they were
+ * read before), reconciled all the same when its exit's counters were kept (sum.counters_only):
+ * its RSS counters as the BPF side first knew them (a child's first values after its fork, a
+ * given target's /proc read at attach) into sum.at_attach, as its teardown began into sum.now,
+ * and what its execs left.
  */
 void target__take_counters(struct target *t, const struct fl_proc *bpf);
 

@@ -123,8 +123,9 @@ Test(targets, rss_at_exit_from_the_teardowns_start)
 /*
  * A child gone before /proc was read is reconciled from its counters as the BPF side saw them:
  * a fork that never exec'd from its first value to its exit's; one that exec'd from the
- * counters its first image left (exec_left) and its last image's from nothing. A member with
- * no value seen did not change. Without the exit's counters kept, nothing is known.
+ * counters its first image left (exec_left) and its last image's from nothing; a given target
+ * from its /proc read at attach, its seed. A member with no value seen did not change. Without
+ * the exit's counters kept, nothing is known.
  */
 Test(targets, gone_before_read_reconciled_from_its_counters)
 {
@@ -158,6 +159,14 @@ Test(targets, gone_before_read_reconciled_from_its_counters)
 	cr_expect_eq(t.sum.now.rss_file, 2 * MIB);
 	cr_expect_eq(t.sum.now.rss_shmem, 0, "none seen since the exec: from nothing");
 	cr_expect_eq(t.sum.exec_left[FL_ANON], 3 * MIB);
+
+	/* a given target (-p) that exec'd and exited before the next read: from its seed */
+	t = (struct target){ .sum = { .no_status = true } };
+	p.seed[FL_ANON] = 3 * MIB;
+	target__take_counters(&t, &p);
+	cr_expect(t.sum.counters_only);
+	cr_expect_eq(t.sum.at_attach.rss_anon, 3 * MIB);
+	cr_expect_eq(t.sum.now.rss_anon, 1 * MIB);
 
 	/* read from /proc: its figures stay those of the read */
 	t = (struct target){ .sum = { .followed = true } };
