@@ -112,14 +112,17 @@ static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u3
 /*
  * xchg keeps the running sum of deltas exact when threads of one mm race on two CPUs. The
  * first value of a member with no baseline (a forked child's) is its baseline, and goes to
- * the process's seed[] too: userspace reconciles the kernel's figures against it.
+ * the process's seed[] too: userspace reconciles the kernel's figures against it. Not once
+ * its image's counters were kept for its teardown: a member first seen there did not change
+ * while it lived (a child's fork copy), and the teardown's first value is already less.
  */
 static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 size)
 {
 	__s64 old = __sync_lock_test_and_set(&mm->last[member & (FL_MEMBERS - 1)], size);
 	struct fl_proc *p;
 
-	if (old == FL_SIZE_UNKNOWN && (p = bpf_map_lookup_elem(&procs, &mm->tgid)))
+	if (old == FL_SIZE_UNKNOWN && (p = bpf_map_lookup_elem(&procs, &mm->tgid)) &&
+	    !(p->flags & FL_PROC_LAST_KEPT))
 		p->seed[member & (FL_MEMBERS - 1)] = size;
 	return fl_rss_delta(old, size);
 }

@@ -34,7 +34,7 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec) */
 	p->image_mm = (__u64)bpf_get_current_task_btf()->mm;
 	/* the teardown of the image it left was not its exit: what it held is the image's; a
-	 * member first seen in that teardown (after its counters were kept) held its seed */
+	 * member with no value kept held its seed, if it had one */
 	if (p->flags & FL_PROC_LAST_KEPT)
 		for (int m = 0; m < FL_MEMBERS; m++) {
 			if (p->gone_last[m] >= 0)

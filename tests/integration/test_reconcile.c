@@ -10,7 +10,9 @@
  * lost the shell's 112 KiB of anonymous memory. Those read from /proc and those gone before
  * (reconciled from their counters at exit) alike. A given target (-p) that execs and exits
  * before the next read is reconciled from its counters too: the image it left as its exec
- * tore it down, the last one as its exit began.
+ * tore it down, the last one as its exit began. A forked child that changes nothing of a kind
+ * while it lives (a shell's command substitution) has no value of that kind until its
+ * teardown, which is no baseline.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -42,14 +44,14 @@ static int64_t i64_at(const struct jv *v, const char *path)
 	return x;
 }
 
-/* `sh -c @script`, started before the session. */
-static pid_t start_shell_ok(const char *script)
+/* `@shell -c @script`, started before the session. */
+static pid_t start_shell_ok(const char *shell, const char *script)
 {
 	pid_t pid = fork();
 
 	cr_assert_geq(pid, 0, "fork: %s", strerror(errno));
 	if (!pid) {
-		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		execlp(shell, shell, "-c", script, (char *)NULL);
 		_exit(127);
 	}
 	h_track(pid);
@@ -57,15 +59,15 @@ static pid_t start_shell_ok(const char *script)
 }
 
 /*
- * `faultline @opts -p PID --json` on a shell running @work once the session has begun (@work
+ * `faultline @opts -p PID --json` on @shell running @work once the session has begun (@work
  * has "%s" for the path of the workloads), to the shell's exit and faultline's, which ends with
  * its target: the document into @doc.
  */
-static void shell_session_ok(const char *opts, const char *work, struct jv *doc)
+static void shell_session_ok(const char *opts, const char *shell, const char *work, struct jv *doc)
 {
 	char script[1024], body[512], pid_s[16], json[128], go[128], *text;
 	struct h_session fl;
-	pid_t shell;
+	pid_t pid;
 	int status;
 	FILE *f;
 
@@ -74,15 +76,15 @@ static void shell_session_ok(const char *opts, const char *work, struct jv *doc)
 	snprintf(json, sizeof(json), "%s/shell.json", fl.dir);
 	snprintf(body, sizeof(body), work, getenv("WORKLOADS"));
 	snprintf(script, sizeof(script), "while [ ! -e %s ]; do sleep 0.02; done; %s", go, body);
-	shell = start_shell_ok(script);
-	snprintf(pid_s, sizeof(pid_s), "%d", shell);
+	pid = start_shell_ok(shell, script);
+	snprintf(pid_s, sizeof(pid_s), "%d", pid);
 	h_session_start_ok(&fl, (const char *const[]){ opts, "-p", pid_s, "-q", "-i", "0.1",
 						       "--json", json, NULL });
 	h_wait_ready_ok(&fl);
 	f = fopen(go, "w");
 	cr_assert(f, "%s: %s", go, strerror(errno));
 	fclose(f);
-	cr_assert_eq(waitpid(shell, &status, 0), shell);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert(WIFEXITED(status) && !WEXITSTATUS(status), "the shell failed: %#x", status);
 	cr_assert_eq(h_wait_exit(&fl.proc, H_EXIT_MS), 0, "faultline did not end");
 	cr_assert_eq(h_exit_code(&fl.proc), 0, "faultline: %s", h_read_file(fl.err_path));
@@ -124,7 +126,7 @@ Test(reconcile, vfork_children_of_an_attached_shell)
 		 "i=0; while [ $i -lt %d ]; do %%s/exiter --now 1 100 >/dev/null; i=$((i + 1)); "
 		 "done",
 		 EXITERS);
-	shell_session_ok("-f", work, &doc);
+	shell_session_ok("-f", "sh", work, &doc);
 	procs = jv_get(&doc, "processes");
 	for (size_t i = 0; i < procs->n; i++) {
 		const struct jv *p = &procs->items[i];
@@ -147,11 +149,36 @@ Test(reconcile, attached_target_that_execs_and_exits)
 	const struct jv *p;
 	struct jv doc;
 
-	shell_session_ok("-q", "exec %s/exiter --now 4 0 >/dev/null", &doc);
+	shell_session_ok("-q", "sh", "exec %s/exiter --now 4 0 >/dev/null", &doc);
 	cr_assert_eq(jv_get(&doc, "processes")->n, 1);
 	p = &jv_get(&doc, "processes")->items[0];
 	gap_within_a_page(p, "the target");
 	cr_expect_geq(i64_at(p, "kernel_change.anon"), 4 * 1048576, "kernel anon change %" PRId64,
 		      i64_at(p, "kernel_change.anon"));
+	jv_free(&doc);
+}
+
+/* 20 subshells in bash, each a fork (not a vfork) that runs a sleep and changes no anonymous
+ * page itself while it lives (16 KiB of gap each before: its teardown's first value taken for
+ * its baseline). */
+Test(reconcile, fork_children_that_change_little)
+{
+	const struct jv *procs;
+	size_t children = 0;
+	struct jv doc;
+
+	shell_session_ok("-f", "bash",
+			 "i=0; while [ $i -lt 20 ]; do ( sleep 0.05; : ); i=$((i + 1)); done; : %s",
+			 &doc);
+	procs = jv_get(&doc, "processes");
+	for (size_t i = 0; i < procs->n; i++) {
+		const struct jv *p = &procs->items[i];
+
+		if (!jv_get(p, "followed")->b)
+			continue;
+		children++;
+		gap_within_a_page(p, "child");
+	}
+	cr_expect_geq(children, 40, "%zu children in the JSON", children);
 	jv_free(&doc);
 }
