@@ -22,6 +22,9 @@
 struct fl_stats stats;
 __u32 unwind_epoch;
 __u32 fl_learn_gen;
+/* set by userspace as the final report begins: RSS changes from then on are not counted, so
+ * that the kernel's counters it reads at once end where the attributed figures do */
+bool fl_stopped;
 
 /* Before 6.2 (commit f1a7941243c1, "mm: convert mm's rss stats into percpu_counter") each
  * task cached its RSS deltas in task_struct.rss_stat and flushed them every 64 faults. A field
@@ -237,7 +240,7 @@ int fl_rss_stat(struct trace_event_raw_rss_stat *ctx)
 {
 	int member = fl_member_index(ctx->member);
 
-	if (member < 0)
+	if (member < 0 || fl_stopped)
 		return 0;
 	if (ctx->curr)
 		fl_rss_own(ctx, ctx->mm_id, member, ctx->size);

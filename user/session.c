@@ -483,6 +483,19 @@ static int command_status(const struct session *s)
 	return sum->exit_signal ? 128 + sum->exit_signal : sum->exit_code;
 }
 
+/*
+ * Before the final report: RSS changes stop being counted, and each process alive is read at
+ * once, so that its kernel counters and what faultline attributed end at the same moment (a
+ * process whose RSS moves fast at the end moved between the two reads by the time the report
+ * came to it: MiB of gap).
+ */
+static void stop_counting(struct session *s)
+{
+	tracer__stop_counting(s->tracer);
+	for (size_t i = 0; i < s->targets.n; i++)
+		target__read_end(&s->targets.v[i]);
+}
+
 int session__run(const struct fl_config *cfg)
 {
 	struct session s = { .cfg = cfg,
@@ -501,8 +514,9 @@ int session__run(const struct fl_config *cfg)
 	snapshot__fini(&s.shown);
 	follow__end_launch(&s);
 	if (!err) {
-		follow__discover(
-			&s); /* the loop's last wake-up may not have looked (reap() does) */
+		/* the loop's last wake-up may not have looked (reap() does) */
+		follow__discover(&s);
+		stop_counting(&s);
 		err = show(&s, true);
 	} else if (s.child_waiting)
 		launch__abort(&s.launch);

@@ -286,6 +286,21 @@ int procfs__read_status_keep_rollup(pid_t pid, struct proc_status *out)
 	return 0;
 }
 
+int procfs__read_rollup_keep_status(pid_t pid, struct proc_status *out)
+{
+	struct proc_status now;
+	int err = read_status(pid, true, &now);
+
+	if (err)
+		return err;
+	out->have_pss = now.have_pss;
+	out->pss = now.pss;
+	out->pss_anon = now.pss_anon;
+	out->pss_file = now.pss_file;
+	out->pss_shmem = now.pss_shmem;
+	return 0;
+}
+
 int procfs__parse_signals(FILE *f, struct proc_signals *out)
 {
 	static const struct {

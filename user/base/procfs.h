@@ -96,6 +96,10 @@ int procfs__read_status(pid_t pid, struct proc_status *out);
  * left as it was on failure. */
 int procfs__read_status_keep_rollup(pid_t pid, struct proc_status *out);
 
+/* procfs__read_status() but for status, whose figures stay those @out holds: smaps_rollup's
+ * only are new; @out is left as it was on failure. */
+int procfs__read_rollup_keep_status(pid_t pid, struct proc_status *out);
+
 /* The signal sets of /proc/PID/status: bit N - 1 stands for signal N. */
 struct proc_signals {
 	uint64_t pending;	 /* SigPnd: sent to this thread */

@@ -492,6 +492,11 @@ int tracer__unwind_objects_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.unwind_objects);
 }
 
+void tracer__stop_counting(struct tracer *t)
+{
+	__atomic_store_n(&t->skel->bss->fl_stopped, true, __ATOMIC_SEQ_CST);
+}
+
 uint32_t *tracer__unwind_epoch(const struct tracer *t)
 {
 	return &t->skel->bss->unwind_epoch;

@@ -69,6 +69,9 @@ size_t tracer__alloc_window(struct tracer *t, bool open);
 /* Detaches and frees everything; accepts NULL. */
 void tracer__destroy(struct tracer *t);
 
+/* RSS changes are no longer counted from the next one on (the final report's reads). */
+void tracer__stop_counting(struct tracer *t);
+
 /* An fd that polls readable when a target exec'd (a hint: the procs map says which);
  * tracer__take_events() empties it, true when something came. */
 int tracer__events_fd(const struct tracer *t);

@@ -271,6 +271,20 @@ int target__name_at_exit(struct target *t, struct elf_cache *elf, struct exit_ma
 	return err;
 }
 
+void target__read_end(struct target *t)
+{
+	struct proc_status now = t->sum.now;
+
+	if (!t->sum.alive)
+		return;
+	if (!procfs__read_status_keep_rollup(t->sum.pid, &now) && target__same_process(t)) {
+		t->sum.now = now;
+		t->ended = true;
+	} else {
+		t->sum.alive = false;
+	}
+}
+
 void target__refresh(struct target *t, bool final, size_t alive)
 {
 	uint64_t start, cpu;
@@ -284,8 +298,12 @@ void target__refresh(struct target *t, bool final, size_t alive)
 	start = pace__now();
 	cpu = pace__thread_cpu();
 	rollup = final || pace__due(&t->rollup, start);
-	err = rollup ? procfs__read_status(t->sum.pid, &now) :
-		       procfs__read_status_keep_rollup(t->sum.pid, &now);
+	if (t->ended)
+		err = procfs__read_rollup_keep_status(t->sum.pid, &now);
+	else if (rollup)
+		err = procfs__read_status(t->sum.pid, &now);
+	else
+		err = procfs__read_status_keep_rollup(t->sum.pid, &now);
 	if (rollup)
 		pace__done_among(&t->rollup, start, pace__thread_cpu() - cpu, alive);
 	t->sum.rollup_age_ns = start - t->rollup.at;

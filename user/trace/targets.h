@@ -32,6 +32,7 @@ struct target {
 	unsigned settle_step;
 	size_t older;	    /* index + 1 of the previous target of the same pid; 0: none */
 	struct pace rollup; /* reads of smaps_rollup, whose cost grows with the process */
+	bool ended;	    /* sum.now's status read as the probes stopped (target__read_end) */
 	uint8_t based; /* -f: the members (bit 1 << enum fl_member) whose sum.at_attach figure is
 			* the BPF side's baseline */
 	/* what it holds resident, by mapping (the given targets and the launched command, not
@@ -131,6 +132,14 @@ void target__take_exit_rss(struct target *t, const struct fl_proc *bpf);
  * and what its execs left.
  */
 void target__take_counters(struct target *t, const struct fl_proc *bpf);
+
+/*
+ * RSS changes are no longer counted (the final report): reads /proc/PID/status into sum.now
+ * at once, before anything else of the report, so that the kernel's counters are those of the
+ * moment the attributed figures stopped (a process whose RSS moves fast at the end otherwise
+ * moves between the two reads). Its smaps_rollup comes with the final target__refresh().
+ */
+void target__read_end(struct target *t);
 
 /* Reads /proc/PID/status into sum.now, and smaps_rollup when @final or its pace allows (its
  * figures are then sum.rollup_age_ns old; the @alive targets' reads together keep to one's
