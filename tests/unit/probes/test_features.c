@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include "probes/attach.h"
 #include "probes/features.h"
 
 #define ALL ((1u << KF__COUNT) - 1)
@@ -143,4 +144,18 @@ Test(features, every_feature_has_a_name_an_id_and_a_release)
 		cr_expect_not_null(i->since, "feature %d", f);
 	}
 	cr_expect_null(features__info(KF__COUNT));
+}
+
+Test(features, what_a_session_uses_follows_its_options)
+{
+	struct tracer_opts o = { .alloc = true };
+
+	/* exact --alloc records regions at the syscalls' exits */
+	cr_expect_eq(features__uses(&o), KF_USE_ALLOC | KF_USE_SYSCALLS);
+	o.sample_bytes = 4096;
+	cr_expect_eq(features__uses(&o), KF_USE_ALLOC);
+	o = (struct tracer_opts){ .scope = FL_SCOPE_CGROUPS, .new_pages = true };
+	cr_expect_eq(features__uses(&o), KF_USE_FORK | KF_USE_CGROUP | KF_USE_NEW);
+	o = (struct tracer_opts){ .vm = true, .follow_children = true };
+	cr_expect_eq(features__uses(&o), KF_USE_SYSCALLS | KF_USE_FORK);
 }
