@@ -144,10 +144,12 @@ private_apt()
 		apt_opts+=(-o "Acquire::IndexTargets::deb::$t::DefaultEnabled=false")
 	done
 	echo "vm-run: reading Debian $suite's package list (a private apt configuration)" >&2
-	if ! apt-get -q "${apt_opts[@]}" update >"$fetch.log" 2>&1; then
-		tail -n 3 "$fetch.log" >&2
+	# apt-get update exits 0 when a fetch fails: its lists say whether it worked
+	apt-get -q "${apt_opts[@]}" update >"$fetch.log" 2>&1
+	if ! compgen -G "$dir/lists/*_Packages*" >/dev/null; then
+		grep '^[EW]:' "$fetch.log" | head -n 2 >&2
 		rm -f "$fetch.log"
-		die "cannot read Debian $suite's package list (no network?)"
+		die "cannot read Debian $suite's package list from deb.debian.org (no network?)"
 	fi
 	rm -f "$fetch.log"
 }
