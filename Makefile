@@ -197,8 +197,9 @@ integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
 	$(Q)FAULTLINE=$(abspath $(OUTPUT)/faultline) WORKLOADS=$(abspath $(OUTPUT)/workloads) \
 		$(OUTPUT)/tests/integration --jobs 1
 
+# Debian's 6.1, 6.12 and 5.10 kernels in VMs, one after another (VM_KERNEL=6.12: that one alone)
 portability: $(OUTPUT)/faultline $(WORKLOADS)
-	$(Q)tests/portability.sh $(OUTPUT)
+	$(Q)tests/portability.sh $(OUTPUT) $(VM_KERNEL)
 
 # No root, no BPF: the layering of user/, the man page against --help, make install into a
 # scratch DESTDIR, faultline diff on files made by the test, and the scripts make demo and

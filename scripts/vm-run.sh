@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #
-# scripts/vm-run.sh [-m MB] [-t TIMEOUT_S] [-f FILE]... -- COMMAND [ARG...]
+# scripts/vm-run.sh [--kernel 5.10|6.1|6.12] [-m MB] [-t TIMEOUT_S] [-f FILE]... -- COMMAND [ARG...]
+# scripts/vm-run.sh --kernel 5.10|6.1|6.12 --fetch-only
 #
-# Runs COMMAND as root in a throwaway VM booted with Debian 12's own 6.1 kernel, so that
-# tests/portability.sh can check faultline's CO-RE programs on a kernel other than the host's.
+# Runs COMMAND as root in a throwaway VM booted with one of Debian's own kernels (6.1, Debian
+# 12's, unless --kernel says otherwise), so that tests/portability.sh can check faultline's
+# CO-RE programs on kernels other than the host's.
 # QEMU emulates the CPU in software (TCG), the same on every machine and with no need for KVM;
 # booting and powering off take about 3 s on the project's machines.
 #
+#   --kernel V    boot Debian's cloud kernel V: 5.10 (Debian 11), 6.1 (Debian 12, the default)
+#                 or 6.12 (Debian 13)
+#   --fetch-only  fetch the kernel into the cache if it is not there, print its path, boot
+#                 nothing (exit 1, having said why, when it cannot be fetched)
 #   -m MB         the VM's memory (default 1024)
 #   -t TIMEOUT_S  give up after TIMEOUT_S seconds (default 300): exit status 124
 #   -f FILE       copy FILE into the VM at the same (absolute) path, with the shared libraries
@@ -17,9 +23,12 @@
 # with COMMAND's status. The VM has busybox's sh and applets, proc, sys, devtmpfs, tracefs,
 # debugfs and bpffs mounted, no disk and no network; its whole file system is in memory.
 #
-# The kernel is the newest linux-image-6.1.0-*-cloud-amd64-unsigned that apt knows, fetched once
-# with apt-get download into $FAULTLINE_VM_CACHE (default /var/cache/faultline-vm, about 14 MB);
-# empty that folder to fetch a newer one. FAULTLINE_VM_KERNEL=FILE boots FILE instead.
+# The 6.1 kernel is the newest linux-image-6.1.0-*-cloud-amd64-unsigned that the host's apt
+# knows; 5.10 and 6.12 come from Debian 11's and 13's archives (bullseye, trixie main), read with
+# an apt configuration of their own in a scratch folder, so the host's apt state is not touched.
+# Each is fetched once with apt-get download into $FAULTLINE_VM_CACHE (default
+# /var/cache/faultline-vm, 14-20 MB a kernel, named by its release); empty that folder to fetch
+# newer ones. FAULTLINE_VM_KERNEL=FILE boots FILE instead.
 # Needs qemu-system-x86, busybox-static and cpio (scripts/deps.sh installs them).
 set -euo pipefail
 
@@ -29,13 +38,17 @@ files=()
 cache=${FAULTLINE_VM_CACHE:-/var/cache/faultline-vm}
 # The cloud flavour: small, with BTF, and the 8250 serial port, initramfs, gzip and devtmpfs
 # built in (its virtio drivers are modules, so the VM uses none: serial ports and an initramfs).
-pattern='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$'
+version=6.1
+fetch_only=false
 work=""
 fetch=""
+apt_opts=()
 
 usage()
 {
-	echo "usage: $0 [-m MB] [-t TIMEOUT_S] [-f FILE]... -- COMMAND [ARG...]" >&2
+	echo "usage: $0 [--kernel 5.10|6.1|6.12] [-m MB] [-t TIMEOUT_S] [-f FILE]... --" \
+		"COMMAND [ARG...]" >&2
+	echo "       $0 --kernel 5.10|6.1|6.12 --fetch-only" >&2
 	exit 2
 }
 
@@ -54,6 +67,15 @@ trap cleanup EXIT
 
 while (($#)); do
 	case $1 in
+	--kernel)
+		[[ ${2:-} =~ ^(5\.10|6\.1|6\.12)$ ]] || usage
+		version=$2
+		shift 2
+		;;
+	--fetch-only)
+		fetch_only=true
+		shift
+		;;
 	-m)
 		[[ ${2:-} =~ ^[0-9]+$ ]] || usage
 		mem=$2
@@ -76,7 +98,20 @@ while (($#)); do
 	*) usage ;;
 	esac
 done
-(($#)) || usage
+$fetch_only || (($#)) || usage
+
+# The package's name, the suite it comes from (empty: the host's own lists) and the kernels of
+# that version in the cache.
+case $version in
+5.10)
+	pattern='^linux-image-5\.10\.0-[0-9]+-cloud-amd64-unsigned$' suite=bullseye glob='5.10.0-*'
+	;;
+6.1) pattern='^linux-image-6\.1\.0-[0-9]+-cloud-amd64-unsigned$' suite="" glob='6.1.0-*' ;;
+6.12)
+	pattern='^linux-image-6\.12\.[0-9]+\+deb13-cloud-amd64-unsigned$' suite=trixie
+	glob='6.12.*'
+	;;
+esac
 
 command -v qemu-system-x86_64 >/dev/null ||
 	die "qemu-system-x86_64 not found: install qemu-system-x86 (make deps)"
@@ -85,7 +120,38 @@ command -v cpio >/dev/null || die "cpio not found: install cpio (make deps)"
 
 newest_package()
 {
-	apt-cache search --names-only "$pattern" 2>/dev/null | cut -d' ' -f1 | sort -V | tail -n 1
+	apt-cache "${apt_opts[@]}" search --names-only "$pattern" 2>/dev/null | cut -d' ' -f1 |
+		sort -V | tail -n 1
+}
+
+# Another suite's package lists, in $fetch/apt alone: the host's sources, lists and caches
+# stay as they are. Only the Packages index (8-10 MB); one try, 20 s without an answer.
+private_apt()
+{
+	local dir=$fetch/apt
+	mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+	if [[ $(id -u) = 0 ]] && id _apt >/dev/null 2>&1; then
+		chown _apt "$dir/lists/partial" "$dir/cache/archives/partial"
+	fi
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $suite main" >"$dir/sources.list"
+	apt_opts=(-o "Dir::Etc::sourcelist=$dir/sources.list" -o Dir::Etc::sourceparts=/nonexistent
+		-o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+		-o APT::Architectures=amd64 -o Acquire::Languages=none -o Acquire::Retries=0
+		-o Acquire::http::Timeout=20)
+	local t
+	for t in DEP-11 DEP-11-icons DEP-11-icons-hidpi; do
+		apt_opts+=(-o "Acquire::IndexTargets::deb::$t::DefaultEnabled=false")
+	done
+	echo "vm-run: reading Debian $suite's package list (a private apt configuration)" >&2
+	# apt-get update exits 0 when a fetch fails: its lists say whether it worked
+	apt-get -q "${apt_opts[@]}" update >"$fetch.log" 2>&1
+	if ! compgen -G "$dir/lists/*_Packages*" >/dev/null; then
+		grep '^[EW]:' "$fetch.log" | head -n 2 >&2
+		rm -f "$fetch.log"
+		die "cannot read Debian $suite's package list from deb.debian.org (no network?)"
+	fi
+	rm -f "$fetch.log"
 }
 
 # Fetches the package into a folder of its own, so that a run that fails half way or a
@@ -94,14 +160,6 @@ newest_package()
 fetch_kernel()
 {
 	local pkg deb config option release
-	pkg=$(newest_package)
-	# A fresh install or container may have no package lists yet.
-	if [[ -z $pkg && $(id -u) = 0 ]]; then
-		apt-get update -qq >/dev/null 2>&1 || true
-		pkg=$(newest_package)
-	fi
-	[[ -n $pkg ]] || die "apt knows no package like $pattern (Debian 12's kernel;" \
-		"run apt-get update on Debian 12, or set FAULTLINE_VM_KERNEL to a 6.1 vmlinuz)"
 	mkdir -p "$cache" 2>/dev/null || true
 	[[ -w $cache ]] ||
 		die "cannot write $cache: run as root or set FAULTLINE_VM_CACHE to a writable folder"
@@ -110,8 +168,17 @@ fetch_kernel()
 	if [[ $(id -u) = 0 ]] && id _apt >/dev/null 2>&1; then
 		chown _apt "$fetch"
 	fi
+	[[ -z $suite ]] || private_apt
+	pkg=$(newest_package)
+	# A fresh install or container may have no package lists yet.
+	if [[ -z $pkg && -z $suite && $(id -u) = 0 ]]; then
+		apt-get update -qq >/dev/null 2>&1 || true
+		pkg=$(newest_package)
+	fi
+	[[ -n $pkg ]] || die "apt knows no package like $pattern (Debian's $version kernel;" \
+		"run apt-get update on Debian 12, or set FAULTLINE_VM_KERNEL to a vmlinuz)"
 	echo "vm-run: fetching $pkg into $cache" >&2
-	if ! (cd "$fetch" && apt-get download -q "$pkg") >"$fetch.log" 2>&1; then
+	if ! (cd "$fetch" && apt-get "${apt_opts[@]}" download -q "$pkg") >"$fetch.log" 2>&1; then
 		tail -n 5 "$fetch.log" >&2
 		rm -f "$fetch.log"
 		die "apt-get download $pkg failed"
@@ -134,7 +201,7 @@ fetch_kernel()
 
 cached_kernel()
 {
-	{ find "$cache" -maxdepth 1 -name 'vmlinuz-6.1.0-*' 2>/dev/null || true; } | sort -V | tail -n 1
+	{ find "$cache" -maxdepth 1 -name "vmlinuz-$glob" 2>/dev/null || true; } | sort -V | tail -n 1
 }
 
 kernel=${FAULTLINE_VM_KERNEL:-}
@@ -146,6 +213,10 @@ if [[ -z $kernel ]]; then
 	fi
 fi
 [[ -r $kernel ]] || die "cannot read the kernel $kernel"
+if $fetch_only; then
+	echo "$kernel"
+	exit 0
+fi
 
 work=$(mktemp -d)
 root=$work/root

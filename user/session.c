@@ -18,6 +18,7 @@
 #include "follow.h"
 #include "formats/folded.h"
 #include "formats/output.h"
+#include "probes/features.h"
 #include "session_state.h"
 #include "sites.h"
 #include "trace/regions.h"
@@ -161,6 +162,11 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	r->elapsed_s = session_now() - s->start;
 	r->final = final;
 	r->note = s->note;
+	r->kernel_release = tracer__plan(s->tracer)->release;
+	r->rss_batched = tracer__rss_batched(s->tracer);
+	r->nkernel_missing =
+		features__missing_ids(tracer__plan(s->tracer), r->kernel_missing,
+				      sizeof(r->kernel_missing) / sizeof(r->kernel_missing[0]));
 	r->sample_bytes = cfg->sample_bytes;
 	r->sample_time = cfg->sample_time;
 	if (s->windows)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "debuginfo.h"
 #include "follow.h"
+#include "probes/features.h"
 #include "session_state.h"
 #include "views/tui.h"
 
@@ -136,6 +137,8 @@ static void announce(const struct session *s)
 			"faultline: allocator probes in %.0f%% of the time, in windows of 10-30 ms: "
 			"the counts are of the calls made in them\n",
 			s->cfg->sample_time * 100);
+	if (s->cfg->verbose)
+		features__print(tracer__plan(s->tracer));
 	if (s->cfg->verbose)
 		fprintf(stderr,
 			"faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "

@@ -11,9 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
-#include "harness.h"
 #include "formats/jsonread.h"
+#include "harness.h"
 
 static void setup(void)
 {
@@ -94,8 +95,8 @@ Test(json, final_document_and_stream)
 {
 	char dir[64];
 	char json_path[128], stream_path[128];
-	const char *fl[] = { "--metric", "anon", "-i", "0.2", "--json", json_path,
-			     "--json-stream", stream_path, NULL };
+	const char *fl[] = { "--metric", "anon",	  "-i",	       "0.2", "--json",
+			     json_path,	 "--json-stream", stream_path, NULL };
 	struct h_run r;
 	struct jv doc, line;
 	const struct jv *p, *fin;
@@ -120,6 +121,21 @@ Test(json, final_document_and_stream)
 	cr_expect_str_eq(jv_get(&doc, "schema")->text, "faultline/1");
 	fin = jv_get(&doc, "final");
 	cr_expect(fin && fin->type == JV_BOOL && fin->b, "the --json document is not final");
+	/* the kernel as probed at start: this host's has every feature, its counters exact */
+	{
+		const struct jv *rel = jv_path(&doc, "kernel.release"),
+				*ctr = jv_path(&doc, "kernel.rss_counters"),
+				*miss = jv_path(&doc, "kernel.missing");
+		struct utsname u;
+
+		cr_expect(!uname(&u) && rel && rel->type == JV_STR && !strcmp(rel->text, u.release),
+			  "kernel.release is not uname -r");
+		cr_expect(ctr && ctr->type == JV_STR &&
+				  (!strcmp(ctr->text, "exact") || !strcmp(ctr->text, "batched")),
+			  "kernel.rss_counters is neither exact nor batched");
+		cr_expect(miss && miss->type == JV_ARR && miss->n == 0,
+			  "kernel.missing is not an empty array on this host");
+	}
 	for (size_t i = 0; i < H_NTOUCHERS; i++) {
 		uint64_t got = stacks_frame(&doc, h_touchers[i].fn);
 

@@ -145,6 +145,16 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	json__bool(j, "new_pages", r->new_pages);
 	json__object_end(j);
 	json__str(j, "note", r->note);
+	if (r->kernel_release) {
+		json__object_begin(j, "kernel");
+		json__str(j, "release", r->kernel_release);
+		json__str(j, "rss_counters", r->rss_batched ? "batched" : "exact");
+		json__array_begin(j, "missing");
+		for (size_t i = 0; i < r->nkernel_missing; i++)
+			json__str(j, NULL, r->kernel_missing[i]);
+		json__array_end(j);
+		json__object_end(j);
+	}
 	json__object_begin(j, "drops");
 	for (int i = 0; i < FL_DROP__COUNT; i++)
 		json__u64(j, drop_keys[i], r->drops[i]);

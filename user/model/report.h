@@ -128,6 +128,13 @@ struct fl_report {
 	const struct fl_thread_summary *threads; /* sorted by the metric, heaviest first */
 	size_t nthreads;
 	uint64_t drops[FL_DROP__COUNT];
+	/* the kernel: its release, whether it batches RSS counters (before 6.2), and the ids of
+	 * what it lacks of what faultline uses (probes/features.h); release NULL: unknown */
+	const char *kernel_release;
+	bool rss_batched;
+	const char *kernel_missing[8];
+	size_t nkernel_missing;
+
 	const char *note; /* a warning to show in the header (e.g. a batched kernel), or NULL */
 	bool alloc;	  /* --alloc: the allocator figures below mean something */
 	bool alloc_churn; /* --alloc=churn: calls and bytes asked only (no frees, no live

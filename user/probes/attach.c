@@ -207,6 +207,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	err = features__check(&t->plan, features__uses(o));
+	if (err)
+		goto cleanup;
 	/* --alloc's choices below need the kernel's BTF before the load: a few megabytes, 8 ms
 	 * here, which the load then parses again (the other modes leave it to the load) */
 	if (o->alloc && !(btf = btf__load_vmlinux_btf())) {
@@ -257,6 +260,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t->regions = exact && !o->sample_bytes;
 	bpf_program__set_autoload(t->skel->progs.fl_region_exit, t->regions);
 	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
+	bpf_program__set_autoload(t->skel->progs.fl_mm_exit, t->plan.have & KF_BIT(KF_EXIT_MMAP));
 	t->skel->rodata->map_classes = o->map_classes;
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
@@ -500,4 +504,9 @@ void tracer__stop_counting(struct tracer *t)
 uint32_t *tracer__unwind_epoch(const struct tracer *t)
 {
 	return &t->skel->bss->unwind_epoch;
+}
+
+const struct kplan *tracer__plan(const struct tracer *t)
+{
+	return &t->plan;
 }

@@ -99,4 +99,8 @@ const struct fl_stats *tracer__stats(const struct tracer *t);
  * per-stack byte attribution approximate. */
 bool tracer__rss_batched(const struct tracer *t);
 
+struct kplan;
+/* What the kernel lacks of what faultline uses (probes/features.h), probed at the load. */
+const struct kplan *tracer__plan(const struct tracer *t);
+
 #endif /* FAULTLINE_ATTACH_H */

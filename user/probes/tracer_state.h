@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include "probes/attach.h"
+#include "probes/features.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
 #include "faultline.skel.h"
@@ -37,6 +38,7 @@ struct tracer {
 	struct faultline *skel;
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool rss_batched;
+	struct kplan plan;     /* what the kernel lacks (probes/features.h) */
 	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
 	bool alloc_session;    /* --sample-bytes: entry and return are one uprobe session */
 	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */

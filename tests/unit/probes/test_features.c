@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * The plan faultline makes of what a kernel has, and what it says: the sets of features that
+ * Debian 11's 5.10, Ubuntu 22.04's 5.15 and Debian 12's 6.1 were measured to have.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include "probes/attach.h"
+#include "probes/features.h"
+
+#define ALL ((1u << KF__COUNT) - 1)
+/* 5.10: no task storage, BTF task helpers, cookies, callbacks, exit_mmap */
+#define K510                                                                                       \
+	(ALL & ~(KF_BIT(KF_TASK_STORAGE) | KF_BIT(KF_CURRENT_TASK_BTF) | KF_BIT(KF_TASK_PT_REGS) | \
+		 KF_BIT(KF_ATTACH_COOKIE) | KF_BIT(KF_LOOP) | KF_BIT(KF_FIND_VMA) |                \
+		 KF_BIT(KF_EXIT_MMAP)))
+#define K515 (ALL & ~(KF_BIT(KF_LOOP) | KF_BIT(KF_FIND_VMA) | KF_BIT(KF_EXIT_MMAP)))
+
+static void plan(struct kplan *p, uint32_t have, uint32_t uses, const char *release)
+{
+	memset(p, 0, sizeof(*p));
+	features__plan(p, have, uses);
+	snprintf(p->release, sizeof(p->release), "%s", release);
+}
+
+Test(features, a_kernel_with_everything_has_a_full_plan)
+{
+	struct kplan p;
+	char line[512];
+
+	plan(&p, ALL, KF_USE_ALLOC | KF_USE_FORK | KF_USE_SYSCALLS, "6.18.0");
+	cr_expect_eq(p.missing_required, 0);
+	cr_expect_eq(p.missing_optional, 0);
+	features__describe(&p, line, sizeof(line));
+	cr_expect_str_eq(line, "kernel 6.18.0: every feature faultline uses is there");
+}
+
+Test(features, linux_5_10_is_refused_naming_what_it_lacks)
+{
+	struct kplan p;
+	char line[512];
+
+	plan(&p, K510, 0, "5.10.0-32-cloud-amd64");
+	/* the attach cookies only matter to --alloc, exit_mmap to nobody */
+	cr_expect_eq(p.missing_required, KF_BIT(KF_TASK_STORAGE) | KF_BIT(KF_CURRENT_TASK_BTF) |
+						 KF_BIT(KF_TASK_PT_REGS) | KF_BIT(KF_LOOP) |
+						 KF_BIT(KF_FIND_VMA));
+	cr_expect_eq(p.missing_optional, KF_BIT(KF_EXIT_MMAP));
+	features__refusal(&p, line, sizeof(line));
+	cr_expect_str_eq(line, "this kernel (5.10.0-32-cloud-amd64) lacks BPF task storage "
+			       "(Linux 5.11), bpf_get_current_task_btf (5.11), bpf_task_pt_regs "
+			       "(5.15), bpf_loop (5.17) and bpf_find_vma (5.17): faultline needs "
+			       "Linux 6.1 or later, or a kernel with these backported");
+}
+
+Test(features, alloc_needs_the_attach_cookies)
+{
+	struct kplan p;
+
+	plan(&p, K515 | KF_BIT(KF_LOOP) | KF_BIT(KF_FIND_VMA), KF_USE_ALLOC, "x");
+	cr_expect_eq(p.missing_required, 0);
+	plan(&p, ALL & ~KF_BIT(KF_ATTACH_COOKIE), 0, "x");
+	cr_expect_eq(p.missing_required, 0);
+	plan(&p, ALL & ~KF_BIT(KF_ATTACH_COOKIE), KF_USE_ALLOC, "x");
+	cr_expect_eq(p.missing_required, KF_BIT(KF_ATTACH_COOKIE));
+}
+
+Test(features, one_missing_feature_is_named_alone)
+{
+	struct kplan p;
+	char line[512];
+
+	plan(&p, K515 | KF_BIT(KF_FIND_VMA), 0, "5.15.0-25-generic");
+	features__refusal(&p, line, sizeof(line));
+	cr_expect_str_eq(line, "this kernel (5.15.0-25-generic) lacks bpf_loop (Linux 5.17): "
+			       "faultline needs Linux 6.1 or later, or a kernel with it "
+			       "backported");
+}
+
+Test(features, a_mode_s_tracepoints_count_only_when_it_is_used)
+{
+	struct kplan p;
+
+	plan(&p, ALL & ~(KF_BIT(KF_SYSCALLS) | KF_BIT(KF_CGROUP_ATTACH)), KF_USE_FORK, "x");
+	cr_expect_eq(p.missing_required, 0);
+	plan(&p, ALL & ~(KF_BIT(KF_SYSCALLS) | KF_BIT(KF_CGROUP_ATTACH)),
+	     KF_USE_SYSCALLS | KF_USE_CGROUP, "x");
+	cr_expect_eq(p.missing_required, KF_BIT(KF_SYSCALLS) | KF_BIT(KF_CGROUP_ATTACH));
+}
+
+Test(features, without_exit_mmap_the_plan_is_degraded)
+{
+	struct kplan p;
+	const char *ids[8];
+	char line[512];
+
+	plan(&p, ALL & ~KF_BIT(KF_EXIT_MMAP), 0, "6.0.0");
+	cr_expect_eq(p.missing_required, 0);
+	features__describe(&p, line, sizeof(line));
+	cr_expect_str_eq(line, "kernel 6.0.0: degraded, it lacks the mmap:exit_mmap tracepoint "
+			       "(Linux 6.1)");
+	cr_expect_eq(features__missing_ids(&p, ids, 8), 1);
+	cr_expect_str_eq(ids[0], "exit_mmap");
+	cr_expect_not_null(features__info(KF_EXIT_MMAP)->without);
+}
+
+Test(features, the_missing_ids_list_required_first_and_fit_the_room)
+{
+	struct kplan p;
+	const char *ids[8];
+
+	plan(&p, K510, KF_USE_ALLOC, "5.10");
+	cr_expect_eq(features__missing_ids(&p, ids, 8), 7);
+	cr_expect_str_eq(ids[0], "task_storage");
+	cr_expect_str_eq(ids[5], "attach_cookie");
+	cr_expect_str_eq(ids[6], "exit_mmap");
+	cr_expect_eq(features__missing_ids(&p, ids, 2), 2);
+}
+
+Test(features, a_line_too_long_for_the_buffer_is_cut_not_overrun)
+{
+	struct kplan p;
+	char line[32];
+	int n;
+
+	plan(&p, 0, ~0u, "5.4");
+	memset(line, 'x', sizeof(line));
+	n = features__refusal(&p, line, 20);
+	cr_expect_gt(n, 20);
+	cr_expect_eq(strlen(line), 19);
+	cr_expect_eq(line[20], 'x');
+	features__describe(&p, line, 20);
+	cr_expect_eq(strlen(line), 19);
+}
+
+Test(features, every_feature_has_a_name_an_id_and_a_release)
+{
+	for (int f = 0; f < KF__COUNT; f++) {
+		const struct kfeature_info *i = features__info((enum kfeature)f);
+
+		cr_assert_not_null(i->id, "feature %d", f);
+		cr_expect_not_null(i->name, "feature %d", f);
+		cr_expect_not_null(i->since, "feature %d", f);
+	}
+	cr_expect_null(features__info(KF__COUNT));
+}
+
+Test(features, what_a_session_uses_follows_its_options)
+{
+	struct tracer_opts o = { .alloc = true };
+
+	/* exact --alloc records regions at the syscalls' exits */
+	cr_expect_eq(features__uses(&o), KF_USE_ALLOC | KF_USE_SYSCALLS);
+	o.sample_bytes = 4096;
+	cr_expect_eq(features__uses(&o), KF_USE_ALLOC);
+	o = (struct tracer_opts){ .scope = FL_SCOPE_CGROUPS, .new_pages = true };
+	cr_expect_eq(features__uses(&o), KF_USE_FORK | KF_USE_CGROUP | KF_USE_NEW);
+	o = (struct tracer_opts){ .vm = true, .follow_children = true };
+	cr_expect_eq(features__uses(&o), KF_USE_SYSCALLS | KF_USE_FORK);
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "probes/features.h"
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "probes/attach.h"
+
+/* The oldest kernel faultline is tested on (tests/portability.sh): what a refusal points to. */
+#define FL_TESTED_SINCE "6.1"
+
+static const struct kfeature_info info[KF__COUNT] = {
+	[KF_TASK_STORAGE] = { "task_storage", "BPF task storage", "5.11" },
+	[KF_CURRENT_TASK_BTF] = { "get_current_task_btf", "bpf_get_current_task_btf", "5.11" },
+	[KF_TASK_PT_REGS] = { "task_pt_regs", "bpf_task_pt_regs", "5.15" },
+	[KF_LOOP] = { "loop", "bpf_loop", "5.17" },
+	[KF_FIND_VMA] = { "find_vma", "bpf_find_vma", "5.17" },
+	[KF_RINGBUF] = { "ringbuf", "BPF ring buffers", "5.8" },
+	[KF_ATTACH_COOKIE] = { "attach_cookie", "bpf_get_attach_cookie", "5.15", KF_USE_ALLOC },
+	[KF_RSS_STAT] = { "rss_stat", "the kmem:rss_stat tracepoint", "5.5" },
+	[KF_PAGE_FAULT_USER] = { "page_fault_user", "the exceptions:page_fault_user tracepoint",
+				 "4.15" },
+	[KF_PROCESS_EXEC] = { "sched_process_exec", "the sched:sched_process_exec tracepoint",
+			      "3.4" },
+	[KF_PROCESS_EXIT] = { "sched_process_exit", "the sched:sched_process_exit tracepoint",
+			      "2.6.28" },
+	[KF_TASK_RENAME] = { "task_rename", "the task:task_rename tracepoint", "3.14" },
+	[KF_PROCESS_FORK] = { "sched_process_fork", "the sched:sched_process_fork tracepoint",
+			      "2.6.28", KF_USE_FORK },
+	[KF_CGROUP_ATTACH] = { "cgroup_attach_task", "the cgroup:cgroup_attach_task tracepoint",
+			       "4.6", KF_USE_CGROUP },
+	[KF_PAGE_ALLOC] = { "mm_page_alloc", "the kmem:mm_page_alloc tracepoint", "2.6.32",
+			    KF_USE_NEW },
+	[KF_SYSCALLS] = { "raw_syscalls", "the raw_syscalls tracepoints", "2.6.33",
+			  KF_USE_SYSCALLS },
+	[KF_EXIT_MMAP] = { "exit_mmap", "the mmap:exit_mmap tracepoint", "6.1", 0,
+			   "the state of an address space torn down stays until its process is "
+			   "gone, and a new one at the same address (a fork or exec storm under -f) "
+			   "may start from its counters" },
+};
+
+const struct kfeature_info *features__info(enum kfeature f)
+{
+	return f < KF__COUNT ? &info[f] : NULL;
+}
+
+void features__plan(struct kplan *p, uint32_t have, uint32_t uses)
+{
+	p->have = have;
+	p->missing_required = p->missing_optional = 0;
+	for (int f = 0; f < KF__COUNT; f++) {
+		if (have & KF_BIT(f) || (info[f].uses && !(info[f].uses & uses)))
+			continue;
+		if (info[f].without)
+			p->missing_optional |= KF_BIT(f);
+		else
+			p->missing_required |= KF_BIT(f);
+	}
+}
+
+/* snprintf() at @at of @buf, past its end too (then only counting). Returns the new end. */
+static int append(char *buf, size_t size, int at, const char *fmt, ...)
+{
+	bool room = at >= 0 && (size_t)at < size;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? buf + at : NULL, room ? size - (size_t)at : 0, fmt, ap);
+	va_end(ap);
+	return at + (n > 0 ? n : 0);
+}
+
+/* "a (Linux 1), b (2) and c (3)" of the features in @set, appended at @at. */
+static int list(uint32_t set, char *buf, size_t size, int at)
+{
+	int n = __builtin_popcount(set), i = 0;
+
+	for (int f = 0; f < KF__COUNT; f++) {
+		if (!(set & KF_BIT(f)))
+			continue;
+		at = append(buf, size, at, "%s%s (%s%s)",
+			    !i	       ? "" :
+			    i == n - 1 ? " and " :
+					 ", ",
+			    info[f].name, !i ? "Linux " : "", info[f].since);
+		i++;
+	}
+	return at;
+}
+
+int features__refusal(const struct kplan *p, char *buf, size_t size)
+{
+	int at = snprintf(buf, size, "this kernel (%s) lacks ", p->release[0] ? p->release : "?");
+
+	at = list(p->missing_required, buf, size, at);
+	return append(buf, size, at,
+		      ": faultline needs Linux " FL_TESTED_SINCE
+		      " or later, or a kernel with %s backported",
+		      __builtin_popcount(p->missing_required) > 1 ? "these" : "it");
+}
+
+int features__describe(const struct kplan *p, char *buf, size_t size)
+{
+	uint32_t missing = p->missing_required | p->missing_optional;
+	int at = snprintf(buf, size, "kernel %s: %s", p->release[0] ? p->release : "?",
+			  p->missing_required ? "cannot run" :
+			  p->missing_optional ? "degraded, it lacks " :
+						"every feature faultline uses is there");
+
+	if (p->missing_required)
+		at = append(buf, size, at, ", it lacks ");
+	return missing ? list(missing, buf, size, at) : at;
+}
+
+void features__print(const struct kplan *p)
+{
+	char line[1024];
+
+	features__describe(p, line, sizeof(line));
+	fprintf(stderr, "faultline: %s\n", line);
+}
+
+size_t features__missing_ids(const struct kplan *p, const char **ids, size_t max)
+{
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int f = 0; f < KF__COUNT && n < max; f++)
+			if ((pass ? p->missing_optional : p->missing_required) & KF_BIT(f))
+				ids[n++] = info[f].id;
+	return n;
+}
+
+uint32_t features__uses(const struct tracer_opts *o)
+{
+	bool regions = o->alloc && !o->alloc_churn && !o->sample_bytes; /* as tracer__load() */
+
+	return (o->alloc ? KF_USE_ALLOC : 0) | (o->follow_children || o->scope ? KF_USE_FORK : 0) |
+	       (o->scope == FL_SCOPE_CGROUPS ? KF_USE_CGROUP : 0) |
+	       (o->new_pages ? KF_USE_NEW : 0) | (o->vm || regions ? KF_USE_SYSCALLS : 0);
+}
+
+/* A tracepoint is there when tracefs lists it (raw tracepoints too: both need the event). */
+static bool has_event(const char *event)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing/events/",
+					     "/sys/kernel/debug/tracing/events/" };
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", roots[i], event);
+		if (!access(path, F_OK))
+			return true;
+		if (i == 0 && !access(roots[0], F_OK))
+			return false;
+	}
+	return false;
+}
+
+/* libbpf loads a program of two instructions that calls @helper: about 0.1 ms each. */
+static bool has_helper(enum bpf_prog_type type, enum bpf_func_id helper)
+{
+	return libbpf_probe_bpf_helper(type, helper, NULL) == 1;
+}
+
+uint32_t features__probe(void)
+{
+	static const struct {
+		enum kfeature f;
+		const char *event;
+	} events[] = {
+		{ KF_RSS_STAT, "kmem/rss_stat" },
+		{ KF_PAGE_FAULT_USER, "exceptions/page_fault_user" },
+		{ KF_PROCESS_EXEC, "sched/sched_process_exec" },
+		{ KF_PROCESS_EXIT, "sched/sched_process_exit" },
+		{ KF_TASK_RENAME, "task/task_rename" },
+		{ KF_PROCESS_FORK, "sched/sched_process_fork" },
+		{ KF_CGROUP_ATTACH, "cgroup/cgroup_attach_task" },
+		{ KF_PAGE_ALLOC, "kmem/mm_page_alloc" },
+		{ KF_SYSCALLS, "raw_syscalls/sys_enter" },
+		{ KF_EXIT_MMAP, "mmap/exit_mmap" },
+	};
+	const enum bpf_prog_type raw = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	uint32_t have = 0;
+
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1)
+		have |= KF_BIT(KF_TASK_STORAGE);
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_RINGBUF, NULL) == 1)
+		have |= KF_BIT(KF_RINGBUF);
+	if (has_helper(raw, BPF_FUNC_get_current_task_btf))
+		have |= KF_BIT(KF_CURRENT_TASK_BTF);
+	if (has_helper(raw, BPF_FUNC_task_pt_regs))
+		have |= KF_BIT(KF_TASK_PT_REGS);
+	if (has_helper(raw, BPF_FUNC_loop))
+		have |= KF_BIT(KF_LOOP);
+	if (has_helper(raw, BPF_FUNC_find_vma))
+		have |= KF_BIT(KF_FIND_VMA);
+	/* uprobes are kprobe programs */
+	if (has_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie))
+		have |= KF_BIT(KF_ATTACH_COOKIE);
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (has_event(events[i].event))
+			have |= KF_BIT(events[i].f);
+	return have;
+}
+
+int features__check(struct kplan *p, uint32_t uses)
+{
+	struct utsname u;
+	char line[1024];
+
+	features__plan(p, features__probe(), uses);
+	if (!uname(&u))
+		snprintf(p->release, sizeof(p->release), "%s", u.release);
+	if (p->missing_required) {
+		features__refusal(p, line, sizeof(line));
+		fprintf(stderr, "faultline: %s\n", line);
+		return -EOPNOTSUPP;
+	}
+	for (int f = 0; f < KF__COUNT; f++)
+		if (p->missing_optional & KF_BIT(f))
+			fprintf(stderr, "faultline: note: this kernel lacks %s (Linux %s): %s\n",
+				info[f].name, info[f].since, info[f].without);
+	return 0;
+}
