@@ -2,6 +2,7 @@
 #include "probes/features.h"
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -144,7 +145,9 @@ uint32_t features__uses(const struct tracer_opts *o)
 	       (o->new_pages ? KF_USE_NEW : 0) | (o->vm || regions ? KF_USE_SYSCALLS : 0);
 }
 
-/* A tracepoint is there when tracefs lists it (raw tracepoints too: both need the event). */
+/* A tracepoint is there when tracefs lists it (raw tracepoints too: both need the event);
+ * tracer__load() mounted it. AT_EACCESS: a user with CAP_DAC_READ_SEARCH and not root reads
+ * it by that capability, which plain access() drops. */
 static bool has_event(const char *event)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing/events/",
@@ -153,9 +156,9 @@ static bool has_event(const char *event)
 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
 		snprintf(path, sizeof(path), "%s%s", roots[i], event);
-		if (!access(path, F_OK))
+		if (!faccessat(AT_FDCWD, path, F_OK, AT_EACCESS))
 			return true;
-		if (i == 0 && !access(roots[0], F_OK))
+		if (i == 0 && !faccessat(AT_FDCWD, roots[0], F_OK, AT_EACCESS))
 			return false;
 	}
 	return false;
