@@ -17,6 +17,8 @@
 # -i 1 --json FILE`, started before the load (the load starts a second after it says
 # "faultline: tracing") and stopped by SIGINT once the load is over. Figures:
 #   - per server, its throughput in B over the same round's A, median over rounds and spread;
+#     and the servers together, the geometric mean of a round's ratios (on 2 CPUs what one
+#     server loses to the others in a round another gains: together they swing less);
 #   - faultline's CPU over the load window as % of one core (its threads' sum_exec_runtime;
 #     the BPF programs run in the traced processes' context and are not in it), its peak RSS
 #     (VmHWM just before SIGINT), start-up (command to "tracing") and exit (SIGINT to its
@@ -329,7 +331,7 @@ declare -A RUNS=()	# "A_server", "B_server", "ratio_server", ... -> space-separa
 host_run()
 {
 	local cfg=$1 r=$2 secs=$LOAD_S s json=$TMP/fl.json log=$TMP/fl.log line="" c0 c1 t_start
-	local hwm start_s cpu ratio sess
+	local hwm start_s cpu ratio sess logsum n
 
 	((r)) || secs=$WARM_S
 	# each run's redis fills its keys afresh (flushed before faultline starts)
@@ -377,7 +379,7 @@ host_run()
 		log "  faultline did not end within 60 s of SIGINT"
 	fi
 	printf '  round %d B:%s\n' "$r" "$line"
-	line=""
+	line="" logsum=0 n=0
 	for s in "${SERVERS[@]}"; do
 		if [[ ${TP[$s]} == nan || ${THIS_A[$s]} == nan ]]; then
 			line+="  ${COMM[$s]} -"
@@ -386,7 +388,14 @@ host_run()
 		ratio=$(calc %.4f "${TP[$s]} / ${THIS_A[$s]}")
 		RUNS[B_$s]+="${TP[$s]} " RUNS[ratio_$s]+="$ratio "
 		line+=$(printf '  %s %.3f' "${COMM[$s]}" "$ratio")
+		logsum=$(calc %.6f "$logsum + log($ratio)") n=$((n + 1))
 	done
+	# the servers share the CPUs differently from run to run: together they swing less
+	if ((n)); then
+		ratio=$(calc %.4f "exp($logsum / $n)")
+		RUNS[ratio_all]+="$ratio "
+		line+=$(printf '  together %.3f' "$ratio")
+	fi
 	echo "    B/A:$line"
 	RUNS[cpu]+="$cpu " RUNS[hwm]+="$hwm " RUNS[start]+="$start_s " RUNS[exit]+="$EXIT_S "
 	printf '    faultline: start-up %s s, CPU %s%% of a core over %.1f s of load,' "$start_s" \
@@ -501,6 +510,9 @@ host_table()
 		v=$(most "worst_$s")
 		[[ $v != nan ]] && w=$(awk -v a="$w" -v b="$v" 'BEGIN { print (b > a) ? b : a }')
 	done
+	FIG[tp_all]=$(med ratio_all)
+	printf '  %-13s %14s %14s %7.3fx  %-15s (geometric mean of a round'"'"'s B/A)\n' together "" "" \
+		"${FIG[tp_all]}" "$(spread ratio_all)"
 	printf '  (/proc change and faultline net: the main process, medians; gap: |kernel_change'
 	printf ' - net| over max(|kernel_change|, %s KiB), the main process, median of the B' \
 		"$GAP_FLOOR_KIB"
@@ -539,6 +551,7 @@ summary()
 	for s in "${SERVERS[@]}"; do
 		row "${COMM[$s]} throughput kept (median B/A)" "tp_$s" %.3f x ">=" 0.97
 	done
+	row "the servers together (geometric mean, median)" tp_all %.3f x ">=" 0.97
 	row "faultline CPU over the load, % of a core" cpu %.2f "%" "<=" 3
 	row "faultline peak RSS (VmHWM)" rss %.1f " MiB" "<=" 128
 	for s in "${SERVERS[@]}"; do
