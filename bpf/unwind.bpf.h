@@ -73,26 +73,43 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
  * next lookup fails until the fault is handled); other walks learn as many as they meet. */
 #define FL_LEARNS_A_WALK 3
 
-/* The mapping of @p's list that holds @addr, or NULL. */
-static __always_inline struct fl_unwind_map *fl_map_of(struct fl_walk_state *w,
-						       struct fl_unwind_proc *p, __u64 addr)
+/*
+ * The index + 1 of the last mapping of @p's list that starts at or before @addr; 0: none. A
+ * global function, as fl_row_find(): the verifier checks it once a program, where inlined it
+ * went through its loop again for each state a step reached it in (some 3,000 instructions a
+ * program). Both bounds go through fl_opaque() at the end of each round, so the two branches'
+ * states meet at the loop's head. Its pointers may be NULL to the verifier since Linux 6.8.
+ */
+__weak __noinline int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *s, __u64 addr)
 {
 	__u32 lo = 0, hi, mid;
-	struct fl_unwind_map *m;
 
-	if (!p)
-		return NULL;
+	if (!p || !s)
+		return 0;
 	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
 	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
 	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
 		mid = (lo + hi) / 2;
 		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
+		lo = fl_opaque(s, 0, lo);
+		hi = fl_opaque(s, 1, hi);
 	}
+	return (int)lo;
+}
+
+/* The mapping of @p's list that holds @addr, or NULL. */
+static __always_inline struct fl_unwind_map *fl_map_of(struct fl_walk_state *w,
+						       struct fl_unwind_proc *p, __u64 addr)
+{
+	struct fl_unwind_map *m;
+	__u32 lo;
+
+	if (!p)
+		return NULL;
+	lo = (__u32)fl_map_index(p, w->s, addr);
 	m = lo ? &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)] : NULL;
 	return m && addr < m->end ? m : NULL;
 }
@@ -150,6 +167,46 @@ static __always_inline void fl_page_bounds(void *rows, __u32 n, __u32 addr, __u3
 		*hi = e[p & 3] + 1;
 }
 
+/*
+ * The row of table @table (@n rows) that covers @addr, an ELF vaddr, into s->row; 1: found. A
+ * global function, for the reasons of fl_map_index(): the search is checked once a program.
+ */
+__weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __u32 addr)
+{
+	__u32 lo = 0, hi, mid, idx;
+	struct fl_unwind_row *r;
+	void *rows;
+
+	if (!s)
+		return 0;
+	rows = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!rows)
+		return 0;
+	fl_page_bounds(rows, n, addr, &lo, &hi);
+	lo = fl_opaque(s, 0, lo);
+	hi = fl_opaque(s, 1, hi);
+	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
+		mid = (lo + hi) / 2;
+		r = bpf_map_lookup_elem(rows, &mid);
+		if (!r)
+			return 0;
+		if (r->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+		lo = fl_opaque(s, 0, lo);
+		hi = fl_opaque(s, 1, hi);
+	}
+	if (!lo)
+		return 0;
+	idx = lo - 1;
+	r = bpf_map_lookup_elem(rows, &idx);
+	if (!r)
+		return 0;
+	s->row = *r;
+	return 1;
+}
+
 /* The row covering the current pc into w->s->row; false when no table covers it. */
 static __always_inline bool fl_find_row(struct fl_walk_state *w)
 {
@@ -157,10 +214,8 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	/* a return address is just past its call: the call itself is the caller's state */
 	__u64 key = w->s->w.pc - (w->s->w.exact ? 0 : 1), addr;
 	struct fl_row_cache_entry *e = NULL;
-	__u32 lo = 0, hi, mid = 0, idx;
 	struct fl_unwind_map *m;
-	struct fl_unwind_row *r;
-	void *rows;
+	__u32 idx;
 
 	if (p && w->cache) {
 		idx = ((__u32)(key ^ (key >> 20)) ^ p->gen) * 2654435761u;
@@ -175,38 +230,15 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	m = fl_tabled_map(w, w->s->w.pc, true);
 	if (!m)
 		return false;
-	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
-	if (!rows)
-		return false;
 	addr = key - m->bias;
-	if (addr > 0xffffffffull)
+	if (addr > 0xffffffffull || !fl_row_find(w->s, m->table, m->rows, (__u32)addr))
 		return false;
-	fl_page_bounds(rows, m->rows, (__u32)addr, &lo, &hi);
-	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
-		mid = (lo + hi) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return false;
-		if (r->addr <= (__u32)addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	idx = lo - 1;
-	r = bpf_map_lookup_elem(rows, &idx);
-	if (!r)
-		return false;
-	w->s->row = *r;
 	w->s->w.frame = w->s->w.pc + fl_frame_delta(m->table, m->bias);
 	if (e) {
 		e->addr = key;
 		e->gen = p->gen;
 		e->table = m->table;
-		e->row = *r;
+		e->row = w->s->row;
 		e->row.addr = (__u32)addr;
 	}
 	return true;
@@ -296,8 +328,7 @@ static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 
 		return r;
 	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret, false))
 		return 1;
-	call = fl_call_to((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
-			  w->s->w.pc);
+	call = (enum fl_call)fl_call_to(ret, w->s->w.pc);
 	if (call == FL_CALL_NONE || call == FL_CALL_ELSEWHERE)
 		return 1;
 	if (call == FL_CALL_UNKNOWN)
