@@ -35,7 +35,9 @@ static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 	if (w->s->w.no_slide || slot & 7 || slot + 8 <= w->s->w.win_base + w->s->w.win_len ||
 	    at <= w->s->w.win_base)
 		return;
-	top = (bpf_get_current_task_btf()->mm->start_stack | 4095) + 1;
+	/* read, not loaded: a pointer loaded from the task has the verifier search the kernel's
+	 * BTF by name, linearly, for each state that reaches the load (see fl_user_stack) */
+	top = (BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) | 4095) + 1;
 	if (at < top && top - at < len)
 		len = top - at;
 	if (bpf_probe_read_user(w->s->win, len, (void *)at)) {
@@ -473,13 +475,12 @@ fp: /* one place: the verifier follows it once */
 }
 
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
- * from. */
-static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
-					    bool exact)
+ * from. @ut: the task's utask (NULL: never probed). */
+static __always_inline void fl_unwind_begin(struct fl_walk_state *w, struct uprobe_task *ut,
+					    __u64 ip, __u64 sp, __u64 bp, bool exact)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct uprobe_task *ut = task->utask; /* NULL: never probed */
-	__u32 tgid = task->tgid, zero = 0;    /* a load, not another helper call */
+	__u32 tgid = task->tgid, zero = 0; /* a load, not another helper call */
 	struct return_instance *ri = NULL;
 
 	w->s->w.nocache = 0;
