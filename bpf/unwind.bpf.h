@@ -76,30 +76,57 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
 #define FL_LEARNS_A_WALK 3
 
 /*
+ * A binary search that bpf_loop() halves, one round a call: on the stack of the global function
+ * that runs it, its bounds in the scratch (fl_opaque), where the verifier does not follow them,
+ * so that the rounds look alike and it checks the round once. Unrolled, it went through each
+ * of the 10 or 24 rounds (2,400 instructions in each program that takes a stack); a call a
+ * round costs a few nanoseconds, on a walk's row cache misses alone.
+ */
+struct fl_halving {
+	struct fl_scratch *s;
+	struct fl_unwind_proc *p; /* fl_map_halve() */
+	void *rows;		  /* fl_row_halve(): the table */
+	__u64 addr;
+};
+
+static __always_inline __u32 fl_bound(struct fl_scratch *s, int slot)
+{
+	return *(volatile __u32 *)&s->opaque[slot & 1];
+}
+
+/* A round of fl_map_index(): [lo, hi) halved around the mapping that starts at mid. */
+static long fl_map_halve(__u32 k, struct fl_halving *h)
+{
+	struct fl_scratch *s = h->s;
+	__u32 lo = fl_bound(s, 0), hi = fl_bound(s, 1), mid;
+
+	if (lo >= hi)
+		return 1;
+	mid = (lo + hi) / 2;
+	if (h->p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= h->addr)
+		fl_opaque(s, 0, mid + 1);
+	else
+		fl_opaque(s, 1, mid);
+	return 0;
+}
+
+/*
  * The index + 1 of the last mapping of @p's list that starts at or before @addr; 0: none. A
  * global function, as fl_row_find(): the verifier checks it once a program, where inlined it
- * went through its loop again for each state a step reached it in (some 3,000 instructions a
- * program). Both bounds go through fl_opaque() at the end of each round, so the two branches'
- * states meet at the loop's head. Its pointers may be NULL to the verifier since Linux 6.8.
+ * was checked again for each state a step reached it in. Its pointers may be NULL to the
+ * verifier since Linux 6.8.
  */
 __weak __noinline int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *s, __u64 addr)
 {
-	__u32 lo = 0, hi, mid;
+	struct fl_halving h = { .s = s, .p = p, .addr = addr };
 
 	if (!p || !s)
 		return 0;
-	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
+	fl_opaque(s, 0, 0);
+	fl_opaque(s, 1, p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS);
 	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
-	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
-		mid = (lo + hi) / 2;
-		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-		lo = fl_opaque(s, 0, lo);
-		hi = fl_opaque(s, 1, hi);
-	}
-	return (int)lo;
+	bpf_loop(10, fl_map_halve, &h, 0);
+	return (int)fl_bound(s, 0);
 }
 
 /* The mapping of @p's list that holds @addr, or NULL. */
@@ -169,13 +196,36 @@ static __always_inline void fl_page_bounds(void *rows, __u32 n, __u32 addr, __u3
 		*hi = e[p & 3] + 1;
 }
 
+/* A round of fl_row_find(): [lo, hi) halved around row mid; a row missing ends it, found none. */
+static long fl_row_halve(__u32 k, struct fl_halving *h)
+{
+	struct fl_scratch *s = h->s;
+	__u32 lo = fl_bound(s, 0), hi = fl_bound(s, 1), mid;
+	struct fl_unwind_row *r;
+
+	if (lo >= hi)
+		return 1;
+	mid = (lo + hi) / 2;
+	r = bpf_map_lookup_elem(h->rows, &mid);
+	if (!r) {
+		fl_opaque(s, 0, 0);
+		return 1;
+	}
+	if (r->addr <= (__u32)h->addr)
+		fl_opaque(s, 0, mid + 1);
+	else
+		fl_opaque(s, 1, mid);
+	return 0;
+}
+
 /*
  * The row of table @table (@n rows) that covers @addr, an ELF vaddr, into s->row; 1: found. A
  * global function, for the reasons of fl_map_index(): the search is checked once a program.
  */
 __weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __u32 addr)
 {
-	__u32 lo = 0, hi, mid, idx;
+	struct fl_halving h = { .s = s, .addr = addr };
+	__u32 lo = 0, hi, idx;
 	struct fl_unwind_row *r;
 	void *rows;
 
@@ -184,21 +234,12 @@ __weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __
 	rows = bpf_map_lookup_elem(&unwind_tables, &table);
 	if (!rows)
 		return 0;
+	h.rows = rows;
 	fl_page_bounds(rows, n, addr, &lo, &hi);
-	lo = fl_opaque(s, 0, lo);
-	hi = fl_opaque(s, 1, hi);
-	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
-		mid = (lo + hi) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return 0;
-		if (r->addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-		lo = fl_opaque(s, 0, lo);
-		hi = fl_opaque(s, 1, hi);
-	}
+	fl_opaque(s, 0, lo);
+	fl_opaque(s, 1, hi);
+	bpf_loop(24, fl_row_halve, &h, 0); /* the last row at or before addr */
+	lo = fl_bound(s, 0);
 	if (!lo)
 		return 0;
 	idx = lo - 1;
