@@ -214,7 +214,9 @@ __weak __noinline int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u
 
 	if (!s)
 		return 0;
-	fl_unwind_begin(&w, bpf_get_current_task_btf()->utask, ip, sp, bp, exact);
+	/* exact & 1: bool(exact) is a branch, and the verifier then went through the walk
+	 * once for each side of it */
+	fl_unwind_begin(&w, bpf_get_current_task_btf()->utask, ip, sp, bp, exact & 1);
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
 	s->w.have_word = s->w.have_win; /* before the window moves */
