@@ -188,7 +188,7 @@ static __always_inline void fl_ret_stack(struct task_struct *task, struct pt_reg
 					 struct fl_alloc_task *st, struct fl_key *key)
 {
 	__u64 ip = ctx->ip, bp = ctx->bp, sp = ctx->sp;
-	struct fl_walk_state w = {};
+	struct fl_walk_out w = {};
 	struct fl_stack_cache *c;
 	__u32 i, at = st->ret_next;
 
@@ -442,7 +442,7 @@ int fl_alloc_churn(struct pt_regs *ctx)
 	/* the probe may sit past the entry, before anything moved rsp (placement.h) */
 	__u64 entry = ctx->ip - ((cookie >> 8) & 0xffffff), fsize = cookie >> 32;
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = fn };
-	struct fl_walk_state w = {};
+	struct fl_walk_out w = {};
 	struct fl_churn_task *st;
 	__u64 word = 0, ret, size, bytes, count;
 	struct fl_counts *c;

@@ -8,37 +8,24 @@
 
 #include "faultline.h"
 
-/* The number of bits @v needs: 0 for 0, else floor(log2 v) + 1. */
+/*
+ * The number of bits @v needs: 0 for 0, else floor(log2 v) + 1. BPF has no count-leading-zeros
+ * instruction: the highest set bit is smeared down and the bits set are counted. Without a
+ * branch: a binary search on the highest bit was six branches, which the verifier followed
+ * path by path in each program that takes a histogram (1,400 instructions of fl_alloc_exit).
+ */
 static inline __u32 fl_bit_width(__u64 v)
 {
-	__u32 b = 0;
-
-	/* binary search on the highest set bit: BPF has no count-leading-zeros instruction */
-	if (v >> 32) {
-		b += 32;
-		v >>= 32;
-	}
-	if (v >> 16) {
-		b += 16;
-		v >>= 16;
-	}
-	if (v >> 8) {
-		b += 8;
-		v >>= 8;
-	}
-	if (v >> 4) {
-		b += 4;
-		v >>= 4;
-	}
-	if (v >> 2) {
-		b += 2;
-		v >>= 2;
-	}
-	if (v >> 1) {
-		b += 1;
-		v >>= 1;
-	}
-	return b + (__u32)v; /* v is now 0 or 1 */
+	v |= v >> 1;
+	v |= v >> 2;
+	v |= v >> 4;
+	v |= v >> 8;
+	v |= v >> 16;
+	v |= v >> 32;
+	v -= (v >> 1) & 0x5555555555555555ull;
+	v = (v & 0x3333333333333333ull) + ((v >> 2) & 0x3333333333333333ull);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (__u32)((v * 0x0101010101010101ull) >> 56);
 }
 
 /* Bucket of @v in an fl_alloc_hist: fl_bit_width(), capped at the last bucket. */

@@ -77,7 +77,7 @@ enum fl_call {
  * to: ld.so's calls of DT_INIT (call *%rax) and of the init and fini arrays (call *(%rax),
  * call *(%rbx)). Other forms of FF /2 (2 to 7 bytes) are calls whose target is unread.
  */
-static __always_inline enum fl_call fl_call_to(struct pt_regs *regs, __u64 ret, __u64 entry)
+static __always_inline enum fl_call fl_call_to_regs(struct pt_regs *regs, __u64 ret, __u64 entry)
 {
 	__u8 b[8], modrm, rm;
 	bool call = false;
@@ -118,6 +118,17 @@ static __always_inline enum fl_call fl_call_to(struct pt_regs *regs, __u64 ret, 
 		if (b[8 - k] == 0xff && (b[9 - k] & 0x38) == 0x10)
 			return FL_CALL_UNKNOWN;
 	return FL_CALL_NONE;
+}
+
+/*
+ * fl_call_to_regs() with the current thread's user registers: a global function, checked once
+ * a program (inlined, its register switch was checked for each state a step reached it in).
+ * Scalar arguments alone, which any kernel with global functions takes.
+ */
+__weak __noinline int fl_call_to(__u64 ret, __u64 entry)
+{
+	return fl_call_to_regs((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
+			       entry);
 }
 
 #endif /* FAULTLINE_CALLTARGET_X86_BPF_H */

@@ -40,9 +40,15 @@ struct {
 	__type(value, __u32);
 } mm_ids SEC(".maps") __weak;
 
-/* The aggregation: (process, thread, stack, origin) -> counters. */
+/*
+ * The aggregation: (process, thread, stack, origin) -> counters. Allocated as rows appear: the
+ * 14 MiB of a preallocated map took 6-8 ms of start-up to clear, before the probes were live.
+ * An insert that finds no memory charges the process's overflow row (fl_counts_new), as a
+ * full map does.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct fl_key);
 	__type(value, struct fl_counts);

@@ -147,9 +147,8 @@ __weak __noinline int fl_cache_words(struct fl_stack_cache *c, struct fl_scratch
 	return (int)max;
 }
 
-static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_walk_state *w)
+static __always_inline void fl_cache_note(struct fl_stack_cache *c, struct fl_scratch *s)
 {
-	struct fl_scratch *s = w->s;
 	__u32 n = s->w.nslots;
 
 	if (!s->w.leaf_by_row && n < FL_CACHE_WORDS)
@@ -201,13 +200,47 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 }
 
 /*
+ * The walk itself, from (@ip, @sp, @bp), into @s (held by the caller): s->st, and in s->w the
+ * stack's hash, the word at sp (with have_word) and leaf_by_row. A global function, checked
+ * once a program: inlined, the verifier went through the whole walk again for each state its
+ * callers reached it in, which differ in what the walk does not read (a thread with a stack
+ * cache and one without made two walks of every program that takes a stack). The task's utask
+ * is loaded here once: each load of a pointer from the task has the verifier search the
+ * kernel's BTF by name, linearly (some 1.5 ms on 6.18), for each state that reaches it.
+ */
+__weak __noinline int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, int exact)
+{
+	struct fl_walk_state w = { .s = s };
+
+	if (!s)
+		return 0;
+	/* exact & 1: bool(exact) is a branch, and the verifier then went through the walk
+	 * once for each side of it */
+	fl_unwind_begin(&w, bpf_get_current_task_btf()->utask, ip, sp, bp, exact & 1);
+	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
+	s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
+	s->w.have_word = s->w.have_win; /* before the window moves */
+	s->w.sp_word = s->win[0];
+	s->w.hash = fl_stack_walk(&w);
+	return 1;
+}
+
+/* What a caller of fl_stack_take_into() reads once the walk is done and the scratch released:
+ * small, as it is on the stack of callers that are deep in calls already (--alloc's). */
+struct fl_walk_out {
+	__u64 sp_word;	  /* the word at the stack pointer */
+	bool have_word;	  /* ... read */
+	bool leaf_by_row; /* the first step went by a row: the leaf's caller is right */
+};
+
+/*
  * Walks the user stack from (@ip, @bp, @sp) and fills key->stack and key->origin (stored in the
  * stacks map when new), and @w's sp_word, have_word and leaf_by_row. Returns the scratch (no
  * longer held: read nothing from it) or NULL when no stack was taken.
  */
 static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp, __u64 sp,
 							     bool exact, struct fl_key *key,
-							     struct fl_walk_state *w,
+							     struct fl_walk_out *w,
 							     struct fl_stack_cache *fill)
 {
 	__u32 zero = 0;
@@ -230,13 +263,10 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 		return NULL;
 	}
 	s->busy = 1;
-	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
-	w->s = s;
-	fl_unwind_begin(w, ip, sp, bp, exact);
-	w->s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
-	w->have_word = s->w.have_win; /* before the window moves */
-	w->sp_word = s->win[0];
-	h = fl_stack_walk(w);
+	fl_stack_run(s, ip, sp, bp, exact);
+	h = s->w.hash;
+	w->have_word = s->w.have_word;
+	w->sp_word = s->w.sp_word;
 	w->leaf_by_row = s->w.leaf_by_row;
 	seen = bpf_map_lookup_elem(&stack_seen, &zero);
 	if (!seen || (*seen)[h & (FL_SEEN_SLOTS - 1)] != h) {
@@ -253,7 +283,7 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 			(*seen)[h & (FL_SEEN_SLOTS - 1)] = h;
 	}
 	if (fill)
-		fl_cache_note(fill, w);
+		fl_cache_note(fill, s);
 	s->busy = 0;
 	key->stack = h;
 	key->origin = FL_ORIGIN_USER;
@@ -261,7 +291,7 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 }
 
 static __always_inline __attribute__((unused)) struct fl_scratch *
-fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact, struct fl_key *key, struct fl_walk_state *w)
+fl_stack_take(__u64 ip, __u64 bp, __u64 sp, bool exact, struct fl_key *key, struct fl_walk_out *w)
 {
 	return fl_stack_take_into(ip, bp, sp, exact, key, w, NULL);
 }
@@ -274,7 +304,7 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 				    bool exact, struct fl_key *key, struct fl_stack_cache *c,
 				    bool fill)
 {
-	struct fl_walk_state w = {};
+	struct fl_walk_out w = {};
 	struct fl_scratch *s = fl_stack_take_into(ip, bp, sp, exact, key, &w, fill ? c : NULL);
 	__u64 word;
 

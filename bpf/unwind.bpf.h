@@ -35,7 +35,9 @@ static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 	if (w->s->w.no_slide || slot & 7 || slot + 8 <= w->s->w.win_base + w->s->w.win_len ||
 	    at <= w->s->w.win_base)
 		return;
-	top = (bpf_get_current_task_btf()->mm->start_stack | 4095) + 1;
+	/* read, not loaded: a pointer loaded from the task has the verifier search the kernel's
+	 * BTF by name, linearly, for each state that reaches the load (see fl_user_stack) */
+	top = (BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) | 4095) + 1;
 	if (at < top && top - at < len)
 		len = top - at;
 	if (bpf_probe_read_user(w->s->win, len, (void *)at)) {
@@ -73,26 +75,70 @@ static __always_inline bool fl_read_word(struct fl_walk_state *w, __u64 addr)
  * next lookup fails until the fault is handled); other walks learn as many as they meet. */
 #define FL_LEARNS_A_WALK 3
 
+/*
+ * A binary search that bpf_loop() halves, one round a call: on the stack of the global function
+ * that runs it, its bounds in the scratch (fl_opaque), where the verifier does not follow them,
+ * so that the rounds look alike and it checks the round once. Unrolled, it went through each
+ * of the 10 or 24 rounds (2,400 instructions in each program that takes a stack); a call a
+ * round costs a few nanoseconds, on a walk's row cache misses alone.
+ */
+struct fl_halving {
+	struct fl_scratch *s;
+	struct fl_unwind_proc *p; /* fl_map_halve() */
+	void *rows;		  /* fl_row_halve(): the table */
+	__u64 addr;
+};
+
+static __always_inline __u32 fl_bound(struct fl_scratch *s, int slot)
+{
+	return *(volatile __u32 *)&s->opaque[slot & 1];
+}
+
+/* A round of fl_map_index(): [lo, hi) halved around the mapping that starts at mid. */
+static long fl_map_halve(__u32 k, struct fl_halving *h)
+{
+	struct fl_scratch *s = h->s;
+	__u32 lo = fl_bound(s, 0), hi = fl_bound(s, 1), mid;
+
+	if (lo >= hi)
+		return 1;
+	mid = (lo + hi) / 2;
+	if (h->p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= h->addr)
+		fl_opaque(s, 0, mid + 1);
+	else
+		fl_opaque(s, 1, mid);
+	return 0;
+}
+
+/*
+ * The index + 1 of the last mapping of @p's list that starts at or before @addr; 0: none. A
+ * global function, as fl_row_find(): the verifier checks it once a program, where inlined it
+ * was checked again for each state a step reached it in. Its pointers may be NULL to the
+ * verifier since Linux 6.8.
+ */
+__weak __noinline int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *s, __u64 addr)
+{
+	struct fl_halving h = { .s = s, .p = p, .addr = addr };
+
+	if (!p || !s)
+		return 0;
+	fl_opaque(s, 0, 0);
+	fl_opaque(s, 1, p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS);
+	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
+	bpf_loop(10, fl_map_halve, &h, 0);
+	return (int)fl_bound(s, 0);
+}
+
 /* The mapping of @p's list that holds @addr, or NULL. */
 static __always_inline struct fl_unwind_map *fl_map_of(struct fl_walk_state *w,
 						       struct fl_unwind_proc *p, __u64 addr)
 {
-	__u32 lo = 0, hi, mid;
 	struct fl_unwind_map *m;
+	__u32 lo;
 
 	if (!p)
 		return NULL;
-	hi = p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS;
-	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
-	for (int k = 0; k < 10 && lo < hi; k++) { /* the last mapping starting at or before addr */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
-		mid = (lo + hi) / 2;
-		if (p->maps[mid & (FL_UNWIND_MAPS - 1)].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = (__u32)fl_map_index(p, w->s, addr);
 	m = lo ? &p->maps[(lo - 1) & (FL_UNWIND_MAPS - 1)] : NULL;
 	return m && addr < m->end ? m : NULL;
 }
@@ -150,6 +196,60 @@ static __always_inline void fl_page_bounds(void *rows, __u32 n, __u32 addr, __u3
 		*hi = e[p & 3] + 1;
 }
 
+/* A round of fl_row_find(): [lo, hi) halved around row mid; a row missing ends it, found none. */
+static long fl_row_halve(__u32 k, struct fl_halving *h)
+{
+	struct fl_scratch *s = h->s;
+	__u32 lo = fl_bound(s, 0), hi = fl_bound(s, 1), mid;
+	struct fl_unwind_row *r;
+
+	if (lo >= hi)
+		return 1;
+	mid = (lo + hi) / 2;
+	r = bpf_map_lookup_elem(h->rows, &mid);
+	if (!r) {
+		fl_opaque(s, 0, 0);
+		return 1;
+	}
+	if (r->addr <= (__u32)h->addr)
+		fl_opaque(s, 0, mid + 1);
+	else
+		fl_opaque(s, 1, mid);
+	return 0;
+}
+
+/*
+ * The row of table @table (@n rows) that covers @addr, an ELF vaddr, into s->row; 1: found. A
+ * global function, for the reasons of fl_map_index(): the search is checked once a program.
+ */
+__weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __u32 addr)
+{
+	struct fl_halving h = { .s = s, .addr = addr };
+	__u32 lo = 0, hi, idx;
+	struct fl_unwind_row *r;
+	void *rows;
+
+	if (!s)
+		return 0;
+	rows = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!rows)
+		return 0;
+	h.rows = rows;
+	fl_page_bounds(rows, n, addr, &lo, &hi);
+	fl_opaque(s, 0, lo);
+	fl_opaque(s, 1, hi);
+	bpf_loop(24, fl_row_halve, &h, 0); /* the last row at or before addr */
+	lo = fl_bound(s, 0);
+	if (!lo)
+		return 0;
+	idx = lo - 1;
+	r = bpf_map_lookup_elem(rows, &idx);
+	if (!r)
+		return 0;
+	s->row = *r;
+	return 1;
+}
+
 /* The row covering the current pc into w->s->row; false when no table covers it. */
 static __always_inline bool fl_find_row(struct fl_walk_state *w)
 {
@@ -157,10 +257,8 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	/* a return address is just past its call: the call itself is the caller's state */
 	__u64 key = w->s->w.pc - (w->s->w.exact ? 0 : 1), addr;
 	struct fl_row_cache_entry *e = NULL;
-	__u32 lo = 0, hi, mid = 0, idx;
 	struct fl_unwind_map *m;
-	struct fl_unwind_row *r;
-	void *rows;
+	__u32 idx;
 
 	if (p && w->cache) {
 		idx = ((__u32)(key ^ (key >> 20)) ^ p->gen) * 2654435761u;
@@ -175,38 +273,15 @@ static __always_inline bool fl_find_row(struct fl_walk_state *w)
 	m = fl_tabled_map(w, w->s->w.pc, true);
 	if (!m)
 		return false;
-	rows = bpf_map_lookup_elem(&unwind_tables, &m->table);
-	if (!rows)
-		return false;
 	addr = key - m->bias;
-	if (addr > 0xffffffffull)
+	if (addr > 0xffffffffull || !fl_row_find(w->s, m->table, m->rows, (__u32)addr))
 		return false;
-	fl_page_bounds(rows, m->rows, (__u32)addr, &lo, &hi);
-	for (int k = 0; k < 24 && lo < hi; k++) { /* the last row at or before addr */
-		lo = fl_opaque(w->s, 0, lo);
-		hi = fl_opaque(w->s, 1, hi);
-		mid = (lo + hi) / 2;
-		r = bpf_map_lookup_elem(rows, &mid);
-		if (!r)
-			return false;
-		if (r->addr <= (__u32)addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return false;
-	idx = lo - 1;
-	r = bpf_map_lookup_elem(rows, &idx);
-	if (!r)
-		return false;
-	w->s->row = *r;
 	w->s->w.frame = w->s->w.pc + fl_frame_delta(m->table, m->bias);
 	if (e) {
 		e->addr = key;
 		e->gen = p->gen;
 		e->table = m->table;
-		e->row = *r;
+		e->row = w->s->row;
 		e->row.addr = (__u32)addr;
 	}
 	return true;
@@ -296,8 +371,7 @@ static __always_inline long fl_gap_step(__u32 i, struct fl_walk_state *w, __u32 
 		return r;
 	if (!fl_read_ret(w, w->s->w.sp, &ret) || !fl_tabled_map(w, ret, false))
 		return 1;
-	call = fl_call_to((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
-			  w->s->w.pc);
+	call = (enum fl_call)fl_call_to(ret, w->s->w.pc);
 	if (call == FL_CALL_NONE || call == FL_CALL_ELSEWHERE)
 		return 1;
 	if (call == FL_CALL_UNKNOWN)
@@ -442,13 +516,12 @@ fp: /* one place: the verifier follows it once */
 }
 
 /* Sets up @w for a walk of the current task from (@ip, @sp, @bp); ips[0] is the pc it starts
- * from. */
-static __always_inline void fl_unwind_begin(struct fl_walk_state *w, __u64 ip, __u64 sp, __u64 bp,
-					    bool exact)
+ * from. @ut: the task's utask (NULL: never probed). */
+static __always_inline void fl_unwind_begin(struct fl_walk_state *w, struct uprobe_task *ut,
+					    __u64 ip, __u64 sp, __u64 bp, bool exact)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct uprobe_task *ut = task->utask; /* NULL: never probed */
-	__u32 tgid = task->tgid, zero = 0;    /* a load, not another helper call */
+	__u32 tgid = task->tgid, zero = 0; /* a load, not another helper call */
 	struct return_instance *ri = NULL;
 
 	w->s->w.nocache = 0;

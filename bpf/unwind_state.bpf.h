@@ -63,13 +63,15 @@ struct fl_walk {
 	__u32 bx_state; /* enum fl_bx_state */
 	__u64 win_base; /* where the window was read: the stack pointer, until it moves up */
 	__u32 win_len;	/* its bytes */
-	__u64 hash;
+	__u64 hash;	/* fl_stack_run(): the stack's, once the walk is done */
+	__u64 sp_word;	/* fl_stack_run(): the word at the stack pointer, with have_word */
 	__u64 ri;	/* the innermost pending uretprobe's return_instance (kernel address) */
 	__u64 ri_stack; /* where its return address was on the user stack */
 	__u32 n;	/* frames written */
 	__u32 end;	/* enum fl_stack_end */
 	__u32 tables;	/* frames found through a row */
 	__u8 have_win;
+	__u8 have_word;
 	__u8 no_slide;	  /* moving the window failed: single reads from here on */
 	__u8 exact;	  /* pc is where the thread is, not a return address */
 	__u8 leaf_by_row; /* the first step went by a row: the leaf's caller is right */
@@ -125,10 +127,6 @@ struct fl_walk_state {
 	struct fl_scratch *s;
 	struct fl_unwind_proc *proc; /* NULL: no table for this process */
 	struct fl_row_cache *cache;  /* this CPU's */
-	/* what the caller reads once the walk is done and the scratch released */
-	__u64 sp_word;	  /* the word at the stack pointer */
-	bool have_word;	  /* ... read */
-	bool leaf_by_row; /* the first step went by a row: the leaf's caller is right */
 };
 
 #endif /* FAULTLINE_UNWIND_STATE_BPF_H */

@@ -56,23 +56,46 @@ static int ensure_tracefs(void)
 	return -ENOENT;
 }
 
-/* The kernel's BTF has a struct named @name: how faultline tells what a kernel can do. */
-static bool kernel_has_struct(const struct btf *btf, const char *name)
+/*
+ * Whether the kernel's BTF names each of @names (@n of them): a type, member or enumerator of
+ * that exact name, which is how faultline tells what a kernel can do (a struct of a link type,
+ * a value of enum bpf_attach_type), names none of the other kinds take. The string section
+ * alone is read and searched (2-3 MB, about 1 ms), where a parse of the whole BTF took 8 ms of
+ * --alloc's start-up, then made again by the load. Returns 0, or -errno when the file cannot be
+ * read or is not BTF.
+ */
+static int kernel_btf_names(const char *const *names, bool *found, size_t n)
 {
-	return btf && btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
-}
+	int fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC), err = 0;
+	struct btf_header h;
+	char *strs = NULL, pat[128];
+	size_t got = 0, len;
+	ssize_t r;
 
-/* The kernel's BTF has @value in its enum @name (an attach type, say). */
-static bool kernel_has_enum_value(const struct btf *btf, const char *name, const char *value)
-{
-	int id = btf ? btf__find_by_name_kind(btf, name, BTF_KIND_ENUM) : -1;
-	const struct btf_type *type = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_enum *e = type ? btf_enum(type) : NULL;
-
-	for (int i = 0; e && i < btf_vlen(type); i++)
-		if (!strcmp(btf__name_by_offset(btf, e[i].name_off), value))
-			return true;
-	return false;
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != BTF_MAGIC ||
+	    h.hdr_len < sizeof(h) || !h.str_len)
+		err = -EINVAL;
+	else if (!(strs = malloc(h.str_len)))
+		err = -ENOMEM;
+	while (!err && got < h.str_len) { /* sysfs gives a page or so a read */
+		r = pread(fd, strs + got, h.str_len - got, (off_t)h.hdr_len + h.str_off + got);
+		if (r <= 0)
+			err = r ? -errno : -EINVAL;
+		got += r > 0 ? (size_t)r : 0;
+	}
+	close(fd);
+	for (size_t i = 0; !err && i < n; i++) {
+		len = strlen(names[i]);
+		if (len + 2 > sizeof(pat))
+			continue;
+		pat[0] = '\0';
+		memcpy(pat + 1, names[i], len + 1);
+		found[i] = memmem(strs, h.str_len, pat, len + 2) != NULL;
+	}
+	free(strs);
+	return err;
 }
 
 /* The memory syscall programs (--vm) load only when asked for: every syscall of the machine
@@ -184,7 +207,10 @@ static int on_proc_event(void *ctx, void *data, size_t size)
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
+	static const char *const kernel_names[] = { "bpf_uprobe_multi_link",
+						    "BPF_TRACE_UPROBE_SESSION" };
 	struct alloc_prog progs[ALLOC_PROGS];
+	bool has[2] = { false, false };
 	struct btf *btf = NULL;
 	struct tracer *t;
 	int err, tmpl_fd;
@@ -210,11 +236,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
-	/* --alloc's choices below need the kernel's BTF before the load: a few megabytes, 8 ms
-	 * here, which the load then parses again (the other modes leave it to the load) */
-	if (o->alloc && !(btf = btf__load_vmlinux_btf())) {
-		err = -errno;
+	/* --alloc's choices below need to know the kernel before the load */
+	if (o->alloc && kernel_btf_names(kernel_names, has, 2)) {
 		explain_btf();
+		err = -ENOENT;
 		goto cleanup;
 	}
 	t->skel = faultline__open();
@@ -239,12 +264,10 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		pthread_mutex_init(&t->win_lock, NULL);
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
-	t->uprobe_multi = o->alloc && kernel_has_struct(btf, "bpf_uprobe_multi_link");
+	t->uprobe_multi = o->alloc && has[0]; /* struct bpf_uprobe_multi_link */
 	/* an entry that needs no return (an unsampled malloc) then skips it; unsampled, every
 	 * call wants its return, and a session costs a little more a call than the pair */
-	t->alloc_session =
-		exact && o->sample_bytes && t->uprobe_multi &&
-		kernel_has_enum_value(btf, "bpf_attach_type", "BPF_TRACE_UPROBE_SESSION");
+	t->alloc_session = exact && o->sample_bytes && t->uprobe_multi && has[1];
 	allocprobes__progs(t->skel, progs);
 	for (size_t i = 0; i < ALLOC_PROGS; i++) {
 		bpf_program__set_autoload(progs[i].prog,
@@ -266,9 +289,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
 	t->skel->rodata->scope = o->scope;
-	/* freed before the load, which parses its own copy: the two made faultline's peak RSS */
-	btf__free(btf);
-	btf = NULL;
 	t->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
 	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
@@ -278,8 +298,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	close(tmpl_fd);
 	if (err) {
 		/* a kernel BTF that cannot be parsed says why better than the load's error */
-		btf = o->alloc ? NULL : btf__load_vmlinux_btf();
-		if (!o->alloc && !btf)
+		btf = btf__load_vmlinux_btf();
+		if (!btf)
 			explain_btf();
 		else
 			explain_load_error(err);

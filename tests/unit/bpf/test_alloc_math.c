@@ -12,6 +12,11 @@ Test(alloc_math, bit_width_and_buckets)
 	cr_expect_eq(fl_bit_width(3), 2);
 	cr_expect_eq(fl_bit_width(4096), 13);
 	cr_expect_eq(fl_bit_width(~0ull), 64);
+	/* every highest bit, with the bits below it all clear and all set */
+	for (__u32 b = 0; b < 64; b++) {
+		cr_expect_eq(fl_bit_width(1ull << b), b + 1, "bit %u alone", b);
+		cr_expect_eq(fl_bit_width((2ull << b) - 1), b + 1, "bits 0 to %u", b);
+	}
 	cr_expect_eq(fl_hist_bucket(0), 0);
 	cr_expect_eq(fl_hist_bucket(1), 1);
 	cr_expect_eq(fl_hist_bucket(1000), 10, "512 <= 1000 < 1024");
