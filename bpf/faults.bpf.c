@@ -86,7 +86,7 @@ static __always_inline bool fl_mm_in_exec(struct task_struct *task, const struct
 {
 	if (p->image_mm)
 		return mm_ptr != p->image_mm;
-	if (!bpf_core_field_exists(task->in_execve) || task->tgid != tgid)
+	if (!bpf_core_field_exists(task->in_execve) || BPF_CORE_READ(task, tgid) != tgid)
 		return false;
 	return BPF_CORE_READ_BITFIELD_PROBED(task, in_execve);
 }
@@ -95,7 +95,9 @@ static __always_inline bool fl_mm_in_exec(struct task_struct *task, const struct
 static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u32 mm_id)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct fl_mm mm = { .tgid = tgid, .gen = (__u16)p->gen, .mm_ptr = (__u64)task->mm };
+	struct fl_mm mm = { .tgid = tgid,
+			    .gen = (__u16)p->gen,
+			    .mm_ptr = (__u64)BPF_CORE_READ(task, mm) };
 	long err;
 
 	if (fl_mm_in_exec(task, p, tgid, mm.mm_ptr)) {
@@ -152,13 +154,15 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 	task = bpf_get_current_task_btf();
 	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
 	 * a new mm that reuses the id of a freed one is no child's */
-	if (task->vfork_done) {
+	/* read, not loaded: each pointer the verifier follows into a kernel struct costs it a
+	 * search of the kernel's BTF at load */
+	if (BPF_CORE_READ(task, vfork_done)) {
 		if (mm && bpf_map_lookup_elem(&procs, &mm->tgid)) {
 			*shared = true;
 			return mm;
 		}
-		if (!mm && task->mm == task->real_parent->mm) {
-			owner = task->real_parent->tgid;
+		if (!mm && BPF_CORE_READ(task, mm) == BPF_CORE_READ(task, real_parent, mm)) {
+			owner = BPF_CORE_READ(task, real_parent, tgid);
 			p = fl_target(owner);
 			*shared = true;
 			return p ? fl_mm_create(p, owner, mm_id) : NULL;
