@@ -9,7 +9,7 @@
 #
 # Starts a private redis-server, mariadbd and PostgreSQL together, each by hand on 127.0.0.1
 # in a throwaway directory (commits do not wait for the disk, so the loads are CPU-bound), then
-# runs rounds of A then B (ABAB...): in each run the three load tools run at the same time for
+# runs rounds of A and B (AB BA AB...): in each run the three load tools run at the same time for
 # LOAD_S seconds, redis-benchmark -t set -P 16 -r 1000000 -d 64 (ended by timeout: the
 # "overall" requests/s of its last progress line; redis is flushed before each run, so each
 # fills its keys afresh), sysbench oltp_read_write --threads 4 on 4 tables of 20,000 rows
@@ -20,7 +20,10 @@
 #     and the servers together, the geometric mean of a round's ratios (on 2 CPUs what one
 #     server loses to the others in a round another gains: together they swing less);
 #   - faultline's CPU over the load window as % of one core (its threads' sum_exec_runtime;
-#     the BPF programs run in the traced processes' context and are not in it), its peak RSS
+#     the BPF programs run in the traced processes' context and are not in it: their run time,
+#     which the kernel counts with kernel.bpf_stats_enabled on during the load, is a figure of
+#     its own, as % of one core too; on 2 CPUs the two together over 2 bound the share of the
+#     machine faultline takes from the servers, which their throughput cannot show), its peak RSS
 #     (VmHWM just before SIGINT), start-up (command to "tracing") and exit (SIGINT to its
 #     end), the processes its JSON holds, its drops; and the processes the host started per
 #     second during the load (/proc/stat): in host mode each is a target, and whatever else
@@ -77,12 +80,22 @@ set_sizes()
 	WL_BIN=""
 }
 
+# The run time of faultline's BPF programs so far, ns: the kernel counts it while
+# kernel.bpf_stats_enabled is 1 (the B runs' load), in the processes the programs run in.
+bpf_ns()
+{
+	bpftool -j prog show 2>/dev/null |
+		jq '[.[] | select(.name // "" | startswith("fl_")) | .run_time_ns // 0] | add // 0'
+}
+BPF_STATS_WAS=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
+
 # The load tools first (they ignore SIGINT, as a script's background commands do), then the
-# servers.
+# servers; the BPF statistics as they were.
 cleanup_more()
 {
 	local p
 
+	sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS" 2>/dev/null || true
 	for p in "${LOAD_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null || true
 	done
@@ -331,7 +344,7 @@ declare -A RUNS=()	# "A_server", "B_server", "ratio_server", ... -> space-separa
 host_run()
 {
 	local cfg=$1 r=$2 secs=$LOAD_S s json=$TMP/fl.json log=$TMP/fl.log line="" c0 c1 t_start
-	local hwm start_s cpu ratio sess logsum n
+	local hwm start_s cpu sess b0 bpf
 
 	((r)) || secs=$WARM_S
 	# each run's redis fills its keys afresh (flushed before faultline starts)
@@ -350,6 +363,8 @@ host_run()
 		start_s=$(calc %.2f "$(stamp_of "$log" 'faultline: tracing') - $t_start")
 		sleep 1	# its first refresh, outside the window
 		c0=$(cpu_of "$FL_PID")
+		sysctl -qw kernel.bpf_stats_enabled=1
+		b0=$(bpf_ns)
 	fi
 	loads_run "$secs"
 	for s in "${SERVERS[@]}"; do
@@ -370,6 +385,8 @@ host_run()
 		return 0
 	fi
 	c1=$(cpu_of "$FL_PID")
+	bpf=$(calc %.2f "($(bpf_ns) - $b0) / 1e9 / ($LOAD_T1 - $LOAD_T0) * 100")
+	sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
 	hwm=$(hwm_kib "$FL_PID")
 	cpu=$(calc %.2f "($c1 - $c0) / ($LOAD_T1 - $LOAD_T0) * 100")
 	sess=$(calc %.1f "$(now) - $t_start")
@@ -379,27 +396,15 @@ host_run()
 		log "  faultline did not end within 60 s of SIGINT"
 	fi
 	printf '  round %d B:%s\n' "$r" "$line"
-	line="" logsum=0 n=0
 	for s in "${SERVERS[@]}"; do
-		if [[ ${TP[$s]} == nan || ${THIS_A[$s]} == nan ]]; then
-			line+="  ${COMM[$s]} -"
-			continue
-		fi
-		ratio=$(calc %.4f "${TP[$s]} / ${THIS_A[$s]}")
-		RUNS[B_$s]+="${TP[$s]} " RUNS[ratio_$s]+="$ratio "
-		line+=$(printf '  %s %.3f' "${COMM[$s]}" "$ratio")
-		logsum=$(calc %.6f "$logsum + log($ratio)") n=$((n + 1))
+		THIS_B[$s]=${TP[$s]}
+		[[ ${TP[$s]} == nan ]] || RUNS[B_$s]+="${TP[$s]} "
 	done
-	# the servers share the CPUs differently from run to run: together they swing less
-	if ((n)); then
-		ratio=$(calc %.4f "exp($logsum / $n)")
-		RUNS[ratio_all]+="$ratio "
-		line+=$(printf '  together %.3f' "$ratio")
-	fi
-	echo "    B/A:$line"
 	RUNS[cpu]+="$cpu " RUNS[hwm]+="$hwm " RUNS[start]+="$start_s " RUNS[exit]+="$EXIT_S "
-	printf '    faultline: start-up %s s, CPU %s%% of a core over %.1f s of load,' "$start_s" \
+	RUNS[bpf]+="$bpf "
+	printf '    faultline: start-up %s s, CPU %s%% of a core over %.1f s of load' "$start_s" \
 		"$cpu" "$(calc %.2f "$LOAD_T1 - $LOAD_T0")"
+	printf ' and its BPF programs %s%% more in the processes they trace,' "$bpf"
 	printf ' VmHWM %.1f MiB,' "$(calc %.1f "$hwm / 1024")"
 	printf ' exit %s s after SIGINT, status %s (session: %s)\n' "$EXIT_S" "$REAP_RC" "$sess"
 	((REAP_RC == 0)) || RUNS[bad_rc]+="$REAP_RC "
@@ -463,21 +468,53 @@ json_report()
 	done < <(json_figures "$1")
 }
 
-declare -A THIS_A=()
+declare -A THIS_A=() THIS_B=()
+
+# Each server's B over A of the round just run, and the servers' together.
+round_ratios()
+{
+	local s ratio line="" logsum=0 n=0
+
+	for s in "${SERVERS[@]}"; do
+		if [[ ${THIS_B[$s]} == nan || ${THIS_A[$s]} == nan ]]; then
+			line+="  ${COMM[$s]} -"
+			continue
+		fi
+		ratio=$(calc %.4f "${THIS_B[$s]} / ${THIS_A[$s]}")
+		RUNS[ratio_$s]+="$ratio "
+		line+=$(printf '  %s %.3f' "${COMM[$s]}" "$ratio")
+		logsum=$(calc %.6f "$logsum + log($ratio)") n=$((n + 1))
+	done
+	# the servers share the CPUs differently from run to run: together they swing less
+	if ((n)); then
+		ratio=$(calc %.4f "exp($logsum / $n)")
+		RUNS[ratio_all]+="$ratio "
+		line+=$(printf '  together %.3f' "$ratio")
+	fi
+	echo "    B/A:$line"
+}
 
 bench_host()
 {
 	local r s
 
 	echo "== host mode: ${SERVERS[*]} under their load tools at once, $ROUNDS rounds of A (no" \
-		"profiler) then B (faultline -a -q -i 1 --json), $LOAD_S s of load each"
+		"profiler) and B (faultline -a -q -i 1 --json), AB then BA, $LOAD_S s of load each"
 	echo "  note: $(nproc) CPUs for the servers, their load tools and faultline: every run is" \
 		"CPU-bound and noisy (several % between rounds); medians of the rounds count"
 	start_servers
 	((WARM_S == 0)) || host_run A 0
+	# A then B in odd rounds, B then A in even ones: a drift over the whole run (tables that
+	# grow, caches that warm) weighs on both alike
 	for ((r = 1; r <= ROUNDS; r++)); do
-		host_run A "$r"
-		host_run B "$r"
+		if ((r % 2)); then
+			host_run A "$r"
+			host_run B "$r"
+		else
+			host_run B "$r"
+			host_run A "$r"
+		fi
+		round_ratios
 	done
 	host_table
 }
@@ -523,6 +560,7 @@ host_table()
 	done
 	echo
 	FIG[cpu]=$(med cpu)
+	FIG[bpf]=$(med bpf)
 	FIG[rss]=$(calc %.1f "$(med hwm) / 1024")
 	FIG[start]=$(med start)
 	FIG[exit]=$(med exit)
@@ -553,6 +591,7 @@ summary()
 	done
 	row "the servers together (geometric mean, median)" tp_all %.3f x ">=" 0.97
 	row "faultline CPU over the load, % of a core" cpu %.2f "%" "<=" 3
+	row "its BPF programs in the traced processes, % of a core" bpf %.2f "%" - ""
 	row "faultline peak RSS (VmHWM)" rss %.1f " MiB" "<=" 128
 	for s in "${SERVERS[@]}"; do
 		row "gap of ${COMM[$s]} (main), worst round" "gapmain_$s" %.3f "%" "<=" 1
