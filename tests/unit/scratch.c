@@ -2,6 +2,7 @@
 #include "unit/scratch.h"
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,4 +43,18 @@ void scratch_write(const char *path, const char *text)
 	cr_assert_not_null(f, "cannot write %s", path);
 	fputs(text, f);
 	fclose(f);
+}
+
+uint64_t scratch_symbol(const char *bin, const char *name)
+{
+	char cmd[512];
+	uint64_t v = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" { print $1 }'", bin, name);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%" SCNx64, &v), 1, "no %s in %s", name, bin);
+	pclose(f);
+	return v;
 }

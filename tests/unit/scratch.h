@@ -3,6 +3,8 @@
 #ifndef FAULTLINE_TEST_SCRATCH_H
 #define FAULTLINE_TEST_SCRATCH_H
 
+#include <stdint.h>
+
 /* The current test's directory, /tmp/faultline-unit-XXXXXX. */
 extern char scratch_dir[64];
 
@@ -16,5 +18,8 @@ void scratch_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Writes @text to @path, asserting that it can. */
 void scratch_write(const char *path, const char *text);
+
+/* The value of symbol @name in the ELF file @bin, by nm; asserts that it has one. */
+uint64_t scratch_symbol(const char *bin, const char *name);
 
 #endif /* FAULTLINE_TEST_SCRATCH_H */

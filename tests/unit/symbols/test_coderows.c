@@ -166,21 +166,6 @@ Test(coderows, stack_adjustments_and_tail_calls)
 	expect_rows(r, coderows__decode(dummy, sizeof(dummy), 0x4000, r, 16), wd, 2);
 }
 
-/* The value of symbol @name in @bin, by nm. */
-static uint64_t symbol(const char *bin, const char *name)
-{
-	char cmd[512];
-	uint64_t v = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" { print $1 }'", bin, name);
-	f = popen(cmd, "r");
-	cr_assert_not_null(f);
-	cr_assert_eq(fscanf(f, "%" SCNx64, &v), 1, "no %s in %s", name, bin);
-	pclose(f);
-	return v;
-}
-
 /* In a stripped binary built here, the destructor .fini_array names is covered from its entry
  * to its last instruction: a return address inside it (after its call of __cxa_finalize, or
  * of deregister_tm_clones in a binary that is no PIE) is one rows say, not frame pointers. */
@@ -201,7 +186,7 @@ Test(coderows, stripped_binary_destructor_covered)
 		snprintf(stripped, sizeof(stripped), "%s/dtors%zu.stripped", scratch_dir, k);
 		scratch_write(c, src);
 		scratch_run("cc %s -o %s %s && strip -o %s %s", flags[k], bin, c, stripped, bin);
-		dtors = symbol(bin, "__do_global_dtors_aux");
+		dtors = scratch_symbol(bin, "__do_global_dtors_aux");
 		cr_assert_eq(cfi__compile_file(stripped, &t), 0);
 		for (at = dtors; (r = cfi__find(&t, at)) && r->cfa == FL_CFA_RSP; at++) {
 			cr_expect(r->cfa_off == 8 || r->cfa_off == 16, "%s: at %#" PRIx64 ": rsp+%d",

@@ -81,21 +81,6 @@ Test(entryrows, covered_entry_point_stays)
 	cfi__free(&t);
 }
 
-/* The value of symbol @name in @bin, by nm. */
-static uint64_t symbol(const char *bin, const char *name)
-{
-	char cmd[512];
-	uint64_t v = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" { print $1 }'", bin, name);
-	f = popen(cmd, "r");
-	cr_assert_not_null(f);
-	cr_assert_eq(fscanf(f, "%" SCNx64, &v), 1, "no %s in %s", name, bin);
-	pclose(f);
-	return v;
-}
-
 /* An assembly function without CFI, named by its symbol; crtstuff's destructor, found through
  * .fini_array once the file is stripped; main keeps the rows its FDE gives. */
 Test(entryrows, functions_without_unwind_info)
@@ -113,9 +98,9 @@ Test(entryrows, functions_without_unwind_info)
 	snprintf(stripped, sizeof(stripped), "%s/bare.stripped", scratch_dir);
 	scratch_write(c, src);
 	scratch_run("cc -O2 -o %s %s && strip -o %s %s", bin, c, stripped, bin);
-	bare = symbol(bin, "bare");
-	dtors = symbol(bin, "__do_global_dtors_aux");
-	mainfn = symbol(bin, "main");
+	bare = scratch_symbol(bin, "bare");
+	dtors = scratch_symbol(bin, "__do_global_dtors_aux");
+	mainfn = scratch_symbol(bin, "main");
 	cr_assert_eq(cfi__compile_file(bin, &t), 0);
 	expect_row(&t, bare, FL_CFA_RSP, 8);
 	expect_row(&t, bare + 1, FL_CFA_INVALID, 0);
