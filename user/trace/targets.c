@@ -88,6 +88,12 @@ static uint64_t *member_of(struct proc_status *s, int m)
 	}
 }
 
+/* VmRSS as the kernel sums it, for figures that are the BPF side's counters, not a read. */
+static void sum_vm_rss(struct proc_status *s)
+{
+	s->vm_rss = s->rss_anon + s->rss_file + s->rss_shmem;
+}
+
 void target__take_bases(struct target *t, const struct fl_proc *bpf)
 {
 	for (int m = 0; m < FL_MEMBERS; m++)
@@ -125,9 +131,8 @@ void target__take_counters(struct target *t, const struct fl_proc *bpf)
 		*member_of(&t->sum.now, m) = (uint64_t)last;
 		t->sum.exec_left[m] = bpf->exec_left[m];
 	}
-	t->sum.at_attach.vm_rss =
-		t->sum.at_attach.rss_anon + t->sum.at_attach.rss_file + t->sum.at_attach.rss_shmem;
-	t->sum.now.vm_rss = t->sum.now.rss_anon + t->sum.now.rss_file + t->sum.now.rss_shmem;
+	sum_vm_rss(&t->sum.at_attach);
+	sum_vm_rss(&t->sum.now);
 	t->sum.counters_only = true;
 }
 
@@ -143,8 +148,7 @@ void target__take_exit_rss(struct target *t, const struct fl_proc *bpf)
 			any = true;
 		}
 	if (any)
-		t->sum.now.vm_rss =
-			t->sum.now.rss_anon + t->sum.now.rss_file + t->sum.now.rss_shmem;
+		sum_vm_rss(&t->sum.now);
 }
 
 bool target__same_process(const struct target *t)
