@@ -59,8 +59,8 @@ static pid_t start_shell_ok(const char *shell, const char *script)
 }
 
 /*
- * `faultline @opts -p PID --json` on @shell running @work once the session has begun (@work
- * has "%s" for the path of the workloads), to the shell's exit and faultline's, which ends with
+ * `faultline @opts -p PID --json` on @shell running @work once the session has begun (a "%s"
+ * in @work is the path of the workloads), to the shell's exit and faultline's, which ends with
  * its target: the document into @doc.
  */
 static void shell_session_ok(const char *opts, const char *shell, const char *work, struct jv *doc)
@@ -168,7 +168,7 @@ Test(reconcile, fork_children_that_change_little)
 	struct jv doc;
 
 	shell_session_ok("-f", "bash",
-			 "i=0; while [ $i -lt 20 ]; do ( sleep 0.05; : ); i=$((i + 1)); done; : %s",
+			 "i=0; while [ $i -lt 20 ]; do ( sleep 0.05; : ); i=$((i + 1)); done",
 			 &doc);
 	procs = jv_get(&doc, "processes");
 	for (size_t i = 0; i < procs->n; i++) {
