@@ -305,10 +305,11 @@ static void follow(struct session *s, const struct collector_proc *e)
 	/* gone before it was read: a fork is born in its parent's cgroup */
 	if (!t->sum.cgroup[0] && parent_of(s, t))
 		snprintf(t->sum.cgroup, sizeof(t->sum.cgroup), "%s", parent_of(s, t)->sum.cgroup);
-	if (s->cfg->verbose)
-		fprintf(stderr, "faultline: following new process %d (%s)%s\n", e->pid, t->sum.comm,
-			t->sum.alive ? "" : ", already exited");
 	if (!t->sum.alive || (e->p.flags & FL_PROC_EXITED)) {
+		if (s->cfg->verbose)
+			fprintf(stderr,
+				"faultline: following new process %d (%s), already exited\n",
+				e->pid, t->sum.comm);
 		t->sum.alive = false;
 		follow__retire(s, t);
 		return;
@@ -317,6 +318,9 @@ static void follow(struct session *s, const struct collector_proc *e)
 	/* not fatal: the child may be gone already, or map no allocator */
 	if (s->cfg->alloc)
 		allocsetup__attach(s->tracer, &s->alloc, e->pid, NULL);
+	/* once its maps are read: what it runs from here on is named even if it exits at once */
+	if (s->cfg->verbose)
+		fprintf(stderr, "faultline: following new process %d (%s)\n", e->pid, t->sum.comm);
 }
 
 /* A child the BPF side saw exit. */
