@@ -38,12 +38,9 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$
 LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
 	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldw -llzma -ldl -lpthread -lm
 
-# exitmaps.bpf.c needs Linux 6.7 (bpf_iter_task_vma): a skeleton of its own, loaded when it can
-EXIT_SRC := bpf/exitmaps.bpf.c
-BPF_SRCS := $(filter-out $(EXIT_SRC),$(wildcard bpf/*.bpf.c))
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/faultline.skel.h
-EXIT_SKEL := $(OUTPUT)/exitmaps.skel.h
 
 # user/ holds the program (main, session, cli, snapshot, diff) and one folder per stage.
 USER_SRCS := $(wildcard user/*.c user/*/*.c)
@@ -75,17 +72,8 @@ $(SKEL): $(OUTPUT)/faultline.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name faultline > $@
 
-$(OUTPUT)/exitmaps.bpf.o: $(OUTPUT)/bpf/exitmaps.bpf.o
-	$(call msg,LINK,$@)
-	$(Q)$(BPFTOOL) gen object $@ $^
-
-$(EXIT_SKEL): $(OUTPUT)/exitmaps.bpf.o
-	$(call msg,SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name exitmaps > $@
-
 # Only the modules that embed a skeleton need it; listing it keeps parallel builds right.
 $(OUTPUT)/user/probes/attach.o $(OUTPUT)/user/probes/allocprobes.o $(OUTPUT)/user/probes/scope.o: $(SKEL)
-$(OUTPUT)/user/trace/exitmaps.o: $(EXIT_SKEL)
 
 $(OUTPUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)

@@ -7,28 +7,23 @@
  *
  * Since Linux 6.16 sched_process_exit fires before the task lets go of its mm (before, after
  * it: then task->mm is NULL here and nothing is recorded), and bpf_iter_task_vma needs 6.7:
- * the loader loads this object apart from the others and goes on without it when it cannot.
+ * its kfuncs are weak, and the loader loads this program only where the kernel has them (a
+ * part of the main object: a second object cost its own pass over the kernel's BTF, 25 ms of
+ * -f's start-up). It is attached before fl_exit, so that it runs first at an exit.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "maps.bpf.h"
 
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
-				 __u64 addr) __ksym;
-extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym;
-extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym;
-
-/* The main object's target set: the loader makes this map that one (bpf_map__reuse_fd). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FL_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, struct fl_proc);
-} procs SEC(".maps");
+				 __u64 addr) __ksym __weak;
+extern struct vm_area_struct *bpf_iter_task_vma_next(struct bpf_iter_task_vma *it) __ksym __weak;
+extern void bpf_iter_task_vma_destroy(struct bpf_iter_task_vma *it) __ksym __weak;
 
 /* The records, read by userspace at each wake-up (100 ms): 1 MiB holds 16,000 (64 bytes each
- * with its header), the mappings of some 400 processes, paths aside. */
+ * with its header), the mappings of some 400 processes, paths aside. A page when unused. */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 20);
@@ -48,9 +43,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fl_map_path);
 } path_scratch SEC(".maps");
-
-/* Records lost (ring full, or the mm's lock was busy): FL_DROP_EXIT_MAPS. */
-__u64 lost;
 
 #define VM_READ 0x1 /* include/linux/mm.h; the same bits as FL_PROT_* */
 #define VM_WRITE 0x2
@@ -145,7 +137,7 @@ static __noinline void fl_record(struct vm_area_struct *vma, __u32 tgid, __u64 s
 	if (len > sizeof(s->path))
 		return;
 	if (bpf_ringbuf_output(&exit_maps, s, sizeof(s->rec) + len, 0)) {
-		__sync_fetch_and_add(&lost, 1);
+		fl_drop(FL_DROP_EXIT_MAPS);
 		return;
 	}
 	if (len)
@@ -172,12 +164,10 @@ int fl_exit_maps(struct bpf_raw_tracepoint_args *ctx)
 	start = p->start;
 	/* the lock is only tried: a busy one (another reader of the maps) loses the records */
 	if (bpf_iter_task_vma_new(&it, task, 0))
-		__sync_fetch_and_add(&lost, 1);
+		fl_drop(FL_DROP_EXIT_MAPS);
 	else
 		while ((vma = bpf_iter_task_vma_next(&it)))
 			fl_record(vma, tgid, start);
 	bpf_iter_task_vma_destroy(&it);
 	return 0;
 }
-
-char LICENSE[] SEC("license") = "Dual BSD/GPL";

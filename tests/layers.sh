@@ -66,9 +66,9 @@ check_file() {
 				bad "$f:$lineno" "$stage/ must not include $inc (it may use: ${may[$stage]:-nothing but itself})"
 			fi
 			;;
-		\"faultline.skel.h\" | \"exitmaps.skel.h\")
-			[ "$stage" = probes ] || [ "$stage" = trace ] ||
-				bad "$f:$lineno" "the BPF skeletons belong to probes/ and trace/ alone"
+		\"faultline.skel.h\")
+			[ "$stage" = probes ] ||
+				bad "$f:$lineno" "the BPF skeleton belongs to probes/ alone"
 			;;
 		\"*.bpf.h\")
 			bad "$f:$lineno" "$inc is BPF-only code"

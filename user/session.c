@@ -173,7 +173,6 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 		r->probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
 	r->now_ns = (uint64_t)(session_now() * 1e9);
 	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
-	r->drops[FL_DROP_EXIT_MAPS] += exit_maps__lost(s->exits);
 	unwinder__stats(s->unwind, &r->unwind);
 	if (s->scope.ncg) {
 		scope__reconcile(&s->scope, r->procs, r->nprocs);

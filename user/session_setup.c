@@ -99,20 +99,20 @@ static void fd_setup(struct session *s)
 }
 
 /* -f: the mappings of targets as they exit, where the kernel can (Linux 6.16; -v says why
- * not). Attached before the other programs, so it runs first at an exit. */
+ * not). */
 static void exits_setup(struct session *s)
 {
-	int err;
+	int fd = tracer__exit_maps_fd(s->tracer), err;
 
 	if (!s->cfg->children)
 		return;
-	err = exit_maps__open(&s->exits, tracer__procs_fd(s->tracer));
+	err = fd < 0 ? -EOPNOTSUPP : exit_maps__open(&s->exits, fd);
 	if (err && s->cfg->verbose)
 		fprintf(stderr,
 			"faultline: the mappings of exiting processes cannot be recorded here (%s; "
 			"Linux 6.7 or later): stacks of children gone before they were seen stay "
 			"addresses\n",
-			strerror(-err));
+			fd < 0 ? "this kernel has no bpf_iter_task_vma" : strerror(-err));
 }
 
 static void announce(const struct session *s)

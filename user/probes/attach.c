@@ -208,9 +208,10 @@ static int on_proc_event(void *ctx, void *data, size_t size)
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
 	static const char *const kernel_names[] = { "bpf_uprobe_multi_link",
-						    "BPF_TRACE_UPROBE_SESSION" };
+						    "BPF_TRACE_UPROBE_SESSION",
+						    "bpf_iter_task_vma_new" };
 	struct alloc_prog progs[ALLOC_PROGS];
-	bool has[2] = { false, false };
+	bool has[3] = { false, false, false };
 	struct btf *btf = NULL;
 	struct tracer *t;
 	int err, tmpl_fd;
@@ -236,8 +237,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
-	/* --alloc's choices below need to know the kernel before the load */
-	if (o->alloc && kernel_btf_names(kernel_names, has, 2)) {
+	/* --alloc's and -f's choices below need to know the kernel before the load */
+	if ((o->alloc || o->follow_children) && kernel_btf_names(kernel_names, has, 3)) {
 		explain_btf();
 		err = -ENOENT;
 		goto cleanup;
@@ -285,6 +286,11 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
 	bpf_program__set_autoload(t->skel->progs.fl_mm_exit, t->plan.have & KF_BIT(KF_EXIT_MMAP));
 	t->skel->rodata->map_classes = o->map_classes;
+	/* -f: the mappings of targets as they exit, where the kernel can walk them (Linux 6.7) */
+	t->exit_maps = o->follow_children && has[2];
+	bpf_program__set_autoload(t->skel->progs.fl_exit_maps, t->exit_maps);
+	if (!t->exit_maps)
+		bpf_map__set_max_entries(t->skel->maps.exit_maps, (uint32_t)getpagesize());
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
@@ -400,7 +406,16 @@ int tracer__target_proc(const struct tracer *t, pid_t pid, struct fl_proc *out)
 
 int tracer__attach(struct tracer *t)
 {
-	int err = faultline__attach(t->skel);
+	int err = 0;
+
+	/* first: at a target's exit its records are in the ring before fl_exit marks it gone */
+	if (t->exit_maps) {
+		t->skel->links.fl_exit_maps = bpf_program__attach(t->skel->progs.fl_exit_maps);
+		if (!t->skel->links.fl_exit_maps)
+			err = -errno;
+	}
+	if (!err)
+		err = faultline__attach(t->skel);
 
 	if (err && !explain_fd_limit(err, "attaching the BPF programs"))
 		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n",
@@ -499,6 +514,11 @@ const struct fl_stats *tracer__stats(const struct tracer *t)
 bool tracer__rss_batched(const struct tracer *t)
 {
 	return t->rss_batched;
+}
+
+int tracer__exit_maps_fd(const struct tracer *t)
+{
+	return t->exit_maps ? bpf_map__fd(t->skel->maps.exit_maps) : -1;
 }
 
 int tracer__unwind_tables_fd(const struct tracer *t)

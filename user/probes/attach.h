@@ -87,6 +87,9 @@ int tracer__threads_fd(const struct tracer *t);
 int tracer__mm_state_fd(const struct tracer *t);
 int tracer__live_fd(const struct tracer *t);
 int tracer__hists_fd(const struct tracer *t);
+/* The ring of the mappings of targets as they exit (trace/exitmaps.h), or -1 when not loaded:
+ * -f on a kernel with bpf_iter_task_vma (Linux 6.7). */
+int tracer__exit_maps_fd(const struct tracer *t);
 int tracer__unwind_tables_fd(const struct tracer *t);
 int tracer__unwind_procs_fd(const struct tracer *t);
 int tracer__unwind_objects_fd(const struct tracer *t);

@@ -38,11 +38,12 @@ struct tracer {
 	struct faultline *skel;
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool rss_batched;
-	struct kplan plan;     /* what the kernel lacks (probes/features.h) */
-	bool uprobe_multi;     /* the allocator probes go through uprobe_multi links */
-	bool alloc_session;    /* --sample-bytes: entry and return are one uprobe session */
-	bool alloc_churn;      /* --alloc=churn: entry probes alone, cookies with their sites */
-	bool regions;	       /* the region programs are loaded (tracer__regions_fd) */
+	struct kplan plan;  /* what the kernel lacks (probes/features.h) */
+	bool uprobe_multi;  /* the allocator probes go through uprobe_multi links */
+	bool alloc_session; /* --sample-bytes: entry and return are one uprobe session */
+	bool alloc_churn;   /* --alloc=churn: entry probes alone, cookies with their sites */
+	bool regions;	    /* the region programs are loaded (tracer__regions_fd) */
+	bool exit_maps;	    /* -f, Linux 6.7+: the exit mappings program (tracer__exit_maps_fd) */
 	struct link_set links; /* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
 	bool windowed;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
-#include "exitmaps.skel.h"
 #include "faultline.h"
 
 /* A file's path by fl_file_id(): open addressing, grown at half full. */
@@ -18,7 +17,6 @@ struct file_path {
 };
 
 struct exit_maps {
-	struct exitmaps *skel;
 	struct ring_buffer *ring;
 	struct fl_map_rec *recs; /* sorted by (tgid, start, vm_start) after each poll; a taken
 				  * record has tgid 0 until the next poll drops it */
@@ -179,17 +177,11 @@ size_t exit_maps__take(struct exit_maps *m, pid_t pid, uint64_t start, FILE *f)
 	return n;
 }
 
-uint64_t exit_maps__lost(const struct exit_maps *m)
-{
-	return m ? m->skel->bss->lost : 0;
-}
-
 void exit_maps__free(struct exit_maps *m)
 {
 	if (!m)
 		return;
 	ring_buffer__free(m->ring);
-	exitmaps__destroy(m->skel);
 	for (size_t i = 0; i < m->paths_cap; i++)
 		free(m->paths[i].path);
 	free(m->paths);
@@ -197,7 +189,7 @@ void exit_maps__free(struct exit_maps *m)
 	free(m);
 }
 
-int exit_maps__open(struct exit_maps **out, int procs_fd)
+int exit_maps__open(struct exit_maps **out, int ring_fd)
 {
 	struct exit_maps *m = calloc(1, sizeof(*m));
 	int err;
@@ -205,26 +197,12 @@ int exit_maps__open(struct exit_maps **out, int procs_fd)
 	*out = NULL;
 	if (!m)
 		return -ENOMEM;
-	m->skel = exitmaps__open();
-	if (!m->skel) {
-		err = -errno;
-		goto cleanup;
-	}
-	err = bpf_map__reuse_fd(m->skel->maps.procs, procs_fd);
-	if (!err)
-		err = exitmaps__load(m->skel);
-	if (!err)
-		err = exitmaps__attach(m->skel);
-	if (err)
-		goto cleanup;
-	m->ring = ring_buffer__new(bpf_map__fd(m->skel->maps.exit_maps), on_record, m, NULL);
+	m->ring = ring_buffer__new(ring_fd, on_record, m, NULL);
 	if (!m->ring) {
 		err = -errno;
-		goto cleanup;
+		exit_maps__free(m);
+		return err;
 	}
 	*out = m;
 	return 0;
-cleanup:
-	exit_maps__free(m);
-	return err;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * -f: the file mappings the BPF side records of each target as its last thread exits
- * (bpf/exitmaps.bpf.c, a skeleton of its own), kept by process until its stacks are named from
- * them: a process that lived for milliseconds is gone before its /proc/PID/maps can be read.
+ * (bpf/exitmaps.bpf.c), kept by process until its stacks are named from them: a process that
+ * lived for milliseconds is gone before its /proc/PID/maps can be read. The records lost (the
+ * ring full, a process's mm busy) are the drop FL_DROP_EXIT_MAPS.
  */
 #ifndef FAULTLINE_EXITMAPS_H
 #define FAULTLINE_EXITMAPS_H
@@ -14,13 +15,9 @@
 
 struct exit_maps;
 
-/*
- * Loads and attaches the programs, on the target set of map @procs_fd. Attach it before the
- * main programs: both run at a target's exit, this one first, so that a target userspace sees
- * exited has its records in the ring already. Returns 0, or -errno with *@out NULL when this
- * kernel cannot (libbpf says why with -v).
- */
-int exit_maps__open(struct exit_maps **out, int procs_fd);
+/* Reads the records of ring @ring_fd (tracer__exit_maps_fd()). Returns 0, or -errno with *@out
+ * NULL. */
+int exit_maps__open(struct exit_maps **out, int ring_fd);
 void exit_maps__free(struct exit_maps *m); /* accepts NULL */
 
 /* Takes in the records the ring holds. Returns 0 or -ENOMEM (what is left stays there). */
@@ -31,9 +28,6 @@ int exit_maps__poll(struct exit_maps *m);
  * as lines of /proc/PID/maps, and forgets them. Returns how many (0: none recorded).
  */
 size_t exit_maps__take(struct exit_maps *m, pid_t pid, uint64_t start, FILE *f);
-
-/* Records lost (the ring was full, or a process's mm was busy): FL_DROP_EXIT_MAPS. */
-uint64_t exit_maps__lost(const struct exit_maps *m);
 
 /*
  * The path a record gives, from the leaf-first NUL-terminated components @comps of @len bytes,
