@@ -44,17 +44,32 @@ static void start_settling(struct target *t)
 	t->settle_step = 0;
 }
 
-void follow__start_naming(struct session *s, struct target *t)
+/* Reads @t's maps (a new symbolizer); its unwind tables now, or with @later at the next
+ * follow__load_tables(). */
+static void start_naming(struct session *s, struct target *t, bool later)
 {
 	const struct target *parent = parent_of(s, t);
 	struct fl_proc p;
+	/* read before the maps: an exec between the two then leaves the count behind, and the
+	 * next follow__reload_execs() reads the new image's maps (after, it would take the old
+	 * image's maps for the new one's, for good) */
+	uint32_t execs =
+		tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
 
 	target__start_naming(t, s->elf, parent ? parent->sym : NULL);
-	t->execs = tracer__target_proc(s->tracer, t->sum.pid, &p) || p.gen != t->gen ? 0 : p.execs;
-	sync_unwind(s, t);
+	t->execs = execs;
+	if (later)
+		t->tables_due = true;
+	else
+		sync_unwind(s, t);
 	/* a new image (not a fork's copy of its parent's): ld.so is mapping its libraries */
 	if (t->execs)
 		start_settling(t);
+}
+
+void follow__start_naming(struct session *s, struct target *t)
+{
+	start_naming(s, t, false);
 }
 
 void follow__code_mapped(struct session *s, struct target *t)
@@ -63,6 +78,26 @@ void follow__code_mapped(struct session *s, struct target *t)
 		return;
 	symbolizer__refresh(t->sym);
 	sync_unwind(s, t);
+}
+
+void follow__load_tables(struct session *s)
+{
+	for (size_t i = 0; i < s->targets.n; i++) {
+		if (!s->targets.v[i].tables_due)
+			continue;
+		/* an object's tables take 10-500 ms: a target that exec'd since it was named (a
+		 * runtime moves a process into a cgroup, then it execs) has the new image's maps
+		 * read first, or its life can pass within the build of its old image's tables
+		 * (the target set read again first: its exec counts are what tell) */
+		if (tracer__take_events(s->tracer)) {
+			follow__discover(s);
+			follow__reload_execs(s);
+		}
+		if (s->targets.v[i].tables_due) {
+			s->targets.v[i].tables_due = false;
+			sync_unwind(s, &s->targets.v[i]);
+		}
+	}
 }
 
 uint64_t follow__settle(struct session *s)
@@ -79,7 +114,8 @@ uint64_t follow__settle(struct session *s)
 			continue;
 		}
 		if (now >= t->settle_at) {
-			follow__code_mapped(s, t);
+			symbolizer__refresh(t->sym);
+			t->tables_due = true;
 			t->settle_at = ++t->settle_step < SETTLE_STEPS ?
 					       now + (SETTLE_FIRST_NS << t->settle_step) :
 					       0;
@@ -103,7 +139,7 @@ static void start_naming_child(struct session *s, struct target *t)
 		t->execs = 0;
 		return;
 	}
-	follow__start_naming(s, t);
+	start_naming(s, t, true);
 	s->child_syms += t->sym != NULL;
 }
 
@@ -388,7 +424,10 @@ void follow__reload_execs(struct session *s)
 		/* the target set is read with the rows when -f, else looked up */
 		if (!e && !tracer__target_proc(s->tracer, t->sum.pid, &p))
 			e = &(struct collector_proc){ .pid = t->sum.pid, .p = p };
-		if (!e || e->p.gen != t->gen || e->p.execs == t->execs)
+		/* the target set read before @t was named can be older than its name: only a count
+		 * above the one it was named at is an exec (a second naming of the same image,
+		 * as it exits, reads no maps) */
+		if (!e || e->p.gen != t->gen || e->p.execs <= t->execs)
 			continue;
 		bigger = grow__reserve(execd, &cap, n, sizeof(*execd));
 		if (!bigger)
@@ -412,7 +451,7 @@ void follow__reload_execs(struct session *s)
 	for (size_t i = 0; i < n; i++) {
 		bool held = execd[i]->sym != NULL;
 
-		follow__start_naming(s, execd[i]);
+		start_naming(s, execd[i], true);
 		if (execd[i]->sum.followed)
 			s->child_syms += (execd[i]->sym != NULL) - held;
 		if (s->cfg->verbose)

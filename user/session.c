@@ -462,6 +462,7 @@ static int loop(struct session *s)
 			follow__reload_execs(s);
 		}
 		settle = follow__settle(s);
+		follow__load_tables(s);
 		if (s->tui && (err = on_keys(s)))
 			return err;
 		t = session_now();

@@ -26,6 +26,7 @@ struct target {
 	pid_t parent;		/* -f: the target that forked it */
 	bool retired;		/* taken out of the BPF target set (it exited) */
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
+	bool tables_due;	/* named, its tables to load at the next follow__load_tables() */
 	/* after an exec, ld.so maps the libraries: the maps are read again at settle_at, then
 	 * at twice the delay each time, settle_steps times in all */
 	uint64_t settle_at; /* pace__now() ns; 0: settled */
