@@ -82,21 +82,33 @@ void follow__code_mapped(struct session *s, struct target *t)
 
 void follow__load_tables(struct session *s)
 {
+	bool any = false;
+
+	for (size_t i = 0; i < s->targets.n && !any; i++)
+		any = s->targets.v[i].tables_due;
+	/* an object's tables take 10-500 ms: a target that exec'd since it was named (a runtime
+	 * moves a process into a cgroup, then it execs) has the new image's maps read first, or
+	 * its life can pass within the build of its old image's tables (the target set read
+	 * again first: its exec counts are what tell). Once a call: a storm of execs brings
+	 * events at every turn */
+	if (any && tracer__take_events(s->tracer)) {
+		follow__discover(s);
+		follow__reload_execs(s);
+	}
 	for (size_t i = 0; i < s->targets.n; i++) {
-		if (!s->targets.v[i].tables_due)
+		struct target *t = &s->targets.v[i];
+
+		if (!t->tables_due)
 			continue;
-		/* an object's tables take 10-500 ms: a target that exec'd since it was named (a
-		 * runtime moves a process into a cgroup, then it execs) has the new image's maps
-		 * read first, or its life can pass within the build of its old image's tables
-		 * (the target set read again first: its exec counts are what tell) */
-		if (tracer__take_events(s->tracer)) {
-			follow__discover(s);
-			follow__reload_execs(s);
-		}
-		if (s->targets.v[i].tables_due) {
-			s->targets.v[i].tables_due = false;
-			sync_unwind(s, &s->targets.v[i]);
-		}
+		t->tables_due = false;
+		/* gone meanwhile (a storm's short programs): its objects' tables still go in, for
+		 * the next process to run them */
+		if (t->sum.alive)
+			sync_unwind(s, t);
+		else if (t->sym && unwinder__publish(s->unwind, t->sym))
+			fprintf(stderr,
+				"faultline: out of memory loading the tables of process %d\n",
+				t->sum.pid);
 	}
 }
 
@@ -114,8 +126,7 @@ uint64_t follow__settle(struct session *s)
 			continue;
 		}
 		if (now >= t->settle_at) {
-			symbolizer__refresh(t->sym);
-			t->tables_due = true;
+			follow__code_mapped(s, t);
 			t->settle_at = ++t->settle_step < SETTLE_STEPS ?
 					       now + (SETTLE_FIRST_NS << t->settle_step) :
 					       0;
@@ -451,7 +462,7 @@ void follow__reload_execs(struct session *s)
 	for (size_t i = 0; i < n; i++) {
 		bool held = execd[i]->sym != NULL;
 
-		start_naming(s, execd[i], true);
+		follow__start_naming(s, execd[i]);
 		if (execd[i]->sum.followed)
 			s->child_syms += (execd[i]->sym != NULL) - held;
 		if (s->cfg->verbose)

@@ -53,16 +53,16 @@ void follow__discover(struct session *s);
  */
 void follow__reload_execs(struct session *s);
 
-/* Reads the maps of the targets that exec'd lately again, when due; the unwind tables of what
- * they mapped since are loaded by follow__load_tables(). Returns when the next is due
- * (pace__now() ns), 0: none. */
+/* Reads the maps of the targets that exec'd lately again, when due, and loads the unwind
+ * tables of what they mapped since. Returns when the next is due (pace__now() ns), 0: none. */
 uint64_t follow__settle(struct session *s);
 
 /*
- * Loads the unwind tables of the targets named since the last call (children, execs, maps
- * that settled). Apart from the naming, which is a read of the maps: the tables of a new
- * object take 10-300 ms to build, and a target that execs meanwhile must have its maps read
- * before it is gone (before Linux 6.16 nothing else records them).
+ * Loads the unwind tables of the children found since the last call, apart from their
+ * naming, which is a read of the maps: the tables of a new object take 10-500 ms to build,
+ * and a child that execs meanwhile (moved into a cgroup, then exec'd) must have its new maps
+ * read before it is gone (before Linux 6.16 nothing else records them). An exec'd image's
+ * tables go in as it is named.
  */
 void follow__load_tables(struct session *s);
 
