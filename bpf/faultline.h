@@ -233,6 +233,8 @@ _Static_assert(sizeof(struct fl_thread) == 24, "fl_thread layout");
 #define FL_PROC_MM_KNOWN (1u << 3)   /* mm_id holds the process's current mm */
 #define FL_PROC_EXITED (1u << 4)     /* its last thread exited: nothing of it is charged since */
 #define FL_PROC_LAST_KEPT (1u << 5)  /* gone_last holds its image's counters at its teardown */
+#define FL_PROC_JOINED (1u << 6)     /* admitted as it moved into a selected cgroup, not forked */
+#define FL_PROC_PRESENT (1u << 7)    /* in the scope as the session began (the loader seeded it) */
 
 /*
  * Value of the procs map (key: tgid). Its keys are the target set: the loader adds -p targets

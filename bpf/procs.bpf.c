@@ -68,7 +68,8 @@ __u32 fl_next_gen;
  * (pid, start) its identity for userspace, its generation keeps its rows apart from those of
  * an earlier process of the same pid. Returns bpf_map_update_elem()'s error.
  */
-static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32 parent)
+static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32 parent,
+				     __u32 flags)
 {
 	static const struct fl_counts zero;
 	struct fl_proc fresh = {
@@ -82,6 +83,7 @@ static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32
 	if (err && err != -FL_EEXIST)
 		fl_drop(FL_DROP_COUNTS_FULL);
 	fresh.parent = parent;
+	fresh.flags = flags;
 	fresh.gen = __sync_fetch_and_add(&fl_next_gen, 1) % 65535 + 1;
 	fresh.start = BPF_CORE_READ(task, group_leader, start_boottime);
 	fresh.image_mm = (__u64)BPF_CORE_READ(task, mm);
@@ -112,7 +114,7 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
 	followed = fl_target(ptgid) != NULL;
 	if (!followed && !fl_in_scope(child))
 		return 0;
-	err = fl_admit(child, tgid, followed ? ptgid : 0);
+	err = fl_admit(child, tgid, followed ? ptgid : 0, 0);
 	if (!err) {
 		/* the child runs its parent's code: its stacks unwind by the parent's tables */
 		struct fl_unwind_proc *code = bpf_map_lookup_elem(&unwind_procs, &ptgid);
@@ -147,7 +149,7 @@ int fl_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
 
 	if (bpf_map_lookup_elem(&procs, &tgid) || !fl_in_scope(task))
 		return 0;
-	err = fl_admit(task, tgid, 0);
+	err = fl_admit(task, tgid, 0, FL_PROC_JOINED);
 	if (!err)
 		fl_wake_loader(tgid);
 	else if (err != -FL_EEXIST)

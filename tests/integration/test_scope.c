@@ -173,6 +173,15 @@ static void cgroup_reconciled_ok(const struct jv *doc, size_t nprocs)
 		  net);
 }
 
+/* @pid's figures start where @want says (JSON "since": attach, fork or joined). */
+static void since_ok(const struct jv *doc, pid_t pid, const char *want)
+{
+	const struct jv *p = json_process(doc, pid), *since = p ? jv_get(p, "since") : NULL;
+
+	cr_expect(since && since->type == JV_STR && !strcmp(since->text, want),
+		  "process %d: since %s, expected %s", pid, since ? since->text : "nothing", want);
+}
+
 static struct jv load_json_ok(const char *path)
 {
 	char *text = h_read_file(path);
@@ -219,6 +228,8 @@ Test(scope, cgroup_members_before_and_after_outsider_never)
 	doc = load_json_ok(json);
 	member_exact_ok(&doc, before.pid, &b0, &b1, "member moved in before the session");
 	member_exact_ok(&doc, after.pid, &a0, &a1, "member that joined during it");
+	since_ok(&doc, before.pid, "attach");
+	since_ok(&doc, after.pid, "joined");
 	cr_expect(!json_process(&doc, outsider.pid), "the outsider %d was traced",
 		  outsider.pid);
 	cgroup_reconciled_ok(&doc, 2);
@@ -254,6 +265,7 @@ Test(scope, host_sees_a_program_started_later)
 	cr_assert_eq(h_exit_code(&fl.proc), 0, "faultline: %s", h_read_file(fl.err_path));
 	doc = load_json_ok(json);
 	member_exact_ok(&doc, w.pid, &r0, &r1, "a program started after -a began");
+	since_ok(&doc, w.pid, "fork");
 	cr_expect(!json_process(&doc, fl.proc.pid), "faultline traced itself");
 	jv_free(&doc);
 }

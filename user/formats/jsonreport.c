@@ -296,6 +296,7 @@ static void process(struct json *j, const struct fl_report *r, const struct fl_p
 		json__null(j, "cgroup");
 	json__bool(j, "alive", s->alive);
 	json__bool(j, "followed", s->followed);
+	json__str(j, "since", (const char *const[]){ "attach", "fork", "joined" }[s->since]);
 	if (s->folded_into)
 		json__i64(j, "stacks_in", s->folded_into);
 	exit_fields(j, s);

@@ -12,13 +12,21 @@
 #include "model/profile.h"
 #include "model/stackshare.h"
 
+/* Where a process's figures start: its kernel change and peak are since then. */
+enum proc_since {
+	SINCE_ATTACH, /* a given target, the launched command, a process in the scope at start */
+	SINCE_FORK,   /* a child found at its fork (-f, -a, --cgroup) */
+	SINCE_JOINED, /* found as it moved into a --cgroup (a service manager, a runtime) */
+};
+
 struct fl_proc_summary {
 	pid_t pid;
 	char comm[FL_COMM_LEN];
 	char cgroup[256]; /* its cgroup v2 path when first seen ("/a/b"); "" when unknown */
 	bool alive;	  /* false once the process has exited */
 	bool followed;	  /* a child -f found, not a given target */
-	bool no_status;	  /* it exited before its status could be read */
+	enum proc_since since;
+	bool no_status; /* it exited before its status could be read */
 	/* no_status, but its kernel change is known from its RSS counters as the BPF side saw
 	 * them (first, and as its exit began): at_attach and now hold these members, and
 	 * nothing else of /proc */

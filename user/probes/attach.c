@@ -339,7 +339,7 @@ int tracer_put_target(struct tracer *t, pid_t pid, const struct proc_status *see
 	for (int m = 0; m < FL_MEMBERS; m++)
 		p->gone_last[m] = FL_SIZE_UNKNOWN;
 	if (seed) {
-		p->flags = FL_PROC_SEEDED;
+		p->flags = (p->flags & FL_PROC_PRESENT) | FL_PROC_SEEDED;
 		p->seed[FL_FILE] = (__s64)seed->rss_file;
 		p->seed[FL_ANON] = (__s64)seed->rss_anon;
 		p->seed[FL_SWAP] = (__s64)seed->vm_swap;

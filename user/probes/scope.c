@@ -19,8 +19,8 @@ int tracer__admit(struct tracer *t, pid_t pid, const struct proc_status *seed, u
 {
 	/* from the BPF side's counter, so that no generation is two processes' */
 	struct fl_proc p = { .start = start_ns,
-			     .gen = __sync_fetch_and_add(&t->skel->bss->fl_next_gen, 1) % 65535 +
-				    1 };
+			     .gen = __sync_fetch_and_add(&t->skel->bss->fl_next_gen, 1) % 65535 + 1,
+			     .flags = FL_PROC_PRESENT };
 
 	/* only new: a fork or a move since the attach made it a target already */
 	return tracer_put_target(t, pid, seed, &p, true);

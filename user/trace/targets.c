@@ -174,6 +174,9 @@ void target__init_followed(struct target *t, pid_t pid, const struct fl_proc *bp
 	t->start = bpf->start;
 	t->gen = (uint16_t)bpf->gen;
 	t->parent = (pid_t)bpf->parent;
+	t->sum.since = bpf->flags & FL_PROC_JOINED  ? SINCE_JOINED :
+		       bpf->flags & FL_PROC_PRESENT ? SINCE_ATTACH :
+						      SINCE_FORK;
 	/* read, then checked: a process that was still itself after the reads was read */
 	cgroup__of_pid(pid, t->sum.cgroup, sizeof(t->sum.cgroup));
 	if (procfs__read_status(pid, &t->sum.at_attach) == 0 &&

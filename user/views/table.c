@@ -111,6 +111,12 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, const char
  * private cost is what would go away with it: Pss_Anon + VmPTE. A child -f followed was not
  * there at attach: its figures start when faultline first read it, within 100 ms of its fork.
  */
+/* What @s's change is since (enum proc_since). */
+static const char *since(const struct fl_proc_summary *s)
+{
+	return s->since == SINCE_JOINED ? "joined" : s->since == SINCE_FORK ? "fork" : "attach";
+}
+
 static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
 	const char *then = s->followed ? "first seen" : "at attach";
@@ -158,6 +164,7 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	int64_t rss[3] = { now->rss_anon, now->rss_file, now->rss_shmem };
 	int64_t rss0[3] = { then->rss_anon, then->rss_file, then->rss_shmem };
 	int64_t kern_m[FL_MEMBERS], gap_m[FL_MEMBERS], kern[3], grow[3], rel[3], gap[3];
+	char label[LABEL_COLS];
 
 	proc_summary__reconcile(s, kern_m, gap_m);
 	for (int i = 0; i < 3; i++) {
@@ -177,11 +184,12 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 	}
 	/* a child's RSS counters are the BPF side's first values after its fork, however late
 	 * faultline first read it; its other figures are from that read (render_kernel_view) */
-	proc_row(out, width, s->followed ? "rss first seen (fork)" : "rss at attach", rss0, false);
+	snprintf(label, sizeof(label),
+		 s->since == SINCE_ATTACH ? "rss at %s" : "rss first seen (%s)", since(s));
+	proc_row(out, width, label, rss0, false);
 	proc_row(out, width, s->alive ? "rss now" : "rss at exit", rss, false);
-	proc_row(out, width,
-		 s->followed ? "kernel change since fork" : "kernel change since attach", kern,
-		 true);
+	snprintf(label, sizeof(label), "kernel change since %s", since(s));
+	proc_row(out, width, label, kern, true);
 	proc_row(out, width, "faultline growth", grow, false);
 	proc_row(out, width, "faultline released", rel, false);
 	proc_row(out, width, "gap (kernel - faultline)", gap, true);
@@ -189,8 +197,8 @@ static void render_proc(FILE *out, unsigned width, const struct fl_proc_summary 
 		char b[UNITS_BUF];
 
 		units__bytes(b, sizeof(b), (uint64_t)s->peak);
-		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2,
-			    s->followed ? "peak rss since fork" : "peak rss since attach", b);
+		snprintf(label, sizeof(label), "peak rss since %s", since(s));
+		units__emit(out, width, "  %-*s%44s", LABEL_COLS - 2, label, b);
 	}
 	if (s->no_status)
 		units__emit(out, width,

@@ -82,6 +82,7 @@ static void build(struct model *m, bool alloc, bool vm)
 	m->procs[1] = (struct fl_proc_summary){ .pid = 43,
 						.comm = "child",
 						.followed = true,
+						.since = SINCE_JOINED,
 						.no_status = true };
 
 	m->threads[0] = (struct fl_thread_summary){ .tgid = 42,
@@ -260,6 +261,9 @@ Test(jsonreport, process_figures)
 	/* a child gone before its status was read: no kernel figures, not zeros */
 	q = &jv_get(&d, "processes")->items[1];
 	cr_expect(is_true(q, "followed") && !is_true(q, "alive"));
+	/* found as it moved into a --cgroup; the given target was not */
+	cr_expect_str_eq(jv_get(q, "since")->text, "joined");
+	cr_expect_str_eq(jv_get(p, "since")->text, "attach");
 	EXPECT_TYPE(q, "status_at_attach", JV_NULL);
 	EXPECT_TYPE(q, "status_now", JV_NULL);
 	EXPECT_TYPE(q, "smaps_rollup_now", JV_NULL);

@@ -436,7 +436,9 @@ Test(table, process_figures)
 Test(table, followed_child_first_seen)
 {
 	struct profile *p = sample();
-	struct fl_proc_summary s = { .pid = 43, .comm = "demo", .alive = true, .followed = true };
+	struct fl_proc_summary s = {
+		.pid = 43, .comm = "demo", .alive = true, .followed = true, .since = SINCE_FORK
+	};
 	struct fl_report r = report();
 	struct table_opts o = opts(100, 20, 0.01);
 	char *out;
@@ -456,6 +458,14 @@ Test(table, followed_child_first_seen)
 	cr_expect_neq(line_of(out, "private cost (Pss_Anon + VmPTE) 2.0 MiB, +2.0 MiB since first "
 				   "seen"),
 		      -1, "%s", out);
+	free(out);
+	/* --cgroup found it as it moved in: its figures start there, not at a fork */
+	s.since = SINCE_JOINED;
+	out = render(&r, p, &o);
+	cr_expect_null(strstr(out, "fork"), "%s", out);
+	cr_expect_neq(line_of(out, "  rss first seen (joined) "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  kernel change since joined "), -1, "%s", out);
+	cr_expect_neq(line_of(out, "  peak rss since joined "), -1, "%s", out);
 	free(out);
 	profile__free(p);
 }
