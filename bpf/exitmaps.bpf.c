@@ -155,12 +155,17 @@ int fl_exit_maps(struct bpf_raw_tracepoint_args *ctx)
 	struct fl_proc *p;
 	__u64 start;
 
-	/* the last thread only (see fl_exit), and only while it still has its mm */
-	if (task->signal->live.counter || !task->mm)
+	/* the last thread only (see fl_exit) */
+	if (task->signal->live.counter)
 		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
+	/* before Linux 6.16 the task let go of its mm already: the records are lost, and said */
+	if (!task->mm) {
+		fl_drop(FL_DROP_EXIT_MAPS);
+		return 0;
+	}
 	start = p->start;
 	/* the lock is only tried: a busy one (another reader of the maps) loses the records */
 	if (bpf_iter_task_vma_new(&it, task, 0))

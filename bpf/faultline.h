@@ -61,17 +61,17 @@ enum fl_drop {
 	FL_DROP_STACKS_FULL = 0, /* stacks map full: a new stack could not be stored */
 	FL_DROP_STACK_FAILED =
 		1, /* no user stack could be taken (no pc, or the CPU's walk was busy) */
-	FL_DROP_COUNTS_FULL = 2,   /* counts map full: bytes went to the overflow key */
-	FL_DROP_MM_FULL = 3,	   /* mm_state map full: that mm's changes are not seen */
-	FL_DROP_THREADS_FULL = 4,  /* threads map full: thread name unknown */
-	FL_DROP_TASK_STORAGE = 5,  /* no task storage: stack taken without the cache */
-	FL_DROP_LIVE_FULL = 6,	   /* live table full: an allocation's free cannot be matched */
-	FL_DROP_ALLOC_STATE = 7,   /* no task storage: an allocator call was not seen */
-	FL_DROP_HISTS_FULL = 8,	   /* alloc_hists map full: a call is missing from histograms */
-	FL_DROP_PROCS_FULL = 9,	   /* procs map full: a forked child is not followed */
-	FL_DROP_VM_STATE = 10,	   /* no task storage: a memory syscall was not seen */
-	FL_DROP_PID_REUSED = 11,   /* a child reused the pid of an exited target not yet retired */
-	FL_DROP_EXIT_MAPS = 12,	   /* a mapping of an exiting target was not recorded (ring full) */
+	FL_DROP_COUNTS_FULL = 2,  /* counts map full: bytes went to the overflow key */
+	FL_DROP_MM_FULL = 3,	  /* mm_state map full: that mm's changes are not seen */
+	FL_DROP_THREADS_FULL = 4, /* threads map full: thread name unknown */
+	FL_DROP_TASK_STORAGE = 5, /* no task storage: stack taken without the cache */
+	FL_DROP_LIVE_FULL = 6,	  /* live table full: an allocation's free cannot be matched */
+	FL_DROP_ALLOC_STATE = 7,  /* no task storage: an allocator call was not seen */
+	FL_DROP_HISTS_FULL = 8,	  /* alloc_hists map full: a call is missing from histograms */
+	FL_DROP_PROCS_FULL = 9,	  /* procs map full: a forked child is not followed */
+	FL_DROP_VM_STATE = 10,	  /* no task storage: a memory syscall was not seen */
+	FL_DROP_PID_REUSED = 11,  /* a child reused the pid of an exited target not yet retired */
+	FL_DROP_EXIT_MAPS = 12,	  /* an exiting target's mappings not recorded (ring full, no mm) */
 	FL_DROP_REGIONS_FULL = 13, /* regions map full: who mapped an anonymous region is unknown */
 	FL_DROP__COUNT = 14,
 };
