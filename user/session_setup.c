@@ -98,21 +98,20 @@ static void fd_setup(struct session *s)
 						     (size_t)r.rlim_cur / 4;
 }
 
-/* -f: the mappings of targets as they exit, where the kernel can (Linux 6.16; -v says why
- * not). */
+/* -f: the mappings of targets as they exit, where the kernel can (the plan's note says when
+ * it cannot: KF_ITER_TASK_VMA). */
 static void exits_setup(struct session *s)
 {
 	int fd = tracer__exit_maps_fd(s->tracer), err;
 
-	if (!s->cfg->children)
+	if (!s->cfg->children || fd < 0)
 		return;
-	err = fd < 0 ? -EOPNOTSUPP : exit_maps__open(&s->exits, fd);
-	if (err && s->cfg->verbose)
+	err = exit_maps__open(&s->exits, fd);
+	if (err)
 		fprintf(stderr,
-			"faultline: the mappings of exiting processes cannot be recorded here (%s; "
-			"Linux 6.7 or later): stacks of children gone before they were seen stay "
-			"addresses\n",
-			fd < 0 ? "this kernel has no bpf_iter_task_vma" : strerror(-err));
+			"faultline: the mappings of exiting processes cannot be recorded (%s): "
+			"stacks of children gone before they were seen stay addresses\n",
+			strerror(-err));
 }
 
 static void announce(const struct session *s)

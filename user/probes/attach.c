@@ -18,7 +18,6 @@
 #include "probes/tracer_state.h"
 
 #define TRACEFS "/sys/kernel/tracing"
-#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /*
  * libbpf finds tracepoint ids in tracefs, which a fresh machine may not have mounted, and which
@@ -54,48 +53,6 @@ static int ensure_tracefs(void)
 			"mount -t tracefs tracefs " TRACEFS "\n",
 			strerror(errno));
 	return -ENOENT;
-}
-
-/*
- * Whether the kernel's BTF names each of @names (@n of them): a type, member or enumerator of
- * that exact name, which is how faultline tells what a kernel can do (a struct of a link type,
- * a value of enum bpf_attach_type), names none of the other kinds take. The string section
- * alone is read and searched (2-3 MB, about 1 ms), where a parse of the whole BTF took 8 ms of
- * --alloc's start-up, then made again by the load. Returns 0, or -errno when the file cannot be
- * read or is not BTF.
- */
-static int kernel_btf_names(const char *const *names, bool *found, size_t n)
-{
-	int fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC), err = 0;
-	struct btf_header h;
-	char *strs = NULL, pat[128];
-	size_t got = 0, len;
-	ssize_t r;
-
-	if (fd < 0)
-		return -errno;
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != BTF_MAGIC ||
-	    h.hdr_len < sizeof(h) || !h.str_len)
-		err = -EINVAL;
-	else if (!(strs = malloc(h.str_len)))
-		err = -ENOMEM;
-	while (!err && got < h.str_len) { /* sysfs gives a page or so a read */
-		r = pread(fd, strs + got, h.str_len - got, (off_t)h.hdr_len + h.str_off + got);
-		if (r <= 0)
-			err = r ? -errno : -EINVAL;
-		got += r > 0 ? (size_t)r : 0;
-	}
-	close(fd);
-	for (size_t i = 0; !err && i < n; i++) {
-		len = strlen(names[i]);
-		if (len + 2 > sizeof(pat))
-			continue;
-		pat[0] = '\0';
-		memcpy(pat + 1, names[i], len + 1);
-		found[i] = memmem(strs, h.str_len, pat, len + 2) != NULL;
-	}
-	free(strs);
-	return err;
 }
 
 /* The memory syscall programs (--vm) load only when asked for: every syscall of the machine
@@ -207,11 +164,7 @@ static int on_proc_event(void *ctx, void *data, size_t size)
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
-	static const char *const kernel_names[] = { "bpf_uprobe_multi_link",
-						    "BPF_TRACE_UPROBE_SESSION",
-						    "bpf_iter_task_vma_new" };
 	struct alloc_prog progs[ALLOC_PROGS];
-	bool has[3] = { false, false, false };
 	struct btf *btf = NULL;
 	struct tracer *t;
 	int err, tmpl_fd;
@@ -237,12 +190,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
-	/* --alloc's and -f's choices below need to know the kernel before the load */
-	if ((o->alloc || o->follow_children) && kernel_btf_names(kernel_names, has, 3)) {
-		explain_btf();
-		err = -ENOENT;
-		goto cleanup;
-	}
 	t->skel = faultline__open();
 	if (!t->skel) {
 		err = -errno;
@@ -265,10 +212,11 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 		pthread_mutex_init(&t->win_lock, NULL);
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
-	t->uprobe_multi = o->alloc && has[0]; /* struct bpf_uprobe_multi_link */
+	t->uprobe_multi = o->alloc && (t->plan.have & KF_BIT(KF_UPROBE_MULTI));
 	/* an entry that needs no return (an unsampled malloc) then skips it; unsampled, every
 	 * call wants its return, and a session costs a little more a call than the pair */
-	t->alloc_session = exact && o->sample_bytes && t->uprobe_multi && has[1];
+	t->alloc_session = exact && o->sample_bytes && t->uprobe_multi &&
+			   (t->plan.have & KF_BIT(KF_UPROBE_SESSION));
 	allocprobes__progs(t->skel, progs);
 	for (size_t i = 0; i < ALLOC_PROGS; i++) {
 		bpf_program__set_autoload(progs[i].prog,
@@ -287,7 +235,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	bpf_program__set_autoload(t->skel->progs.fl_mm_exit, t->plan.have & KF_BIT(KF_EXIT_MMAP));
 	t->skel->rodata->map_classes = o->map_classes;
 	/* -f: the mappings of targets as they exit, where the kernel can walk them (Linux 6.7) */
-	t->exit_maps = o->follow_children && has[2];
+	t->exit_maps = o->follow_children && (t->plan.have & KF_BIT(KF_ITER_TASK_VMA));
 	bpf_program__set_autoload(t->skel->progs.fl_exit_maps, t->exit_maps);
 	if (!t->exit_maps)
 		bpf_map__set_max_entries(t->skel->maps.exit_maps, (uint32_t)getpagesize());

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "probes/features.h"
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -62,6 +64,26 @@ static const struct kfeature_info info[KF__COUNT] = {
 				   "the state of an address space torn down stays until its process is "
 				   "gone, and a new one at the same address (a fork or exec storm under -f) "
 				   "may start from its counters" },
+	[KF_UPROBE_MULTI] = { .id = "uprobe_multi",
+			      .name = "uprobe_multi links",
+			      .since = "6.6",
+			      .uses = KF_USE_ALLOC,
+			      .without = "the allocator's probes are perf uprobes, one a function: "
+					 "attaching and detaching them take longer" },
+	[KF_UPROBE_SESSION] = { .id = "uprobe_session",
+				.name = "uprobe sessions",
+				.since = "6.13",
+				.uses = KF_USE_SAMPLED,
+				.without =
+					"every allocator call's return is probed, sampled or not" },
+	[KF_ITER_TASK_VMA] = { .id = "iter_task_vma",
+			       .name = "bpf_iter_task_vma",
+			       .since = "6.7",
+			       .uses = KF_USE_FORK,
+			       .without =
+				       "the mappings of a process as it exits are not recorded: the "
+				       "stacks of a child gone before faultline read its maps stay "
+				       "addresses" },
 };
 
 const struct kfeature_info *features__info(enum kfeature f)
@@ -161,7 +183,8 @@ uint32_t features__uses(const struct tracer_opts *o)
 {
 	bool regions = o->alloc && !o->alloc_churn && !o->sample_bytes; /* as tracer__load() */
 
-	return (o->alloc ? KF_USE_ALLOC : 0) | (o->follow_children || o->scope ? KF_USE_FORK : 0) |
+	return (o->alloc ? KF_USE_ALLOC : 0) | (o->alloc && o->sample_bytes ? KF_USE_SAMPLED : 0) |
+	       (o->follow_children || o->scope ? KF_USE_FORK : 0) |
 	       (o->scope == FL_SCOPE_CGROUPS ? KF_USE_CGROUP : 0) |
 	       (o->new_pages ? KF_USE_NEW : 0) | (o->vm || regions ? KF_USE_SYSCALLS : 0);
 }
@@ -191,7 +214,49 @@ static bool has_helper(enum bpf_prog_type type, enum bpf_func_id helper)
 	return libbpf_probe_bpf_helper(type, helper, NULL) == 1;
 }
 
-uint32_t features__probe(void)
+/*
+ * Whether the kernel's BTF names each of @names (@n of them): a type, member or enumerator of
+ * that exact name, which is how faultline tells what a kernel can do (a struct of a link type,
+ * a value of enum bpf_attach_type), names none of the other kinds take. The string section
+ * alone is read and searched (2-3 MB, about 1 ms), where a parse of the whole BTF took 8 ms of
+ * --alloc's start-up, then made again by the load. Returns 0, or -errno when the file cannot be
+ * read or is not BTF.
+ */
+static int kernel_btf_names(const char *const *names, bool *found, size_t n)
+{
+	int fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC), err = 0;
+	struct btf_header h;
+	char *strs = NULL, pat[128];
+	size_t got = 0, len;
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != BTF_MAGIC ||
+	    h.hdr_len < sizeof(h) || !h.str_len)
+		err = -EINVAL;
+	else if (!(strs = malloc(h.str_len)))
+		err = -ENOMEM;
+	while (!err && got < h.str_len) { /* sysfs gives a page or so a read */
+		r = pread(fd, strs + got, h.str_len - got, (off_t)h.hdr_len + h.str_off + got);
+		if (r <= 0)
+			err = r ? -errno : -EINVAL;
+		got += r > 0 ? (size_t)r : 0;
+	}
+	close(fd);
+	for (size_t i = 0; !err && i < n; i++) {
+		len = strlen(names[i]);
+		if (len + 2 > sizeof(pat))
+			continue;
+		pat[0] = '\0';
+		memcpy(pat + 1, names[i], len + 1);
+		found[i] = memmem(strs, h.str_len, pat, len + 2) != NULL;
+	}
+	free(strs);
+	return err;
+}
+
+uint32_t features__probe(uint32_t uses)
 {
 	static const struct {
 		enum kfeature f;
@@ -208,7 +273,12 @@ uint32_t features__probe(void)
 		{ KF_SYSCALLS, "raw_syscalls/sys_enter" },
 		{ KF_EXIT_MMAP, "mmap/exit_mmap" },
 	};
+	/* a link type's struct, an attach type's enumerator, a kfunc: in KF_UPROBE_MULTI's order */
+	static const char *const btf_names[] = { "bpf_uprobe_multi_link",
+						 "BPF_TRACE_UPROBE_SESSION",
+						 "bpf_iter_task_vma_new" };
 	const enum bpf_prog_type raw = BPF_PROG_TYPE_RAW_TRACEPOINT;
+	bool found[3] = { false, false, false };
 	uint32_t have = 0;
 
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1)
@@ -229,6 +299,10 @@ uint32_t features__probe(void)
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		if (has_event(events[i].event))
 			have |= KF_BIT(events[i].f);
+	/* a BTF that cannot be read has none of them: the load says why */
+	if ((uses & (KF_USE_ALLOC | KF_USE_FORK)) && !kernel_btf_names(btf_names, found, 3))
+		for (size_t i = 0; i < 3; i++)
+			have |= found[i] ? KF_BIT(KF_UPROBE_MULTI + i) : 0;
 	return have;
 }
 
@@ -237,7 +311,7 @@ int features__check(struct kplan *p, uint32_t uses)
 	struct utsname u;
 	char line[1024];
 
-	features__plan(p, features__probe(), uses);
+	features__plan(p, features__probe(uses), uses);
 	if (!uname(&u))
 		snprintf(p->release, sizeof(p->release), "%s", u.release);
 	if (p->missing_required) {

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
+
 enum kfeature {
 	KF_TASK_STORAGE,
 	KF_CURRENT_TASK_BTF,
@@ -30,6 +32,9 @@ enum kfeature {
 	KF_PAGE_ALLOC,
 	KF_SYSCALLS,
 	KF_EXIT_MMAP,
+	KF_UPROBE_MULTI, /* found by name in the kernel's BTF, as the next two */
+	KF_UPROBE_SESSION,
+	KF_ITER_TASK_VMA,
 	KF__COUNT
 };
 
@@ -42,6 +47,7 @@ enum kf_use {
 	KF_USE_CGROUP = 1 << 2,	  /* --cgroup: moves into a cgroup make targets */
 	KF_USE_NEW = 1 << 3,	  /* --metric new: page allocations */
 	KF_USE_SYSCALLS = 1 << 4, /* --vm, and --alloc's regions: the syscall tracepoints */
+	KF_USE_SAMPLED = 1 << 5,  /* --alloc --sample-bytes: an allocator call's entry weighs */
 };
 
 struct kfeature_info {
@@ -82,8 +88,10 @@ struct tracer_opts;
 /* What a session loaded with @o uses (enum kf_use). */
 uint32_t features__uses(const struct tracer_opts *o);
 
-/* Probes the running kernel (root, tracefs mounted): the features found as KF_BIT()s. */
-uint32_t features__probe(void);
+/* Probes the running kernel (root, tracefs mounted): the features found as KF_BIT()s. Those
+ * named in the kernel's BTF only where @uses (enum kf_use) needs them (a read of its string
+ * section, about 1 ms). */
+uint32_t features__probe(uint32_t uses);
 
 /* Probes the kernel and plans a session that uses @uses. A required feature missing: prints
  * the refusal and returns -EOPNOTSUPP; an optional one missing: says so once on stderr. */

@@ -105,6 +105,27 @@ Test(features, without_exit_mmap_the_plan_is_degraded)
 	cr_expect_not_null(features__info(KF_EXIT_MMAP)->without);
 }
 
+/* What the kernel's BTF names: optional, and counted only where the session needs them. */
+Test(features, the_btf_features_are_optional_and_per_mode)
+{
+	uint32_t btf = KF_BIT(KF_UPROBE_MULTI) | KF_BIT(KF_UPROBE_SESSION) |
+		       KF_BIT(KF_ITER_TASK_VMA);
+	struct kplan p;
+	const char *ids[8];
+
+	plan(&p, ALL & ~btf, 0, "6.1.0");
+	cr_expect_eq(p.missing_required | p.missing_optional, 0);
+	plan(&p, ALL & ~btf, KF_USE_FORK, "6.1.0");
+	cr_expect_eq(p.missing_required, 0);
+	cr_expect_eq(p.missing_optional, KF_BIT(KF_ITER_TASK_VMA));
+	cr_expect_eq(features__missing_ids(&p, ids, 8), 1);
+	cr_expect_str_eq(ids[0], "iter_task_vma");
+	plan(&p, ALL & ~btf, KF_USE_ALLOC | KF_USE_SAMPLED, "6.1.0");
+	cr_expect_eq(p.missing_optional, KF_BIT(KF_UPROBE_MULTI) | KF_BIT(KF_UPROBE_SESSION));
+	for (int f = KF_UPROBE_MULTI; f <= KF_ITER_TASK_VMA; f++)
+		cr_expect_not_null(features__info((enum kfeature)f)->without);
+}
+
 Test(features, the_missing_ids_list_required_first_and_fit_the_room)
 {
 	struct kplan p;
@@ -152,8 +173,9 @@ Test(features, what_a_session_uses_follows_its_options)
 
 	/* exact --alloc records regions at the syscalls' exits */
 	cr_expect_eq(features__uses(&o), KF_USE_ALLOC | KF_USE_SYSCALLS);
+	/* sampled: no regions, and an entry that weighs (uprobe sessions) */
 	o.sample_bytes = 4096;
-	cr_expect_eq(features__uses(&o), KF_USE_ALLOC);
+	cr_expect_eq(features__uses(&o), KF_USE_ALLOC | KF_USE_SAMPLED);
 	o = (struct tracer_opts){ .scope = FL_SCOPE_CGROUPS, .new_pages = true };
 	cr_expect_eq(features__uses(&o), KF_USE_FORK | KF_USE_CGROUP | KF_USE_NEW);
 	o = (struct tracer_opts){ .vm = true, .follow_children = true };
