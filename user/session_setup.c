@@ -98,13 +98,13 @@ static void fd_setup(struct session *s)
 						     (size_t)r.rlim_cur / 4;
 }
 
-/* -f: the mappings of targets as they exit, where the kernel can (the plan's note says when
- * it cannot: KF_ITER_TASK_VMA). */
+/* -f: the mappings of targets as they exit, where the tracer loaded their program (the plan's
+ * note says when the kernel cannot: KF_ITER_TASK_VMA). */
 static void exits_setup(struct session *s)
 {
 	int fd = tracer__exit_maps_fd(s->tracer), err;
 
-	if (!s->cfg->children || fd < 0)
+	if (fd < 0)
 		return;
 	err = exit_maps__open(&s->exits, fd);
 	if (err)

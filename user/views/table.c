@@ -105,18 +105,18 @@ static void kernel_rows(FILE *out, unsigned width, const char *label, const char
 		    d[3]);
 }
 
-/*
- * What RSS does not tell: swap, page tables and hugetlb pages beside it, and from smaps_rollup
- * the proportional set (shared pages split among the processes that map them). A process's
- * private cost is what would go away with it: Pss_Anon + VmPTE. A child -f followed was not
- * there at attach: its figures start when faultline first read it, within 100 ms of its fork.
- */
 /* What @s's change is since (enum proc_since). */
 static const char *since(const struct fl_proc_summary *s)
 {
 	return s->since == SINCE_JOINED ? "joined" : s->since == SINCE_FORK ? "fork" : "attach";
 }
 
+/*
+ * What RSS does not tell: swap, page tables and hugetlb pages beside it, and from smaps_rollup
+ * the proportional set (shared pages split among the processes that map them). A process's
+ * private cost is what would go away with it: Pss_Anon + VmPTE. A child -f followed was not
+ * there at attach: its figures start when faultline first read it, within 100 ms of its fork.
+ */
 static void render_kernel_view(FILE *out, unsigned width, const struct fl_proc_summary *s)
 {
 	const char *then = s->followed ? "first seen" : "at attach";
