@@ -215,45 +215,49 @@ static bool has_helper(enum bpf_prog_type type, enum bpf_func_id helper)
 }
 
 /*
- * Whether the kernel's BTF names each of @names (@n of them): a type, member or enumerator of
- * that exact name, which is how faultline tells what a kernel can do (a struct of a link type,
- * a value of enum bpf_attach_type), names none of the other kinds take. The string section
- * alone is read and searched (2-3 MB, about 1 ms), where a parse of the whole BTF took 8 ms of
- * --alloc's start-up, then made again by the load. Returns 0, or -errno when the file cannot be
- * read or is not BTF.
+ * The string section of the kernel's BTF (*@len bytes), or NULL when it cannot be read or is
+ * not BTF. Names there tell what a kernel can do (a struct of a link type, a value of enum
+ * bpf_attach_type, a kfunc): the section alone is read and searched (2-3 MB, about 1 ms),
+ * where a parse of the whole BTF took 8 ms of start-up, then made again by the load.
  */
-static int kernel_btf_names(const char *const *names, bool *found, size_t n)
+static char *kernel_btf_strings(size_t *len)
 {
-	int fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open(VMLINUX_BTF, O_RDONLY | O_CLOEXEC);
 	struct btf_header h;
-	char *strs = NULL, pat[128];
-	size_t got = 0, len;
-	ssize_t r;
+	char *strs = NULL;
+	size_t got = 0;
+	ssize_t r = 1;
 
 	if (fd < 0)
-		return -errno;
-	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != BTF_MAGIC ||
-	    h.hdr_len < sizeof(h) || !h.str_len)
-		err = -EINVAL;
-	else if (!(strs = malloc(h.str_len)))
-		err = -ENOMEM;
-	while (!err && got < h.str_len) { /* sysfs gives a page or so a read */
+		return NULL;
+	if (pread(fd, &h, sizeof(h), 0) == sizeof(h) && h.magic == BTF_MAGIC &&
+	    h.hdr_len >= sizeof(h) && h.str_len)
+		strs = malloc(h.str_len);
+	while (strs && got < h.str_len && r > 0) { /* sysfs gives a page or so a read */
 		r = pread(fd, strs + got, h.str_len - got, (off_t)h.hdr_len + h.str_off + got);
-		if (r <= 0)
-			err = r ? -errno : -EINVAL;
 		got += r > 0 ? (size_t)r : 0;
 	}
 	close(fd);
-	for (size_t i = 0; !err && i < n; i++) {
-		len = strlen(names[i]);
-		if (len + 2 > sizeof(pat))
-			continue;
-		pat[0] = '\0';
-		memcpy(pat + 1, names[i], len + 1);
-		found[i] = memmem(strs, h.str_len, pat, len + 2) != NULL;
+	if (strs && got < h.str_len) {
+		free(strs);
+		return NULL;
 	}
-	free(strs);
-	return err;
+	*len = got;
+	return strs;
+}
+
+/* Whether @strs (@len bytes of NUL-terminated names) has @name whole: a type, member or
+ * enumerator of that exact name, names none of the other kinds take. */
+static bool has_btf_name(const char *strs, size_t len, const char *name)
+{
+	char pat[128];
+	size_t n = strlen(name);
+
+	if (n + 2 > sizeof(pat))
+		return false;
+	pat[0] = '\0';
+	memcpy(pat + 1, name, n + 1);
+	return memmem(strs, len, pat, n + 2) != NULL;
 }
 
 uint32_t features__probe(uint32_t uses)
@@ -273,13 +277,18 @@ uint32_t features__probe(uint32_t uses)
 		{ KF_SYSCALLS, "raw_syscalls/sys_enter" },
 		{ KF_EXIT_MMAP, "mmap/exit_mmap" },
 	};
-	/* a link type's struct, an attach type's enumerator, a kfunc: in KF_UPROBE_MULTI's order */
-	static const char *const btf_names[] = { "bpf_uprobe_multi_link",
-						 "BPF_TRACE_UPROBE_SESSION",
-						 "bpf_iter_task_vma_new" };
+	static const struct {
+		enum kfeature f;
+		const char *name;
+	} btf_names[] = {
+		{ KF_UPROBE_MULTI, "bpf_uprobe_multi_link" },	   /* a link type's struct */
+		{ KF_UPROBE_SESSION, "BPF_TRACE_UPROBE_SESSION" }, /* an attach type */
+		{ KF_ITER_TASK_VMA, "bpf_iter_task_vma_new" },	   /* a kfunc */
+	};
 	const enum bpf_prog_type raw = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	bool found[3] = { false, false, false };
-	uint32_t have = 0;
+	uint32_t have = 0, wanted = 0;
+	char *strs = NULL;
+	size_t len = 0;
 
 	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1)
 		have |= KF_BIT(KF_TASK_STORAGE);
@@ -299,10 +308,16 @@ uint32_t features__probe(uint32_t uses)
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
 		if (has_event(events[i].event))
 			have |= KF_BIT(events[i].f);
-	/* a BTF that cannot be read has none of them: the load says why */
-	if ((uses & (KF_USE_ALLOC | KF_USE_FORK)) && !kernel_btf_names(btf_names, found, 3))
-		for (size_t i = 0; i < 3; i++)
-			have |= found[i] ? KF_BIT(KF_UPROBE_MULTI + i) : 0;
+	/* read only when the session uses one; a BTF that cannot be read has none of them (the
+	 * load says why) */
+	for (size_t i = 0; i < sizeof(btf_names) / sizeof(btf_names[0]); i++)
+		wanted |= info[btf_names[i].f].uses & uses;
+	if (wanted)
+		strs = kernel_btf_strings(&len);
+	for (size_t i = 0; strs && i < sizeof(btf_names) / sizeof(btf_names[0]); i++)
+		if (has_btf_name(strs, len, btf_names[i].name))
+			have |= KF_BIT(btf_names[i].f);
+	free(strs);
 	return have;
 }
 

@@ -32,7 +32,7 @@ enum kfeature {
 	KF_PAGE_ALLOC,
 	KF_SYSCALLS,
 	KF_EXIT_MMAP,
-	KF_UPROBE_MULTI, /* found by name in the kernel's BTF, as the next two */
+	KF_UPROBE_MULTI, /* these three: found by name in the kernel's BTF */
 	KF_UPROBE_SESSION,
 	KF_ITER_TASK_VMA,
 	KF__COUNT
