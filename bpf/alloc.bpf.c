@@ -403,11 +403,11 @@ int fl_free_enter(struct pt_regs *ctx)
  */
 static __always_inline __u64 fl_real_ret(__u64 sp, __u64 word)
 {
-	struct uprobe_task *ut = bpf_get_current_task_btf()->utask;
+	struct uprobe_task *ut = BPF_CORE_READ(bpf_get_current_task_btf(), utask);
 	struct return_instance *ri = ut ? fl_pending_ri(ut, sp) : NULL;
 
-	if (ri && ri->stack == sp)
-		return ri->orig_ret_vaddr;
+	if (ri && BPF_CORE_READ(ri, stack) == sp)
+		return BPF_CORE_READ(ri, orig_ret_vaddr);
 	return word;
 }
 

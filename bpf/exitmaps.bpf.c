@@ -111,7 +111,7 @@ static __always_inline __u32 fl_file_path(struct file *f, struct fl_map_path *ou
 
 static __noinline void fl_record(struct vm_area_struct *vma, __u32 tgid, __u64 start)
 {
-	struct file *f = vma->vm_file;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
 	struct fl_map_path *s;
 	__u32 zero = 0, len = 0;
 	__u8 yes = 1;
@@ -146,7 +146,7 @@ static __noinline void fl_record(struct vm_area_struct *vma, __u32 tgid, __u64 s
 
 /* TP_PROTO(struct task_struct *p, bool group_dead): runs in the exiting task. */
 SEC("raw_tp/sched_process_exit")
-int fl_exit_maps(struct bpf_raw_tracepoint_args *ctx)
+int fl_exit_maps(__u64 *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct bpf_iter_task_vma it;
@@ -156,13 +156,13 @@ int fl_exit_maps(struct bpf_raw_tracepoint_args *ctx)
 	__u64 start;
 
 	/* the last thread only (see fl_exit) */
-	if (task->signal->live.counter)
+	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
 	/* before Linux 6.16 the task let go of its mm already: the records are lost, and said */
-	if (!task->mm) {
+	if (!BPF_CORE_READ(task, mm)) {
 		fl_drop(FL_DROP_EXIT_MAPS);
 		return 0;
 	}

@@ -48,7 +48,7 @@ bool rss_batched;
  * needs CAP_SYS_ADMIN).
  */
 SEC("raw_tp")
-int fl_features(struct bpf_raw_tracepoint_args *ctx)
+int fl_features(__u64 *ctx)
 {
 	rss_batched = bpf_core_field_exists(struct task_struct___rss, rss_stat);
 	return 0;
@@ -154,8 +154,7 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 	task = bpf_get_current_task_btf();
 	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
 	 * a new mm that reuses the id of a freed one is no child's */
-	/* read, not loaded: each pointer the verifier follows into a kernel struct costs it a
-	 * search of the kernel's BTF at load */
+	/* read, not loaded (maps.bpf.h) */
 	if (BPF_CORE_READ(task, vfork_done)) {
 		if (mm && bpf_map_lookup_elem(&procs, &mm->tgid)) {
 			*shared = true;
@@ -255,11 +254,13 @@ int fl_rss_stat(struct trace_event_raw_rss_stat *ctx)
 
 /*
  * A raw tracepoint: page_fault_user fires for every user fault on the machine, and the classic
- * tracepoint would first format a record that this program reads one field of.
+ * tracepoint would first format a record that this program reads one field of. Raw tracepoints
+ * here take their arguments as a __u64 array: vmlinux.h's struct bpf_raw_tracepoint_args is
+ * relocated by CO-RE like any kernel type, one more scan of the kernel's BTF at every load.
  * TP_PROTO(unsigned long address, struct pt_regs *regs, unsigned long error_code).
  */
 SEC("raw_tp/page_fault_user")
-int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
+int fl_page_fault(__u64 *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
@@ -270,13 +271,13 @@ int fl_page_fault(struct bpf_raw_tracepoint_args *ctx)
 		return 0;
 	key.gen = (__u16)p->gen;
 	if (map_classes)
-		fl_classify(&key, ctx->args[0]);
+		fl_classify(&key, ctx[0]);
 	fl_user_stack(ctx, &key, true, true);
 	c = fl_counts_get(&key);
 	if (!c)
 		return 0;
 	__sync_fetch_and_add(&c->faults, 1);
-	if (ctx->args[2] & X86_PF_WRITE)
+	if (ctx[2] & X86_PF_WRITE)
 		__sync_fetch_and_add(&c->write_faults, 1);
 	return 0;
 }

@@ -43,11 +43,8 @@ struct {
 	__type(value, struct fl_map_probe);
 } map_cache SEC(".maps") __weak;
 
-/* mm_struct.mm_lock_seq: a seqcount since Linux 6.13, an int from 6.4 (per-VMA locks). */
-struct mm_struct___seqcount {
-	seqcount_t mm_lock_seq;
-} __attribute__((preserve_access_index));
-
+/* mm_struct.mm_lock_seq: a seqcount since Linux 6.13 (as in vmlinux.h), an int from 6.4
+ * (per-VMA locks). Each flavor is one more scan of the kernel's BTF at load: one only. */
 struct mm_struct___int {
 	int mm_lock_seq;
 } __attribute__((preserve_access_index));
@@ -56,8 +53,8 @@ struct mm_struct___int {
  * holds it. */
 static __always_inline bool fl_mm_seq(struct mm_struct *mm, __u32 *seq)
 {
-	if (bpf_core_field_exists(struct mm_struct___seqcount, mm_lock_seq)) {
-		*seq = BPF_CORE_READ((struct mm_struct___seqcount *)mm, mm_lock_seq.sequence);
+	if (bpf_core_field_exists(struct mm_struct, mm_lock_seq)) {
+		*seq = BPF_CORE_READ(mm, mm_lock_seq.sequence);
 		return !(*seq & 1);
 	}
 	if (bpf_core_field_exists(struct mm_struct___int, mm_lock_seq)) {
@@ -70,8 +67,8 @@ static __always_inline bool fl_mm_seq(struct mm_struct *mm, __u32 *seq)
 static long fl_vma_class(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
 	struct fl_map_probe *m = ctx;
-	struct mm_struct *mm = vma->vm_mm;
-	struct file *f = vma->vm_file;
+	struct mm_struct *mm = BPF_CORE_READ(vma, vm_mm);
+	struct file *f = BPF_CORE_READ(vma, vm_file);
 	__u64 start = vma->vm_start, end = vma->vm_end, stack;
 
 	m->start = start;
@@ -107,8 +104,9 @@ static __noinline __attribute__((unused)) void fl_classify(struct fl_key *key, _
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	struct fl_map_probe *c, m = { .mm = (__u64)task->mm, .sp = regs->sp };
-	bool cacheable = fl_mm_seq(task->mm, &m.seq), covered;
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	struct fl_map_probe *c, m = { .mm = (__u64)mm, .sp = regs->sp };
+	bool cacheable = fl_mm_seq(mm, &m.seq), covered;
 	long err;
 
 	c = bpf_task_storage_get(&map_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);

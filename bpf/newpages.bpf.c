@@ -19,15 +19,15 @@
 
 /* TP_PROTO(struct page *page, unsigned int order, gfp_t gfp_flags, int migratetype) */
 SEC("raw_tp/mm_page_alloc")
-int fl_page_alloc(struct bpf_raw_tracepoint_args *ctx)
+int fl_page_alloc(__u64 *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid };
-	unsigned int order = (unsigned int)ctx->args[1];
+	unsigned int order = (unsigned int)ctx[1];
 	struct fl_counts *c;
 	struct fl_proc *p;
 
-	if (!ctx->args[0] || !((__u32)ctx->args[2] & FL_GFP_MOVABLE) || order > 18)
+	if (!ctx[0] || !((__u32)ctx[2] & FL_GFP_MOVABLE) || order > 18)
 		return 0;
 	p = fl_target(key.tgid);
 	if (!p)

@@ -31,9 +31,8 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 	p->flags = (p->flags & ~(FL_PROC_AWAIT_EXEC | FL_PROC_SEEDED)) | FL_PROC_FRESH;
 	/* exec bumped it already: the new image's blocks carry it (alloc.bpf.c) */
 	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
-	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec). Read, not
-	 * loaded: a pointer loaded from the task has the verifier search the kernel's BTF by
-	 * name, linearly, four times (1.5 ms of start-up on 6.18) */
+	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec); read, not
+	 * loaded (maps.bpf.h) */
 	p->image_mm = (__u64)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
 	/* the teardown of the image it left was not its exit: what it held is the image's; a
 	 * member with no value kept held its seed, if it had one */
@@ -101,10 +100,10 @@ static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32
  * TP_PROTO(struct task_struct *parent, struct task_struct *child).
  */
 SEC("raw_tp/sched_process_fork")
-int fl_fork(struct bpf_raw_tracepoint_args *ctx)
+int fl_fork(__u64 *ctx)
 {
-	struct task_struct *parent = (struct task_struct *)ctx->args[0];
-	struct task_struct *child = (struct task_struct *)ctx->args[1];
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), tgid = BPF_CORE_READ(child, tgid);
 	bool followed;
 	long err;
@@ -141,9 +140,9 @@ int fl_fork(struct bpf_raw_tracepoint_args *ctx)
  *	    bool threadgroup).
  */
 SEC("raw_tp/cgroup_attach_task")
-int fl_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
+int fl_cgroup_attach(__u64 *ctx)
 {
-	struct task_struct *task = (struct task_struct *)ctx->args[2];
+	struct task_struct *task = (struct task_struct *)ctx[2];
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 	long err;
 
@@ -165,7 +164,7 @@ int fl_cgroup_attach(struct bpf_raw_tracepoint_args *ctx)
  * TP_PROTO(struct task_struct *p[, bool group_dead]).
  */
 SEC("raw_tp/sched_process_exit")
-int fl_exit(struct bpf_raw_tracepoint_args *ctx)
+int fl_exit(__u64 *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tgid = task->tgid;
@@ -175,7 +174,7 @@ int fl_exit(struct bpf_raw_tracepoint_args *ctx)
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
-	/* read, not loaded (see fl_exec); a target's exit only */
+	/* read, not loaded (maps.bpf.h); a target's exit only */
 	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
 	mm = (p->flags & FL_PROC_MM_KNOWN) ? bpf_map_lookup_elem(&mm_state, &p->mm_id) : NULL;
@@ -192,9 +191,9 @@ int fl_exit(struct bpf_raw_tracepoint_args *ctx)
  * TP_PROTO(struct mm_struct *mm).
  */
 SEC("raw_tp/exit_mmap")
-int fl_mm_exit(struct bpf_raw_tracepoint_args *ctx)
+int fl_mm_exit(__u64 *ctx)
 {
-	__u64 mm_ptr = ctx->args[0];
+	__u64 mm_ptr = ctx[0];
 	__u32 *id = bpf_map_lookup_elem(&mm_ids, &mm_ptr);
 	struct fl_mm *mm;
 	struct fl_proc *p;
@@ -216,14 +215,18 @@ int fl_mm_exit(struct bpf_raw_tracepoint_args *ctx)
 	return 0;
 }
 
-/* Keeps the names of threads already seen current (prctl(PR_SET_NAME), pthread_setname_np). */
-SEC("tracepoint/task/task_rename")
-int fl_task_rename(struct trace_event_raw_task_rename *ctx)
+/*
+ * Keeps the names of threads already seen current (prctl(PR_SET_NAME), pthread_setname_np).
+ * Raw: the task is a type the programs relocate anyway, the event's record one more.
+ * TP_PROTO(struct task_struct *task, const char *comm).
+ */
+SEC("raw_tp/task_rename")
+int fl_task_rename(__u64 *ctx)
 {
-	__u32 tid = ctx->pid;
+	__u32 tid = BPF_CORE_READ((struct task_struct *)ctx[0], pid);
 	struct fl_thread *t = bpf_map_lookup_elem(&threads, &tid);
 
 	if (t)
-		bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), ctx->newcomm);
+		bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), (const char *)ctx[1]);
 	return 0;
 }

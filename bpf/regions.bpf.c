@@ -63,10 +63,10 @@ static __noinline void fl_region_unmap(struct fl_region_key *k, __u64 len)
 }
 
 SEC("raw_tp/sys_exit")
-int fl_region_exit(struct bpf_raw_tracepoint_args *ctx)
+int fl_region_exit(__u64 *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	long ret = (long)ctx->args[1], nr = BPF_CORE_READ(regs, orig_ax);
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long ret = (long)ctx[1], nr = BPF_CORE_READ(regs, orig_ax);
 	struct fl_region_key k = { .tgid = bpf_get_current_pid_tgid() >> 32 };
 	struct fl_proc *p;
 	__u64 flags;

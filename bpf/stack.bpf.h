@@ -170,13 +170,13 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 					   __u64 ip, __u64 bp, __u64 sp)
 {
 	__u32 zero = 0, n = c->nwords, i, len;
-	struct uprobe_task *ut = task->utask;
+	struct uprobe_task *ut = BPF_CORE_READ(task, utask);
 	struct fl_scratch *s;
 	bool same = true;
 
 	if (!n || !c->stack || c->ip != ip || c->sp != sp || c->bp != bp)
 		return false;
-	if (ut && (fl_pending_ri(ut, sp) || ut->active_uprobe))
+	if (ut && (fl_pending_ri(ut, sp) || BPF_CORE_READ(ut, active_uprobe)))
 		return false;
 	if (c->unwind_epoch != *(volatile __u32 *)&unwind_epoch)
 		return false;
@@ -216,7 +216,8 @@ __weak __noinline int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u
 		return 0;
 	/* exact & 1: bool(exact) is a branch, and the verifier then went through the walk
 	 * once for each side of it */
-	fl_unwind_begin(&w, bpf_get_current_task_btf()->utask, ip, sp, bp, exact & 1);
+	fl_unwind_begin(&w, BPF_CORE_READ(bpf_get_current_task_btf(), utask), ip, sp, bp,
+			exact & 1);
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
 	s->w.have_word = s->w.have_win; /* before the window moves */

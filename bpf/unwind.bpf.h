@@ -35,8 +35,7 @@ static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 	if (w->s->w.no_slide || slot & 7 || slot + 8 <= w->s->w.win_base + w->s->w.win_len ||
 	    at <= w->s->w.win_base)
 		return;
-	/* read, not loaded: a pointer loaded from the task has the verifier search the kernel's
-	 * BTF by name, linearly, for each state that reaches the load (see fl_user_stack) */
+	/* read, not loaded (maps.bpf.h) */
 	top = (BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) | 4095) + 1;
 	if (at < top && top - at < len)
 		len = top - at;
@@ -527,17 +526,17 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, struct upro
 	w->s->w.nocache = 0;
 	w->s->w.bx_state = FL_BX_REGS;
 	if (ut) {
-		ri = ut->return_instances;
-		if (ut->active_uprobe) {
+		ri = BPF_CORE_READ(ut, return_instances);
+		if (BPF_CORE_READ(ut, active_uprobe)) {
 			w->s->w.nocache = 1;
 			ip = fl_xol_fixup(ut, ip);
 		} else if (ri && fl_in_trampoline(task, ip)) {
 			/* returning through a uretprobe: the thread is back in the caller, whose
 			 * state is right after the return (the trampoline's own pushes aside) */
-			ip = ri->orig_ret_vaddr;
-			sp = ri->stack + 8;
+			ip = BPF_CORE_READ(ri, orig_ret_vaddr);
+			sp = BPF_CORE_READ(ri, stack) + 8;
 			exact = false;
-			ri = ri->next;
+			ri = BPF_CORE_READ(ri, next);
 			w->s->w.nocache = 1;
 		} else {
 			ri = fl_pending_ri(ut, sp);
@@ -566,7 +565,7 @@ static __always_inline void fl_unwind_begin(struct fl_walk_state *w, struct upro
 	w->proc = fl_unwind_list(tgid);
 	w->cache = w->proc ? bpf_map_lookup_elem(&row_cache, &zero) : NULL;
 	w->s->w.ri = (__u64)ri;
-	w->s->w.ri_stack = ri ? ri->stack : 0;
+	w->s->w.ri_stack = ri ? BPF_CORE_READ(ri, stack) : 0;
 }
 
 #endif /* FAULTLINE_UNWIND_BPF_H */

@@ -49,7 +49,7 @@ struct fl_learned {
 static long fl_vma_learn(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
 {
 	struct fl_learned *l = ctx;
-	struct file *f = vma->vm_file;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
 	struct fl_unwind_object *o;
 	struct inode *inode;
 	__u64 id;

@@ -45,10 +45,10 @@ static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
  */
 static __always_inline struct return_instance *fl_pending_ri(struct uprobe_task *ut, __u64 sp)
 {
-	struct return_instance *ri = ut->return_instances;
+	struct return_instance *ri = BPF_CORE_READ(ut, return_instances);
 
-	if (ri && ri->stack < sp)
-		ri = ri->next;
+	if (ri && BPF_CORE_READ(ri, stack) < sp)
+		ri = BPF_CORE_READ(ri, next);
 	return ri;
 }
 

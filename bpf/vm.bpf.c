@@ -103,10 +103,10 @@ static __always_inline bool fl_vm_nr(long nr)
  * it is detached, under one mutex: ten of them took 0.45 s of SIGINT-to-exit.
  */
 SEC("raw_tp/sys_enter")
-int fl_sys_enter(struct bpf_raw_tracepoint_args *ctx)
+int fl_sys_enter(__u64 *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
-	long nr = (long)ctx->args[1];
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	long nr = (long)ctx[1];
 	__u64 a0, a1, a2, a3, old;
 
 	if (!fl_vm_nr(nr) || !fl_target(bpf_get_current_pid_tgid() >> 32))
@@ -137,12 +137,12 @@ int fl_sys_enter(struct bpf_raw_tracepoint_args *ctx)
 }
 
 SEC("raw_tp/sys_exit")
-int fl_sys_exit(struct bpf_raw_tracepoint_args *ctx)
+int fl_sys_exit(__u64 *ctx)
 {
-	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 
 	if (fl_vm_nr(BPF_CORE_READ(regs, orig_ax)))
-		fl_vm_exit(ctx, (long)ctx->args[1]);
+		fl_vm_exit(ctx, (long)ctx[1]);
 	return 0;
 }
 
