@@ -12,7 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "base/grow.h"
-#include "base/intern.h"
+#include "formats/pprof_model.h"
 #include "formats/protobuf.h"
 
 /* Field numbers of profile.proto. */
@@ -53,52 +53,6 @@ enum {
 	FUNCTION_FILENAME = 4,
 };
 
-/* The interned records are all uint64_t, so they compare and hash as plain memory. */
-struct fn_rec {
-	uint64_t name, file; /* string ids */
-};
-
-struct map_rec {
-	uint64_t start, limit, offset, file, build_id;
-};
-
-/* A Line, and the one after it (the caller it was inlined into): 0 for the last. */
-struct line_rec {
-	uint64_t function, line, next;
-};
-
-struct loc_rec {
-	uint64_t pid, address, lines, mapping; /* lines: the first line_rec */
-};
-
-struct sample_rec {
-	size_t loc_off, nlocs; /* in locs */
-	size_t val_off;	       /* in vals, ntypes of them */
-	uint64_t thread, pid;  /* string ids */
-	uint64_t comm, cgroup; /* string ids, 0: none */
-	uint64_t tid;
-};
-
-struct value_type {
-	uint64_t type, unit; /* string ids */
-};
-
-struct pprof {
-	struct intern strings; /* string id = intern id; 0 is "" */
-	struct intern fns, maps, locs, lines;
-	struct value_type *types;
-	size_t ntypes, types_cap;
-	uint64_t default_type; /* string id of its type */
-	int64_t time_ns, duration_ns;
-	struct sample_rec *samples;
-	size_t nsamples, samples_cap;
-	uint64_t *sample_locs;
-	size_t nsample_locs, sample_locs_cap;
-	int64_t *vals;
-	size_t nvals, vals_cap;
-	uint64_t key_thread, key_pid, key_tid, key_comm, key_cgroup;
-};
-
 /* The string id of @s (0 for "" or NULL), added when new; (uint64_t)-1 when out of memory. */
 static uint64_t string_id(struct pprof *p, const char *s)
 {
@@ -108,12 +62,6 @@ static uint64_t string_id(struct pprof *p, const char *s)
 		return 0;
 	id = intern__id(&p->strings, s);
 	return id ? id : (uint64_t)-1;
-}
-
-/* The string with id @id. */
-static const char *string(const struct pprof *p, uint64_t id)
-{
-	return id ? intern__get(&p->strings, id) : "";
 }
 
 struct pprof *pprof__new(void)
@@ -311,6 +259,17 @@ nomem:
 	return -ENOMEM;
 }
 
+size_t pprof__nr_types(const struct pprof *p)
+{
+	return p->ntypes;
+}
+
+void pprof__type(const struct pprof *p, size_t i, const char **type, const char **unit)
+{
+	*type = pprof_string(p, p->types[i].type);
+	*unit = pprof_string(p, p->types[i].unit);
+}
+
 size_t pprof__nr_samples(const struct pprof *p)
 {
 	return p->nsamples;
@@ -438,7 +397,7 @@ static uint64_t main_mapping(const struct pprof *p)
 {
 	for (uint64_t id = 1; id <= p->maps.n; id++) {
 		const struct map_rec *r = intern__get(&p->maps, id);
-		const char *file = string(p, r->file);
+		const char *file = pprof_string(p, r->file);
 
 		if (r->file && file[0] != '[' && !is_library(file))
 			return id;
@@ -522,7 +481,7 @@ static void encode_functions(const struct pprof *p, struct gz_out *g, struct pb_
 static void encode_rest(const struct pprof *p, struct gz_out *g, struct pb_buf *b)
 {
 	for (uint64_t i = 0; i <= p->strings.n && !g->err; i++) {
-		pb__string(b, PROFILE_STRING_TABLE, string(p, i));
+		pb__string(b, PROFILE_STRING_TABLE, pprof_string(p, i));
 		gz_emit(g, b);
 	}
 	if (p->time_ns)

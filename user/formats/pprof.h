@@ -83,6 +83,10 @@ int pprof__add_sample_lines(struct pprof *p, const struct pprof_frame *frames,
 			    const struct pprof_lines *lines, size_t n, const int64_t *values,
 			    const struct pprof_labels *l);
 
+/* How many sample types the model has, and type @i's name and unit ("resident", "bytes"). */
+size_t pprof__nr_types(const struct pprof *p);
+void pprof__type(const struct pprof *p, size_t i, const char **type, const char **unit);
+
 /* How many samples, locations and mappings the model holds. */
 size_t pprof__nr_samples(const struct pprof *p);
 size_t pprof__nr_locations(const struct pprof *p);

@@ -77,6 +77,16 @@ void pb__uint(struct pb_buf *b, uint32_t field, uint64_t v)
 	pb__varint(b, v);
 }
 
+void pb__fixed64(struct pb_buf *b, uint32_t field, uint64_t v)
+{
+	uint8_t le[8];
+
+	for (int i = 0; i < 8; i++)
+		le[i] = (uint8_t)(v >> (8 * i));
+	key(b, field, PB_FIXED64);
+	append(b, le, sizeof(le));
+}
+
 void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len)
 {
 	key(b, field, PB_LEN);

@@ -14,6 +14,7 @@
 /* Wire types. */
 enum {
 	PB_VARINT = 0,
+	PB_FIXED64 = 1,
 	PB_LEN = 2
 };
 
@@ -33,6 +34,8 @@ void pb__rewind(struct pb_buf *b);
 void pb__varint(struct pb_buf *b, uint64_t v);
 /* A field of wire type VARINT. Written even when @v is 0 (callers omit defaults). */
 void pb__uint(struct pb_buf *b, uint32_t field, uint64_t v);
+/* A field of wire type I64 (fixed64: 8 bytes, little-endian). */
+void pb__fixed64(struct pb_buf *b, uint32_t field, uint64_t v);
 /* A length-delimited field holding @len bytes of @data (a string, bytes, a message). */
 void pb__bytes(struct pb_buf *b, uint32_t field, const void *data, size_t len);
 /* pb__bytes of the NUL-terminated @s. */

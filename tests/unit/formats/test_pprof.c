@@ -11,70 +11,9 @@
 #include <string.h>
 #include <zlib.h>
 #include "formats/pprof.h"
+#include "unit/pbread.h"
 
 #define MAX_ITEMS 32
-
-/* One decoded field: a varint, or the bytes of a length-delimited one. */
-struct field {
-	uint32_t num;
-	int wire;
-	uint64_t v;
-	const uint8_t *p;
-	size_t len;
-};
-
-static uint64_t get_varint(const uint8_t **p, const uint8_t *end)
-{
-	uint64_t v = 0;
-
-	for (int shift = 0; *p < end; shift += 7) {
-		uint8_t b = *(*p)++;
-
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	cr_assert_fail("truncated varint");
-	return 0;
-}
-
-/* The next field of [*p, end): false at the end. Only wire types 0 and 2 may appear. */
-static bool next_field(const uint8_t **p, const uint8_t *end, struct field *f)
-{
-	uint64_t key;
-
-	if (*p >= end)
-		return false;
-	key = get_varint(p, end);
-	f->num = (uint32_t)(key >> 3);
-	f->wire = (int)(key & 7);
-	cr_assert(f->wire == 0 || f->wire == 2, "wire type %d", f->wire);
-	if (f->wire == 0) {
-		f->v = get_varint(p, end);
-		return true;
-	}
-	f->len = get_varint(p, end);
-	cr_assert_leq(f->len, (size_t)(end - *p), "length past the end");
-	f->p = *p;
-	*p += f->len;
-	return true;
-}
-
-/* A packed repeated field (or a lone varint of it) appended to @out. */
-static size_t unpack(const struct field *f, uint64_t *out, size_t n)
-{
-	const uint8_t *p = f->p, *end = f->p + f->len;
-
-	if (f->wire == 0) {
-		out[n++] = f->v;
-		return n;
-	}
-	while (p < end) {
-		cr_assert_lt(n, MAX_ITEMS);
-		out[n++] = get_varint(&p, end);
-	}
-	return n;
-}
 
 struct d_label {
 	uint64_t key, str, num;
@@ -104,29 +43,29 @@ struct d_profile {
 };
 
 /* Fields 1..@max of a message of varints into @out[num - 1]. */
-static void flat(const struct field *m, uint64_t *out, uint32_t max)
+static void flat(const struct pb_field *m, uint64_t *out, uint32_t max)
 {
 	const uint8_t *p = m->p;
-	struct field f;
+	struct pb_field f;
 
-	while (next_field(&p, m->p + m->len, &f)) {
+	while (pbr_next(&p, m->p + m->len, &f)) {
 		cr_assert_eq(f.wire, 0, "field %u of a flat message", f.num);
 		if (f.num >= 1 && f.num <= max)
 			out[f.num - 1] = f.v;
 	}
 }
 
-static void decode_sample(const struct field *m, struct d_sample *s)
+static void decode_sample(const struct pb_field *m, struct d_sample *s)
 {
 	const uint8_t *p = m->p;
-	struct field f;
+	struct pb_field f;
 
 	memset(s, 0, sizeof(*s));
-	while (next_field(&p, m->p + m->len, &f)) {
+	while (pbr_next(&p, m->p + m->len, &f)) {
 		if (f.num == 1)
-			s->nlocs = unpack(&f, s->locs, s->nlocs);
+			s->nlocs = pbr_unpack(&f, s->locs, s->nlocs, MAX_ITEMS);
 		else if (f.num == 2)
-			s->nvals = unpack(&f, s->vals, s->nvals);
+			s->nvals = pbr_unpack(&f, s->vals, s->nvals, MAX_ITEMS);
 		else if (f.num == 3) {
 			uint64_t l[4] = {};
 
@@ -137,13 +76,13 @@ static void decode_sample(const struct field *m, struct d_sample *s)
 	}
 }
 
-static void decode_location(const struct field *m, uint64_t *loc)
+static void decode_location(const struct pb_field *m, uint64_t *loc)
 {
 	const uint8_t *p = m->p;
-	struct field f;
+	struct pb_field f;
 	int lines = 0;
 
-	while (next_field(&p, m->p + m->len, &f)) {
+	while (pbr_next(&p, m->p + m->len, &f)) {
 		if (f.num == 4) {
 			uint64_t line[2] = {};
 
@@ -160,10 +99,10 @@ static void decode_location(const struct field *m, uint64_t *loc)
 static void decode(const uint8_t *buf, size_t len, struct d_profile *d)
 {
 	const uint8_t *p = buf;
-	struct field f;
+	struct pb_field f;
 
 	memset(d, 0, sizeof(*d));
-	while (next_field(&p, buf + len, &f)) {
+	while (pbr_next(&p, buf + len, &f)) {
 		switch (f.num) {
 		case 1:
 			flat(&f, d->types[d->ntypes++], 2);
@@ -193,8 +132,8 @@ static void decode(const uint8_t *buf, size_t len, struct d_profile *d)
 			d->default_type = f.v;
 			break;
 		}
-		cr_assert(d->ntypes < MAX_ITEMS && d->nsamples < MAX_ITEMS && d->nmaps < MAX_ITEMS &&
-			  d->nlocs < MAX_ITEMS && d->nfns < MAX_ITEMS &&
+		cr_assert(d->ntypes < MAX_ITEMS && d->nsamples < MAX_ITEMS &&
+			  d->nmaps < MAX_ITEMS && d->nlocs < MAX_ITEMS && d->nfns < MAX_ITEMS &&
 			  d->nstrings < MAX_ITEMS * 4);
 	}
 }
@@ -251,8 +190,7 @@ static int loc_named(const struct d_profile *d, const char *name)
 }
 
 /* The function names of sample @s, leaf first, joined by ';'. */
-static void sample_path(const struct d_profile *d, const struct d_sample *s, char *buf,
-			size_t len)
+static void sample_path(const struct d_profile *d, const struct d_sample *s, char *buf, size_t len)
 {
 	size_t used = 0;
 
@@ -268,9 +206,12 @@ static void sample_path(const struct d_profile *d, const struct d_sample *s, cha
 }
 
 static const uint8_t build_id[] = { 0xde, 0xad, 0xbe, 0xef, 0x01 };
-static const struct pprof_mapping app = { .start = 0x400000, .limit = 0x402000,
-					  .offset = 0x1000, .file = "/usr/bin/app",
-					  .build_id = build_id, .build_id_len = sizeof(build_id) };
+static const struct pprof_mapping app = { .start = 0x400000,
+					  .limit = 0x402000,
+					  .offset = 0x1000,
+					  .file = "/usr/bin/app",
+					  .build_id = build_id,
+					  .build_id_len = sizeof(build_id) };
 
 /* Three samples of one process: two share a location, one is all pseudo-frames. */
 static struct pprof *sample_model(void)
@@ -421,12 +362,13 @@ Test(pprof, comm_and_cgroup_labels)
 
 	cr_assert_not_null(p);
 	cr_assert_eq(pprof__add_type(p, "resident", "bytes"), 0);
-	cr_assert_eq(pprof__add_sample_lines(p, f, NULL, 1, v,
-					     &(struct pprof_labels){ .thread = "w",
-								     .pid = 7,
-								     .tid = 8,
-								     .comm = "mysqld",
-								     .cgroup = "/system.slice/m.service" }),
+	cr_assert_eq(pprof__add_sample_lines(
+			     p, f, NULL, 1, v,
+			     &(struct pprof_labels){ .thread = "w",
+						     .pid = 7,
+						     .tid = 8,
+						     .comm = "mysqld",
+						     .cgroup = "/system.slice/m.service" }),
 		     0);
 	cr_assert_eq(pprof__add_sample(p, f, 1, v, "w", 9, 9), 0);
 	write_and_decode(p, &d);
@@ -441,7 +383,8 @@ Test(pprof, comm_and_cgroup_labels)
 Test(pprof, locations_per_process_and_address)
 {
 	struct pprof *p = pprof__new();
-	const struct pprof_mapping other = { .start = 0x400000, .limit = 0x402000,
+	const struct pprof_mapping other = { .start = 0x400000,
+					     .limit = 0x402000,
 					     .file = "/usr/bin/other" };
 	const struct pprof_frame a[] = { { "f", 0x401000, 1, &app }, { "[root]", 0, 1, NULL } };
 	const struct pprof_frame b[] = { { "f", 0x401000, 2, &app }, { "[root]", 0, 2, NULL } };
@@ -468,8 +411,11 @@ Test(pprof, locations_per_process_and_address)
 Test(pprof, main_binary_mapping_first)
 {
 	struct pprof *p = pprof__new();
-	const struct pprof_mapping vdso = { .start = 0x7ff000, .limit = 0x800000, .file = "[vdso]" };
-	const struct pprof_mapping libc = { .start = 0x7f0000, .limit = 0x7f8000,
+	const struct pprof_mapping vdso = { .start = 0x7ff000,
+					    .limit = 0x800000,
+					    .file = "[vdso]" };
+	const struct pprof_mapping libc = { .start = 0x7f0000,
+					    .limit = 0x7f8000,
 					    .file = "/lib/libc.so.6" };
 	const struct pprof_frame f[] = { { "gettime", 0x7ff010, 5, &vdso },
 					 { "malloc", 0x7f0010, 5, &libc },

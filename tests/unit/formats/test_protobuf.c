@@ -26,8 +26,8 @@ Test(protobuf, varint_field)
 
 Test(protobuf, varint_edges)
 {
-	static const uint8_t want[] = { 0x00, 0x7f, 0x80, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff,
-					0xff, 0xff, 0xff, 0xff, 0x01 };
+	static const uint8_t want[] = { 0x00, 0x7f, 0x80, 0x01, 0xff, 0xff, 0xff,
+					0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
 	struct pb_buf b = {};
 
 	pb__varint(&b, 0);
@@ -69,6 +69,17 @@ Test(protobuf, packed_repeated)
 
 	pb__packed(&b, 4, v, 3);
 	pb__packed(&b, 5, v, 0); /* nothing at all */
+	expect_bytes(&b, want, sizeof(want));
+	pb__reset(&b);
+}
+
+/* time_unix_nano = 3 (fixed64): key 0x19, then the 8 bytes little-endian */
+Test(protobuf, fixed64_field)
+{
+	static const uint8_t want[] = { 0x19, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01 };
+	struct pb_buf b = {};
+
+	pb__fixed64(&b, 3, 0x0102030405060708ull);
 	expect_bytes(&b, want, sizeof(want));
 	pb__reset(&b);
 }
