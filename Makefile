@@ -35,8 +35,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
-LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
-	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldw -llzma -ldl -lpthread -lm
+LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw libcurl 2>/dev/null \
+	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo -lcurl) -ldw -llzma -ldl -lpthread -lm
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -111,7 +111,7 @@ $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 INTEG_READER := user/formats/jsonread.c user/base/units.c
 $(OUTPUT)/tests/integration: $(INTEG_SRCS) $(INTEG_READER) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) $(INTEG_READER) -lcriterion -lutil -o $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(INTEG_SRCS) $(INTEG_READER) -lcriterion -lutil -lz -lpthread -o $@
 
 # The library objects and the unit tests again under AddressSanitizer and UBSan, apart in
 # $(SAN_OUT); tests/sanitized.sh fails on any report (leaks included). clang: gcc 12's UBSan
@@ -181,8 +181,17 @@ unit-sanitize: $(SAN_OUT)/tests/unit
 	$(Q)cd tests/unit && ../sanitized.sh $(abspath $(SAN_OUT))/reports \
 		$(abspath $(SAN_OUT))/tests/unit --jobs 2
 
+# The OTLP tests' collector is built once and cached (tests/otelcol/build.sh); with no Go
+# toolchain (exit 77) those tests are skipped and say why.
 integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
-	$(Q)FAULTLINE=$(abspath $(OUTPUT)/faultline) WORKLOADS=$(abspath $(OUTPUT)/workloads) \
+	$(Q)rc=0; otelcol=$$(tests/otelcol/build.sh 2>$(OUTPUT)/otelcol-build.log) || rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then \
+		cat $(OUTPUT)/otelcol-build.log >&2; \
+		echo "integration: building the test collector (tests/otelcol) failed" >&2; exit 1; \
+	fi; \
+	OTELCOL="$$otelcol" OTELCOL_SKIP="$$(cat $(OUTPUT)/otelcol-build.log)" \
+	OTELCOL_DIR=$(abspath tests/otelcol) \
+	FAULTLINE=$(abspath $(OUTPUT)/faultline) WORKLOADS=$(abspath $(OUTPUT)/workloads) \
 		$(OUTPUT)/tests/integration --jobs 1
 
 # Debian's 6.1, 6.12 and 5.10 kernels in VMs, one after another (VM_KERNEL=6.12: that one alone)

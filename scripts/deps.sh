@@ -15,10 +15,13 @@ set -eu
 # ASan, UBSan) for make fuzz and make unit-sanitize.
 # libdw-dev: DWARF lines and inlined frames; liblzma-dev: MiniDebugInfo; libdebuginfod1 (loaded
 # at run time when DEBUGINFOD_URLS is set) and debuginfod (the server the tests start).
+# libcurl4-openssl-dev: --otlp and --pyroscope (HTTP and TLS); openssl: the certificate the
+# https test makes. Go is not installed here (Debian's is too old for the test collector):
+# the OTLP tests run where /usr/local/go or a go on PATH is, and say they are skipped if not.
 PACKAGES="libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev libcriterion-dev pkg-config make gcc elfutils
 libcapstone-dev libjemalloc2 libtcmalloc-minimal4 libncurses-dev librsvg2-bin
 qemu-system-x86 busybox-static cpio clang-format clang-rt
-libdw-dev liblzma-dev libdebuginfod1 debuginfod"
+libdw-dev liblzma-dev libdebuginfod1 debuginfod libcurl4-openssl-dev openssl"
 
 dpkg_installed() {
 	dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'
@@ -35,6 +38,8 @@ have() {
 	libcapstone-dev) test -f /usr/include/capstone/capstone.h ;;
 	libdw-dev) test -f /usr/include/elfutils/libdw.h ;;
 	liblzma-dev) test -f /usr/include/lzma.h ;;
+	libcurl4-openssl-dev) test -f /usr/include/x86_64-linux-gnu/curl/curl.h -o \
+		-f /usr/include/curl/curl.h ;;
 	libdebuginfod1) test -f /usr/lib/x86_64-linux-gnu/libdebuginfod.so.1 ;;
 	libncurses-dev) test -f /usr/include/ncursesw/curses.h -o -f /usr/include/curses.h ;;
 	libjemalloc2) test -f /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 ;;

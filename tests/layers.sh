@@ -18,6 +18,7 @@ declare -A may=(
 	[trace]="base model symbols"
 	[views]="base model"
 	[formats]="base model"
+	[ship]="base model formats"
 )
 # Libraries that belong to one stage: the BPF programs are loaded in probes and their maps
 # read in trace alone (and libbpf's log set up in main.c), ELF files in symbols, probes (the
@@ -31,6 +32,7 @@ declare -A lib_stages=(
 	["lzma.h"]="symbols"
 	["curses.h"]="views"
 	["zlib.h"]="formats"
+	["curl/"]="ship"
 )
 
 fail=0 files=0

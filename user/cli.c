@@ -16,6 +16,7 @@
 #include "base/units.h"
 #include "cli_checks.h"
 #include "cli_options.h"
+#include "cli_ship.h"
 
 #define DEFAULT_INTERVAL_S 1.0
 #define DEFAULT_TOP 20
@@ -486,6 +487,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		err = parse_command(state, cs, arg);
 		break;
 	default:
+		err = cli_ship__parse(cfg, key, arg);
+		if (err != -ENOENT)
+			break;
 		return parse_special(state, cs, key);
 	}
 	/* argp wants a positive error number; EINVAL also stops it quietly. */

@@ -7,9 +7,23 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "model/profile.h"
+#include "ship/ship.h"
 
 #define FL_MAX_PIDS 64
 #define FL_MAX_CGROUP_SELECTORS 16 /* bpf/faultline.h FL_MAX_CGROUPS */
+
+/* Where the profile goes at the end besides files: --otlp, --pyroscope (cli_ship.c). */
+struct fl_ship_config {
+	const char *otlp;      /* --otlp URL: an OTLP/HTTP endpoint; NULL: none */
+	const char *pyroscope; /* --pyroscope URL: a Pyroscope server; NULL: none */
+	const char *service;   /* --service NAME; NULL: the target's executable */
+	const char *ca_file;   /* --ca-file FILE: verify https with it; NULL: the system's */
+	/* --otlp-header, --pyroscope-header K=V (repeatable), as given */
+	const char *otlp_headers[FL_SHIP_MAX_HEADERS];
+	size_t notlp_headers;
+	const char *pyroscope_headers[FL_SHIP_MAX_HEADERS];
+	size_t npyroscope_headers;
+};
 
 /* --by's top of the tree: the executable's name (comm, the default; processes of one
  * executable merge), each process (comm/pid), or the cgroup above the executable. */
@@ -60,6 +74,7 @@ struct fl_config {
 	bool by_mapping;       /* ... and/or the class of the mapping the change hit */
 	bool no_debuginfod;    /* --no-debuginfod: never ask DEBUGINFOD_URLS' servers */
 	bool inline_frames;    /* --inline: inlined calls as frames of the tree and folded output */
+	struct fl_ship_config ship;
 };
 
 #ifndef FAULTLINE_VERSION /* the Makefile defines it */

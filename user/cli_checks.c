@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include "cli_ship.h"
 
 void usage_error(const char *fmt, ...)
 {
@@ -105,5 +106,9 @@ static int check_target(const struct fl_config *cfg)
 
 int cli__check(const struct fl_config *cfg)
 {
-	return check_target(cfg) ?: check_alloc(cfg) ?: check_vm(cfg) ?: check_outputs(cfg);
+	return check_target(cfg)	  ?:
+		       check_alloc(cfg)	  ?:
+		       check_vm(cfg)	  ?:
+		       check_outputs(cfg) ?:
+					    cli_ship__check(cfg);
 }

@@ -23,6 +23,7 @@ const char cli_doc[] =
 	"    faultline -q --pprof out.pb.gz -p 1234  # go tool pprof, Pyroscope\n"
 	"    faultline -q --json-stream - -p 1234  # one JSON line per refresh\n"
 	"    faultline -q --svg out.svg -p 1234  # an interactive flame graph\n"
+	"    faultline -q --otlp http://collector:4318 -d 60 -p 1234  # to an OTel Collector\n"
 	"    faultline diff before.txt after.txt  # what changed between two --folded files\n"
 	"    faultline --alloc --metric live-bytes -p 1234  # who holds the live heap\n"
 	"    faultline --alloc=churn --metric alloc-count -p 1234  # malloc storms\n"
@@ -131,13 +132,30 @@ const struct argp_option cli_options[] = {
 	  "Inlined calls as frames of their own (tree, folded, SVG, JSON, pprof; from DWARF)", 4 },
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Never fetch debug files from the servers of DEBUGINFOD_URLS", 4 },
-	{ NULL, 0, NULL, 0, "Tuning:", 5 },
+	{ NULL, 0, NULL, 0, "Shipping (sent at the end; the files are written either way):", 5 },
+	{ "otlp", OPT_OTLP, "URL", 0,
+	  "Send the profile (every metric) to an OpenTelemetry endpoint: OTLP/HTTP, POST "
+	  "URL/v1development/profiles (protobuf, gzip)",
+	  5 },
+	{ "otlp-header", OPT_OTLP_HEADER, "K=V", 0,
+	  "A header for --otlp, e.g. Authorization=Bearer... (repeatable)", 5 },
+	{ "pyroscope", OPT_PYROSCOPE, "URL", 0,
+	  "Push the profile to Grafana Pyroscope: POST URL/ingest (pprof)", 5 },
+	{ "pyroscope-header", OPT_PYROSCOPE_HEADER, "K=V", 0,
+	  "A header for --pyroscope, e.g. X-Scope-OrgID=TENANT (repeatable)", 5 },
+	{ "service", OPT_SERVICE, "NAME", 0,
+	  "The service the profile is of (service.name, the Pyroscope application; default: "
+	  "the target's executable)",
+	  5 },
+	{ "ca-file", OPT_CA_FILE, "FILE", 0,
+	  "Verify https endpoints with the CA certificates in FILE (default: the system's)", 5 },
+	{ NULL, 0, NULL, 0, "Tuning:", 6 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
-	  "Stack map entries (default 16384, 256..1048576)", 5 },
+	  "Stack map entries (default 16384, 256..1048576)", 6 },
 	{ "unwind-mem", OPT_UNWIND_MEM, "MIB", 0,
-	  "Kernel memory for unwind tables (default 64; 0: frame pointers only)", 5 },
-	{ NULL, 0, NULL, 0, "Miscellaneous:", 6 },
-	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 6 },
+	  "Kernel memory for unwind tables (default 64; 0: frame pointers only)", 6 },
+	{ NULL, 0, NULL, 0, "Miscellaneous:", 7 },
+	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 7 },
 	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },
 	{ "version", OPT_VERSION, NULL, 0, "Show the version and exit", -1 },
 	{ 0 },

@@ -30,6 +30,12 @@ enum {
 	OPT_INLINE,
 	OPT_UNWIND_MEM,
 	OPT_WIDTH,
+	OPT_OTLP,
+	OPT_OTLP_HEADER,
+	OPT_PYROSCOPE,
+	OPT_PYROSCOPE_HEADER,
+	OPT_SERVICE,
+	OPT_CA_FILE,
 };
 
 extern const char cli_args_doc[];

@@ -195,7 +195,8 @@ static int build(struct session *s, struct snapshot *snap, enum fl_metric metric
 				    .by_top = cfg->by_top,
 				    .by_stack = cfg->by_stack,
 				    .by_mapping = cfg->by_mapping,
-				    .pprof = final && cfg->pprof,
+				    .pprof = final &&
+					     (cfg->pprof || cfg->ship.otlp || cfg->ship.pyroscope),
 				    .inline_frames = cfg->inline_frames };
 
 	return snapshot__build(snap, &so, s->col, s->frames, &s->targets, keep);
@@ -299,6 +300,9 @@ static int show(struct session *s, bool final)
 	/* written even when the folded file failed: it is a separate file */
 	if (final && cfg->svg)
 		err = snapshot__write_svg(&snap, &s->svg, s->metric) ?: err;
+	/* after the files: they are written whatever the endpoints do */
+	if (final)
+		err = session__ship(s, &snap) ?: err;
 	if (s->tui && !final) {
 		/* the view reads what it shows until the next one: s->shown keeps it alive */
 		struct snapshot old = s->shown;

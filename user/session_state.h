@@ -109,4 +109,9 @@ void session__teardown(struct session *s);
  * anonymous region the session saw mapped (--alloc): the allocator or the application. */
 void session__read_inventory(struct session *s, struct target *t, bool paced);
 
+/* --otlp, --pyroscope: @snap's profile sent to each endpoint given (session_ship.c). A failure
+ * is one line on stderr each. Returns 0, or -EIO when one failed (the exit status is 1). */
+struct snapshot;
+int session__ship(struct session *s, const struct snapshot *snap);
+
 #endif /* FAULTLINE_SESSION_STATE_H */

@@ -463,9 +463,20 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	return err;
 }
 
-int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
+int64_t snapshot__stamp_pprof(const struct snapshot *snap)
 {
 	struct timespec now;
+	int64_t end_ns, len_ns = (int64_t)(snap->report.elapsed_s * 1e9);
+
+	/* the session's wall-clock start: now less its length */
+	clock_gettime(CLOCK_REALTIME, &now);
+	end_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	pprof__set_time(snap->pprof, end_ns - len_ns, len_ns);
+	return end_ns;
+}
+
+int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
+{
 	FILE *f;
 	int err;
 
@@ -474,12 +485,7 @@ int snapshot__write_pprof(const struct snapshot *snap, struct output *o)
 	err = output__file(o, &f);
 	if (err)
 		return output__close(o, err);
-	/* the session's wall-clock start: now less its length */
-	clock_gettime(CLOCK_REALTIME, &now);
-	pprof__set_time(snap->pprof,
-			(int64_t)now.tv_sec * 1000000000 + now.tv_nsec -
-				(int64_t)(snap->report.elapsed_s * 1e9),
-			(int64_t)(snap->report.elapsed_s * 1e9));
+	snapshot__stamp_pprof(snap);
 	return output__close(o, pprof__write(f, snap->pprof));
 }
 

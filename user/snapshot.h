@@ -61,6 +61,9 @@ int snapshot__write_folded(const struct snapshot *snap, struct output *o,
 			   const struct folded_layout *l);
 /* The pprof model of @snap, gzip-compressed profile.proto. */
 int snapshot__write_pprof(const struct snapshot *snap, struct output *o);
+/* Sets the pprof model's wall-clock start and length from the report's; returns the end, now,
+ * in ns since the epoch. */
+int64_t snapshot__stamp_pprof(const struct snapshot *snap);
 /* The JSON document of @snap (jsonreport.h). */
 int snapshot__write_json(const struct snapshot *snap, struct output *o,
 			 const struct jsonreport_opts *jo);

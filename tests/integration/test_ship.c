@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
+/*
+ * --otlp and --pyroscope against real endpoints: the test OpenTelemetry Collector
+ * (tests/otelcol, built once by the Makefile and given as OTELCOL; the tests that need it are
+ * skipped when no Go toolchain could build it), over http and over https with a certificate
+ * made here; and a small Pyroscope stand-in in this process that keeps the request it gets and
+ * answers what it is told to. What reached the collector must be the session's own profile:
+ * the resident samples sum to the folded file's total, and every index resolves.
+ */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "formats/jsonread.h"
+#include "harness.h"
+
+static void setup(void)
+{
+	h_require_root();
+}
+
+TestSuite(ship, .init = setup, .fini = h_cleanup, .timeout = 180);
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The test collector, running: its log and output files, its port. */
+struct collector {
+	pid_t pid;
+	char dir[64], log[96], out[96];
+	int port;
+};
+
+static const char *collector_bin(void)
+{
+	const char *bin = getenv("OTELCOL");
+
+	if (!bin || !*bin)
+		cr_skip_test("no test collector: %s", getenv("OTELCOL_SKIP") ?:
+									       "OTELCOL is not set "
+									       "(make integration "
+									       "builds it)");
+	return bin;
+}
+
+/* Starts the collector (with TLS when @cert is given) and waits for its port. */
+static void collector_start_ok(struct collector *c, const char *cert, const char *key)
+{
+	const char *bin = collector_bin();
+	char cfg[PATH_MAX], tls[PATH_MAX], *log = NULL, *at;
+	double until = now_s() + 60;
+
+	h_temp_dir_ok(c->dir);
+	snprintf(c->log, sizeof(c->log), "%s/collector.log", c->dir);
+	snprintf(c->out, sizeof(c->out), "%s/out.json", c->dir);
+	snprintf(cfg, sizeof(cfg), "%s/config.yaml", getenv("OTELCOL_DIR") ?: "tests/otelcol");
+	snprintf(tls, sizeof(tls), "%s/config-tls.yaml", getenv("OTELCOL_DIR") ?: "tests/otelcol");
+	c->pid = fork();
+	cr_assert_geq(c->pid, 0);
+	if (!c->pid) {
+		FILE *f = freopen(c->log, "w", stderr);
+
+		(void)f;
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+		setenv("OTLP_HTTP_ENDPOINT", "127.0.0.1:0", 1);
+		setenv("OTLP_OUT_FILE", c->out, 1);
+		if (cert) {
+			setenv("OTLP_TLS_CERT", cert, 1);
+			setenv("OTLP_TLS_KEY", key, 1);
+			execl(bin, bin, "--config", cfg, "--config", tls, (char *)NULL);
+		}
+		execl(bin, bin, "--config", cfg, (char *)NULL);
+		_exit(127);
+	}
+	h_track(c->pid);
+	for (;;) {
+		free(log);
+		log = h_read_file(c->log);
+		if (strstr(log, "Everything is ready"))
+			break;
+		cr_assert(now_s() < until && waitpid(c->pid, NULL, WNOHANG) == 0,
+			  "the collector did not start:\n%s", log);
+		usleep(50000);
+	}
+	at = strstr(log, "\"endpoint\": \"127.0.0.1:");
+	cr_assert_not_null(at, "no endpoint in the collector's log:\n%s", log);
+	c->port = atoi(at + strlen("\"endpoint\": \"127.0.0.1:"));
+	cr_assert_gt(c->port, 0);
+	free(log);
+}
+
+/* The first request the collector wrote, parsed. */
+static void collector_request_ok(const struct collector *c, struct jv *req)
+{
+	double until = now_s() + 20;
+	char *text;
+
+	for (;;) {
+		text = h_read_file(c->out);
+		if (strchr(text, '\n'))
+			break;
+		free(text);
+		cr_assert(now_s() < until, "nothing reached the collector's output");
+		usleep(50000);
+	}
+	*strchr(text, '\n') = '\0';
+	cr_assert_eq(jv_parse(text, strlen(text), req), 0, "the collector wrote no JSON");
+	free(text);
+}
+
+/* An int64 of the collector's JSON (written as a string) or an index (a number). */
+static uint64_t num(const struct jv *v)
+{
+	if (!v)
+		return 0;
+	return strtoull(v->text, NULL, 10);
+}
+
+static const struct jv *at(const struct jv *arr, uint64_t i, const char *what)
+{
+	cr_assert(arr && arr->type == JV_ARR, "%s: no table", what);
+	cr_assert_lt(i, arr->n, "%s index %lu past the table (%zu)", what, (unsigned long)i,
+		     arr->n);
+	return &arr->items[i];
+}
+
+/* The string table's entry @i. */
+static const char *str(const struct jv *dict, const struct jv *index)
+{
+	return at(jv_get(dict, "stringTable"), num(index), "string")->text;
+}
+
+/* Every index of every sample resolves; returns the sum of the profile of type @type. */
+static uint64_t check_request_ok(const struct jv *req, const char *type)
+{
+	const struct jv *dict = jv_get(req, "dictionary");
+	const struct jv *profiles =
+		jv_path(at(jv_get(req, "resourceProfiles"), 0, "resource"), "scopeProfiles");
+	uint64_t sum = 0;
+	bool found = false;
+
+	cr_assert_not_null(dict);
+	profiles = jv_get(at(profiles, 0, "scope"), "profiles");
+	cr_assert(profiles && profiles->n >= 1, "no profile");
+	for (size_t p = 0; p < profiles->n; p++) {
+		const struct jv *prof = &profiles->items[p], *samples = jv_get(prof, "samples");
+		bool mine = !strcmp(str(dict, jv_path(prof, "sampleType.typeStrindex")), type);
+
+		found |= mine;
+		for (size_t i = 0; samples && i < samples->n; i++) {
+			const struct jv *s = &samples->items[i];
+			const struct jv *stack = at(jv_get(dict, "stackTable"),
+						    num(jv_get(s, "stackIndex")), "stack");
+			const struct jv *locs = jv_get(stack, "locationIndices");
+			const struct jv *attrs = jv_get(s, "attributeIndices");
+
+			cr_assert(locs && locs->n, "a stack without locations");
+			for (size_t k = 0; k < locs->n; k++) {
+				const struct jv *loc = at(jv_get(dict, "locationTable"),
+							  num(&locs->items[k]), "location");
+				const struct jv *lines = jv_get(loc, "lines");
+
+				if (jv_get(loc, "mappingIndex"))
+					at(jv_get(dict, "mappingTable"),
+					   num(jv_get(loc, "mappingIndex")), "mapping");
+				for (size_t l = 0; lines && l < lines->n; l++) {
+					const struct jv *fn =
+						at(jv_get(dict, "functionTable"),
+						   num(jv_get(&lines->items[l], "functionIndex")),
+						   "function");
+
+					str(dict, jv_get(fn, "nameStrindex"));
+				}
+			}
+			for (size_t k = 0; attrs && k < attrs->n; k++)
+				at(jv_get(dict, "attributeTable"), num(&attrs->items[k]),
+				   "attribute");
+			if (mine)
+				sum += num(at(jv_get(s, "values"), 0, "value"));
+		}
+	}
+	cr_assert(found, "no %s profile", type);
+	return sum;
+}
+
+/* The resource attribute @key as text ("" when absent): the collector writes keys and string
+ * values as string table indices. */
+static const char *resource_attr(const struct jv *req, const char *key, char *buf, size_t len)
+{
+	const struct jv *dict = jv_get(req, "dictionary");
+	const struct jv *attrs =
+		jv_path(at(jv_get(req, "resourceProfiles"), 0, "resource"), "resource.attributes");
+
+	buf[0] = '\0';
+	for (size_t i = 0; attrs && i < attrs->n; i++) {
+		const struct jv *a = &attrs->items[i], *v = jv_get(a, "value");
+
+		if (strcmp(str(dict, jv_get(a, "keyStrindex")), key))
+			continue;
+		if (jv_get(v, "stringValueStrindex"))
+			snprintf(buf, len, "%s", str(dict, jv_get(v, "stringValueStrindex")));
+		else if (jv_get(v, "intValue"))
+			snprintf(buf, len, "%s", jv_get(v, "intValue")->text);
+	}
+	return buf;
+}
+
+Test(ship, otlp_profile_is_the_sessions_own)
+{
+	struct collector c;
+	struct h_run r;
+	struct jv req;
+	char url[64], buf[64];
+	const char *args[] = { "--otlp", url, "--service", "touch-test", NULL };
+	uint64_t sent;
+
+	collector_start_ok(&c, NULL, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", c.port);
+	h_launch_run_ok(&r, "threads", NULL, args);
+	collector_request_ok(&c, &req);
+	sent = check_request_ok(&req, "resident");
+	cr_expect_eq(sent, h_folded_total(&r.folded),
+		     "the resident profile sent (%lu) is not the folded file's (%lu)",
+		     (unsigned long)sent, (unsigned long)h_folded_total(&r.folded));
+	cr_expect_gt(sent, 40 * H_MIB, "the touchers' 48 MiB");
+	cr_expect_str_eq(resource_attr(&req, "service.name", buf, sizeof(buf)), "touch-test");
+	cr_expect_str_eq(resource_attr(&req, "process.executable.name", buf, sizeof(buf)),
+			 "threads");
+	cr_expect_neq(resource_attr(&req, "process.pid", buf, sizeof(buf))[0], '\0');
+	cr_expect_neq(resource_attr(&req, "host.name", buf, sizeof(buf))[0], '\0');
+	jv_free(&req);
+	h_folded_free(&r.folded);
+}
+
+/* A certificate for 127.0.0.1, made here: its key and itself (its own CA) into @dir. */
+static void make_cert_ok(const char *dir, char *cert, char *key, size_t len)
+{
+	char cmd[1024];
+
+	snprintf(cert, len, "%s/cert.pem", dir);
+	snprintf(key, len, "%s/key.pem", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 "
+		 "-addext subjectAltName=IP:127.0.0.1 -keyout %s -out %s >/dev/null 2>&1",
+		 key, cert);
+	if (system("command -v openssl >/dev/null 2>&1"))
+		cr_skip_test("no openssl command to make a certificate with");
+	cr_assert_eq(system(cmd), 0, "openssl could not make a certificate");
+}
+
+/* Runs faultline in launch mode on threads with @args; returns its exit status. */
+static int launch(struct h_session *s, const char *const *args)
+{
+	const char *argv[24];
+	char path[PATH_MAX];
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/threads", getenv("WORKLOADS"));
+	argv[n++] = "-q";
+	argv[n++] = "--folded";
+	argv[n++] = s->folded_path;
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--";
+	argv[n++] = path;
+	argv[n++] = "--now";
+	argv[n++] = "--exit";
+	argv[n] = NULL;
+	h_session_start_ok(s, argv);
+	cr_assert_eq(h_wait_exit(&s->proc, H_WORK_MS + 30000), 0, "faultline did not end");
+	return h_exit_code(&s->proc);
+}
+
+Test(ship, otlp_over_https_with_the_ca_given)
+{
+	char cert[128], key[128], url[64], dir[64];
+	const char *with[] = { "--otlp", url, "--ca-file", cert, NULL };
+	const char *without[] = { "--otlp", url, NULL };
+	struct h_session ok = {}, refused = {};
+	struct collector c;
+	struct jv req;
+	char *err;
+
+	collector_bin();
+	h_temp_dir_ok(dir);
+	make_cert_ok(dir, cert, key, sizeof(cert));
+	collector_start_ok(&c, cert, key);
+	snprintf(url, sizeof(url), "https://127.0.0.1:%d", c.port);
+	h_session_init_ok(&ok);
+	cr_assert_eq(launch(&ok, with), 0, "with --ca-file:\n%s", h_read_file(ok.err_path));
+	collector_request_ok(&c, &req);
+	check_request_ok(&req, "resident");
+	jv_free(&req);
+	/* the system's CA store does not know the test's certificate: refused, and said */
+	h_session_init_ok(&refused);
+	cr_expect_eq(launch(&refused, without), 1);
+	err = h_read_file(refused.err_path);
+	cr_expect(strstr(err, "faultline: --otlp https://127.0.0.1:") &&
+			  strstr(err, "sending the profile failed"),
+		  "no line said why:\n%s", err);
+	free(err);
+}
+
+/* A stand-in for Pyroscope: one request kept, answered with @status. */
+struct endpoint {
+	int fd, port, status;
+	pthread_t thread;
+	char *request; /* head and body, as received */
+	size_t len;
+};
+
+static void *serve(void *arg)
+{
+	struct endpoint *e = arg;
+	int fd = accept(e->fd, NULL, NULL);
+	size_t cap = 1 << 20, want = 0;
+	char *head_end, reply[128];
+	ssize_t n;
+
+	e->request = malloc(cap);
+	while (fd >= 0 && e->request && e->len < cap) {
+		n = read(fd, e->request + e->len, cap - e->len);
+		if (n <= 0)
+			break;
+		e->len += (size_t)n;
+		head_end = memmem(e->request, e->len, "\r\n\r\n", 4);
+		if (head_end && !want) {
+			char *cl = memmem(e->request, (size_t)(head_end - e->request),
+					  "Content-Length: ", 16);
+
+			want = (size_t)(head_end + 4 - e->request) +
+			       (cl ? strtoul(cl + 16, NULL, 10) : 0);
+		}
+		if (want && e->len >= want)
+			break;
+	}
+	snprintf(reply, sizeof(reply), "HTTP/1.1 %d Test\r\nContent-Length: 5\r\n\r\nnope!",
+		 e->status);
+	if (fd >= 0) {
+		n = write(fd, reply, strlen(reply));
+		(void)n;
+		close(fd);
+	}
+	return NULL;
+}
+
+static void endpoint_start_ok(struct endpoint *e, int status)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+
+	memset(e, 0, sizeof(*e));
+	e->status = status;
+	e->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_geq(e->fd, 0);
+	cr_assert_eq(bind(e->fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(e->fd, 4), 0);
+	cr_assert_eq(getsockname(e->fd, (struct sockaddr *)&a, &alen), 0);
+	e->port = ntohs(a.sin_port);
+	cr_assert_eq(pthread_create(&e->thread, NULL, serve, e), 0);
+}
+
+static void endpoint_stop(struct endpoint *e)
+{
+	shutdown(e->fd, SHUT_RDWR);
+	pthread_join(e->thread, NULL);
+	close(e->fd);
+}
+
+/* The part @name of the multipart request: its bytes after its headers. */
+static const char *form_part(const struct endpoint *e, const char *name, size_t *len)
+{
+	char head[128], *p, *end;
+
+	snprintf(head, sizeof(head), "name=\"%s\"; filename=\"%s\"\r\n", name, name);
+	p = memmem(e->request, e->len, head, strlen(head));
+	cr_assert_not_null(p, "no part %s", name);
+	p = memmem(p, e->len - (size_t)(p - e->request), "\r\n\r\n", 4);
+	cr_assert_not_null(p);
+	p += 4;
+	end = memmem(p, e->len - (size_t)(p - e->request), "\r\n--faultline-", 14);
+	cr_assert_not_null(end);
+	*len = (size_t)(end - p);
+	return p;
+}
+
+Test(ship, pyroscope_ingest_request)
+{
+	struct endpoint e;
+	struct h_run r;
+	char url[64], cfg[1024], out[1 << 16];
+	const char *args[] = { "--pyroscope", url, "--pyroscope-header", "X-Scope-OrgID=team-a",
+			       NULL };
+	const char *profile, *types;
+	size_t plen, tlen;
+	z_stream zs = {};
+
+	endpoint_start_ok(&e, 200);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/", e.port);
+	h_launch_run_ok(&r, "threads", NULL, args);
+	endpoint_stop(&e);
+	cr_assert_gt(e.len, 0, "no request came");
+	cr_expect(!strncmp(e.request, "POST /ingest?name=threads%7Bhostname%3D", 39),
+		  "request line: %.120s", e.request);
+	cr_expect(memmem(e.request, e.len, "&format=pprof", 13));
+	cr_expect(memmem(e.request, e.len, "\r\nX-Scope-OrgID: team-a\r\n", 25));
+	cr_expect(memmem(e.request, e.len, "Content-Type: multipart/form-data; boundary=", 44));
+	types = form_part(&e, "sample_type_config", &tlen);
+	snprintf(cfg, sizeof(cfg), "%.*s", (int)tlen, types);
+	cr_expect(strstr(cfg, "\"resident\":{\"units\":\"bytes\""), "%s", cfg);
+	cr_expect(strstr(cfg, "\"faults\":{\"units\":\"objects\""), "%s", cfg);
+	/* the profile part is a whole gzip stream */
+	profile = form_part(&e, "profile", &plen);
+	cr_assert_eq(inflateInit2(&zs, 15 + 16), Z_OK);
+	zs.next_in = (Bytef *)profile;
+	zs.avail_in = (uInt)plen;
+	do {
+		zs.next_out = (Bytef *)out;
+		zs.avail_out = sizeof(out);
+	} while (inflate(&zs, Z_NO_FLUSH) == Z_OK);
+	cr_expect_eq(zs.avail_in, 0, "the gzip stream ends with the part");
+	cr_expect_gt(zs.total_out, 100);
+	inflateEnd(&zs);
+	free(e.request);
+	h_folded_free(&r.folded);
+}
+
+/* An endpoint that is down and one that answers 503: each said in one line, exit status 1,
+ * and the session's own files written all the same. */
+Test(ship, endpoint_failures_are_told_and_files_kept)
+{
+	struct endpoint e;
+	struct h_session s = {};
+	struct h_folded f;
+	char url[64], *err;
+	const char *args[] = { "--otlp", "http://127.0.0.1:1", "--pyroscope", url, NULL };
+
+	endpoint_start_ok(&e, 503);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", e.port);
+	h_session_init_ok(&s);
+	cr_expect_eq(launch(&s, args), 1);
+	endpoint_stop(&e);
+	err = h_read_file(s.err_path);
+	cr_expect(strstr(err, "faultline: --otlp http://127.0.0.1:1: sending the profile failed: "),
+		  "%s", err);
+	cr_expect(strstr(err, "faultline: --pyroscope http://127.0.0.1:") &&
+			  strstr(err, "sending the profile failed: HTTP 503: nope!"),
+		  "%s", err);
+	h_folded_load_ok(s.folded_path, &f);
+	cr_expect_gt(h_folded_total(&f), 40 * H_MIB);
+	h_folded_free(&f);
+	free(err);
+	free(e.request);
+}
