@@ -61,20 +61,25 @@ static void fill_meta(const struct session *s, struct ship_meta *m, char *host, 
 		m->service = cfg->all ? "host" : "faultline";
 }
 
-static int send_one(const char *what,
-		    int (*send)(const struct pprof *, const struct ship_meta *,
-				const struct ship_target *, char *, size_t),
-		    const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-		    int verbose)
+typedef int sender(const struct pprof *, const struct ship_meta *, const struct ship_target *,
+		   struct ship_cost *, char *, size_t);
+
+static int send_one(const char *what, sender *send, const struct pprof *p,
+		    const struct ship_meta *m, const struct ship_target *t, int verbose)
 {
+	struct ship_cost c = {};
 	char why[320];
-	int err = send(p, m, t, why, sizeof(why));
+	int err = send(p, m, t, &c, why, sizeof(why));
 
 	if (err)
 		fprintf(stderr, "faultline: %s %s: sending the profile failed: %s\n", what, t->url,
 			why);
 	else if (verbose)
-		fprintf(stderr, "faultline: %s %s: profile sent\n", what, t->url);
+		fprintf(stderr,
+			"faultline: %s %s: profile sent: %zu samples, %zu KiB (%zu KiB encoded); "
+			"encoded in %.1f ms, sent in %.1f ms\n",
+			what, t->url, pprof__nr_samples(p), (c.sent + 1023) / 1024,
+			(c.encoded + 1023) / 1024, c.encode_ms, c.send_ms);
 	return err ? -EIO : 0;
 }
 

@@ -33,7 +33,7 @@ static size_t resource_attrs(const struct ship_meta *m, struct otlp_attr *a)
 }
 
 int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-	       char *why, size_t len)
+	       struct ship_cost *c, char *why, size_t len)
 {
 	char url[2048], lines[FL_SHIP_MAX_HEADERS][512];
 	const char *headers[FL_SHIP_MAX_HEADERS + 2];
@@ -48,9 +48,13 @@ int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct sh
 		snprintf(why, len, "the URL is too long");
 		return -EIO;
 	}
+	c->encode_ms = ship__now_ms();
 	err = otlp__encode(p, attrs, resource_attrs(m, attrs), &body);
 	if (!err)
 		err = gzip__compress(body.data, body.len, &gz, &gz_len);
+	c->encoded = body.len;
+	c->sent = gz_len;
+	c->encode_ms = ship__now_ms() - c->encode_ms;
 	pb__reset(&body);
 	if (err) {
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
@@ -62,6 +66,7 @@ int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct sh
 	}
 	headers[nh++] = "otlp-profiles-development-version: 1";
 	headers[nh] = NULL;
+	c->send_ms = ship__now_ms();
 	err = http__post(&(struct http_post){ .url = url,
 					      .content_type = "application/x-protobuf",
 					      .content_encoding = "gzip",
@@ -71,6 +76,7 @@ int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct sh
 					      .ca_file = t->ca_file,
 					      .timeout_ms = t->timeout_ms },
 			 &res);
+	c->send_ms = ship__now_ms() - c->send_ms;
 	free(gz);
 	if (err)
 		snprintf(why, len, "%s", res.error);

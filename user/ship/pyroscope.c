@@ -115,7 +115,7 @@ int pyroscope__body(const struct pprof *p, const char *boundary, char **body, si
 }
 
 int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-		    char *why, size_t len)
+		    struct ship_cost *c, char *why, size_t len)
 {
 	char url[4096], boundary[48], type[96], lines[FL_SHIP_MAX_HEADERS][512];
 	const char *headers[FL_SHIP_MAX_HEADERS + 1];
@@ -131,7 +131,10 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 		snprintf(why, len, "the URL is too long");
 		return -EIO;
 	}
+	c->encode_ms = ship__now_ms();
 	err = pyroscope__body(p, boundary, &body, &body_len);
+	c->encode_ms = ship__now_ms() - c->encode_ms;
+	c->encoded = c->sent = body_len;
 	if (err) {
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
 		return err;
@@ -141,6 +144,7 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 		headers[nh++] = lines[i];
 	}
 	headers[nh] = NULL;
+	c->send_ms = ship__now_ms();
 	snprintf(type, sizeof(type), "multipart/form-data; boundary=%s", boundary);
 	err = http__post(&(struct http_post){ .url = url,
 					      .content_type = type,
@@ -150,6 +154,7 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 					      .ca_file = t->ca_file,
 					      .timeout_ms = t->timeout_ms },
 			 &res);
+	c->send_ms = ship__now_ms() - c->send_ms;
 	free(body);
 	if (err)
 		snprintf(why, len, "%s", res.error);

@@ -34,15 +34,25 @@ struct ship_meta {
 	int64_t start_ns, end_ns; /* the session's wall clock */
 };
 
-/* Sends @p as one OTLP request to @t->url/v1development/profiles. Returns 0, or -EIO with
- * the reason in @why; -ENOMEM. */
+/* What a send cost, for -v and the benchmark: the encoded body, what went on the wire, and
+ * the time each took. */
+struct ship_cost {
+	size_t encoded, sent; /* bytes */
+	double encode_ms, send_ms;
+};
+
+/* Sends @p as one OTLP request to @t->url/v1development/profiles, its cost into @c. Returns 0,
+ * or -EIO with the reason in @why; -ENOMEM. */
 int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-	       char *why, size_t len);
+	       struct ship_cost *c, char *why, size_t len);
 
 /* Posts @p to @t->url/ingest as Pyroscope's multipart pprof, with a sample type config that
  * names each of its types. Returns as ship__otlp(). */
 int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-		    char *why, size_t len);
+		    struct ship_cost *c, char *why, size_t len);
+
+/* Milliseconds on CLOCK_MONOTONIC, for ship_cost. */
+double ship__now_ms(void);
 
 /* The curl header line "Name: value" of "Name=value" into @buf (at most @len bytes, cut). */
 void ship__header_line(const char *kv, char *buf, size_t len);
