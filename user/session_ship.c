@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "base/procfs.h"
+#include "probes/launch.h"
 #include "session_state.h"
 #include "ship/ship.h"
 #include "snapshot.h"
@@ -48,9 +50,15 @@ static void fill_meta(const struct session *s, struct ship_meta *m, char *host, 
 			m->container_id = cfg->cgroups[0];
 	}
 	if (one) {
+		char path[PATH_MAX];
+
 		m->pid = t->sum.pid;
 		m->exe_name = t->sum.comm[0] ? t->sum.comm : NULL;
 		m->exe_path = procfs__readlink(t->sum.pid, "exe", exe, elen) ? NULL : exe;
+		/* a launched command gone by now: the file it was started from */
+		if (!m->exe_path && cfg->command &&
+		    !launch__resolve(cfg->command[0], path, sizeof(path)) && realpath(path, exe))
+			m->exe_path = exe;
 	}
 	m->service = cfg->ship.service;
 	if (!m->service && cfg->ncgroups)

@@ -242,6 +242,9 @@ Test(ship, otlp_profile_is_the_sessions_own)
 	cr_expect_str_eq(resource_attr(&req, "process.executable.name", buf, sizeof(buf)),
 			 "threads");
 	cr_expect_neq(resource_attr(&req, "process.pid", buf, sizeof(buf))[0], '\0');
+	/* the command is gone when the profile goes: the file it was started from, absolute */
+	resource_attr(&req, "process.executable.path", buf, sizeof(buf));
+	cr_expect(buf[0] == '/' && strstr(buf, "/workloads/threads"), "path %s", buf);
 	cr_expect_neq(resource_attr(&req, "host.name", buf, sizeof(buf))[0], '\0');
 	jv_free(&req);
 	h_folded_free(&r.folded);
