@@ -6,7 +6,6 @@
 #include <string.h>
 #include "formats/gzip.h"
 #include "formats/otlp.h"
-#include "ship/http.h"
 #include "ship/ship.h"
 
 #define MAX_ATTRS 8
@@ -35,13 +34,11 @@ static size_t resource_attrs(const struct ship_meta *m, struct otlp_attr *a)
 int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
 	       struct ship_cost *c, char *why, size_t len)
 {
-	char url[2048], lines[FL_SHIP_MAX_HEADERS][512];
-	const char *headers[FL_SHIP_MAX_HEADERS + 2];
+	char url[2048];
 	struct otlp_attr attrs[MAX_ATTRS];
 	struct pb_buf body = {};
-	struct http_result res;
 	uint8_t *gz = NULL;
-	size_t gz_len = 0, nh = 0;
+	size_t gz_len = 0;
 	int err;
 
 	if (!ship__join_url(t->url, "/v1development/profiles", url, sizeof(url))) {
@@ -60,25 +57,8 @@ int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct sh
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
 		return err;
 	}
-	for (size_t i = 0; i < t->nheaders && i < FL_SHIP_MAX_HEADERS; i++) {
-		ship__header_line(t->headers[i], lines[i], sizeof(lines[i]));
-		headers[nh++] = lines[i];
-	}
-	headers[nh++] = "otlp-profiles-development-version: 1";
-	headers[nh] = NULL;
-	c->send_ms = ship__now_ms();
-	err = http__post(&(struct http_post){ .url = url,
-					      .content_type = "application/x-protobuf",
-					      .content_encoding = "gzip",
-					      .headers = headers,
-					      .body = gz,
-					      .len = gz_len,
-					      .ca_file = t->ca_file,
-					      .timeout_ms = t->timeout_ms },
-			 &res);
-	c->send_ms = ship__now_ms() - c->send_ms;
+	err = ship__post(t, url, "application/x-protobuf", "gzip",
+			 "otlp-profiles-development-version: 1", gz, gz_len, c, why, len);
 	free(gz);
-	if (err)
-		snprintf(why, len, "%s", res.error);
 	return err;
 }

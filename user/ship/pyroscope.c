@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ship/http.h"
 #include "ship/ship.h"
 
 /* @s percent-encoded (all but RFC 3986's unreserved characters) onto @out. */
@@ -117,11 +116,9 @@ int pyroscope__body(const struct pprof *p, const char *boundary, char **body, si
 int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
 		    struct ship_cost *c, char *why, size_t len)
 {
-	char url[4096], boundary[48], type[96], lines[FL_SHIP_MAX_HEADERS][512];
-	const char *headers[FL_SHIP_MAX_HEADERS + 1];
-	struct http_result res;
+	char url[4096], boundary[48], type[96];
 	char *body = NULL;
-	size_t body_len = 0, nh = 0;
+	size_t body_len = 0;
 	int err;
 
 	snprintf(boundary, sizeof(boundary), "faultline-%016" PRIx64,
@@ -139,24 +136,8 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
 		return err;
 	}
-	for (size_t i = 0; i < t->nheaders && i < FL_SHIP_MAX_HEADERS; i++) {
-		ship__header_line(t->headers[i], lines[i], sizeof(lines[i]));
-		headers[nh++] = lines[i];
-	}
-	headers[nh] = NULL;
-	c->send_ms = ship__now_ms();
 	snprintf(type, sizeof(type), "multipart/form-data; boundary=%s", boundary);
-	err = http__post(&(struct http_post){ .url = url,
-					      .content_type = type,
-					      .headers = headers,
-					      .body = body,
-					      .len = body_len,
-					      .ca_file = t->ca_file,
-					      .timeout_ms = t->timeout_ms },
-			 &res);
-	c->send_ms = ship__now_ms() - c->send_ms;
+	err = ship__post(t, url, type, NULL, NULL, body, body_len, c, why, len);
 	free(body);
-	if (err)
-		snprintf(why, len, "%s", res.error);
 	return err;
 }

@@ -54,6 +54,13 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 /* Milliseconds on CLOCK_MONOTONIC, for ship_cost. */
 double ship__now_ms(void);
 
+/* The request of a sender: @body (@len bytes, of @type, @encoding or NULL) posted to @url with
+ * @t's headers and @extra (a header line, or NULL), its time into @c->send_ms. Returns 0, or
+ * -EIO with the reason in @why. */
+int ship__post(const struct ship_target *t, const char *url, const char *type, const char *encoding,
+	       const char *extra, const void *body, size_t len, struct ship_cost *c, char *why,
+	       size_t wlen);
+
 /* The curl header line "Name: value" of "Name=value" into @buf (at most @len bytes, cut). */
 void ship__header_line(const char *kv, char *buf, size_t len);
 

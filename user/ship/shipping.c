@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "ship/http.h"
 #include "ship/ship.h"
 
 void ship__header_line(const char *kv, char *buf, size_t len)
@@ -19,6 +20,39 @@ double ship__now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int ship__post(const struct ship_target *t, const char *url, const char *type, const char *encoding,
+	       const char *extra, const void *body, size_t len, struct ship_cost *c, char *why,
+	       size_t wlen)
+{
+	char lines[FL_SHIP_MAX_HEADERS][512];
+	const char *headers[FL_SHIP_MAX_HEADERS + 2];
+	struct http_result res;
+	size_t nh = 0;
+	int err;
+
+	for (size_t i = 0; i < t->nheaders && i < FL_SHIP_MAX_HEADERS; i++) {
+		ship__header_line(t->headers[i], lines[i], sizeof(lines[i]));
+		headers[nh++] = lines[i];
+	}
+	if (extra)
+		headers[nh++] = extra;
+	headers[nh] = NULL;
+	c->send_ms = ship__now_ms();
+	err = http__post(&(struct http_post){ .url = url,
+					      .content_type = type,
+					      .content_encoding = encoding,
+					      .headers = headers,
+					      .body = body,
+					      .len = len,
+					      .ca_file = t->ca_file,
+					      .timeout_ms = t->timeout_ms },
+			 &res);
+	c->send_ms = ship__now_ms() - c->send_ms;
+	if (err)
+		snprintf(why, wlen, "%s", res.error);
+	return err;
 }
 
 bool ship__join_url(const char *base, const char *path, char *buf, size_t len)
