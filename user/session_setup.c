@@ -333,6 +333,8 @@ int session__setup(struct session *s)
 	/* stopped after its exec until now: its stacks are whole from its first instruction */
 	if (launched)
 		launch__resume(&s->launch);
+	/* with the probes live and the command running: a look that waits costs no event */
+	session__ship_check(s);
 	start_view(s);
 	return 0;
 }

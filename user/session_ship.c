@@ -12,6 +12,7 @@
 #include "base/procfs.h"
 #include "probes/launch.h"
 #include "session_state.h"
+#include "ship/http.h"
 #include "ship/ship.h"
 #include "snapshot.h"
 
@@ -89,6 +90,28 @@ static int send_one(const char *what, sender *send, const struct pprof *p,
 			what, t->url, pprof__nr_samples(p), (c.sent + 1023) / 1024,
 			(c.encoded + 1023) / 1024, c.encode_ms, c.send_ms);
 	return err ? -EIO : 0;
+}
+
+/* A look at the endpoint waits this long at most. */
+#define REACH_TIMEOUT_MS 3000
+
+static void check_one(const char *what, const char *url, const char *ca_file)
+{
+	char why[320];
+
+	if (url && http__reach(url, ca_file, REACH_TIMEOUT_MS, why, sizeof(why)))
+		fprintf(stderr,
+			"faultline: warning: %s %s: not reachable now (%s); the profile is sent at "
+			"the end all the same\n",
+			what, url, why);
+}
+
+void session__ship_check(const struct session *s)
+{
+	const struct fl_ship_config *c = &s->cfg->ship;
+
+	check_one("--otlp", c->otlp, c->ca_file);
+	check_one("--pyroscope", c->pyroscope, c->ca_file);
 }
 
 int session__ship(struct session *s, const struct snapshot *snap)

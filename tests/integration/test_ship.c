@@ -327,16 +327,16 @@ struct endpoint {
 	size_t len;
 };
 
-static void *serve(void *arg)
+/* The request on connection @fd into e->request (head and body); its length, 0 for none (a
+ * connection that only looked: faultline's reachability check). */
+static size_t take_request(struct endpoint *e, int fd, size_t cap)
 {
-	struct endpoint *e = arg;
-	int fd = accept(e->fd, NULL, NULL);
-	size_t cap = 1 << 20, want = 0;
-	char *head_end, reply[128];
+	size_t want = 0;
+	char *head_end;
 	ssize_t n;
 
-	e->request = malloc(cap);
-	while (fd >= 0 && e->request && e->len < cap) {
+	e->len = 0;
+	while (e->len < cap) {
 		n = read(fd, e->request + e->len, cap - e->len);
 		if (n <= 0)
 			break;
@@ -352,12 +352,29 @@ static void *serve(void *arg)
 		if (want && e->len >= want)
 			break;
 	}
+	return e->len;
+}
+
+/* Serves connections until one brings a request, which is kept and answered e->status. */
+static void *serve(void *arg)
+{
+	struct endpoint *e = arg;
+	size_t cap = 1 << 20;
+	char reply[128];
+	int fd;
+
+	e->request = malloc(cap);
 	snprintf(reply, sizeof(reply), "HTTP/1.1 %d Test\r\nContent-Length: 5\r\n\r\nnope!",
 		 e->status);
-	if (fd >= 0) {
-		n = write(fd, reply, strlen(reply));
+	while (e->request && (fd = accept(e->fd, NULL, NULL)) >= 0) {
+		bool got = take_request(e, fd, cap) > 0;
+		/* a failed answer is the client's to tell; the test checks what came */
+		ssize_t n = got ? write(fd, reply, strlen(reply)) : 0;
+
 		(void)n;
 		close(fd);
+		if (got)
+			break;
 	}
 	return NULL;
 }
@@ -460,6 +477,9 @@ Test(ship, endpoint_failures_are_told_and_files_kept)
 	endpoint_stop(&e);
 	err = h_read_file(s.err_path);
 	cr_expect(strstr(err, "faultline: --otlp http://127.0.0.1:1: sending the profile failed: "),
+		  "%s", err);
+	/* down from the start: said then, not only at the end */
+	cr_expect(strstr(err, "faultline: warning: --otlp http://127.0.0.1:1: not reachable now ("),
 		  "%s", err);
 	cr_expect(strstr(err, "faultline: --pyroscope http://127.0.0.1:") &&
 			  strstr(err, "sending the profile failed: HTTP 503: nope!"),

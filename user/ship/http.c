@@ -100,6 +100,32 @@ int http__post(const struct http_post *req, struct http_result *res)
 	return -EIO;
 }
 
+int http__reach(const char *url, const char *ca_file, long timeout_ms, char *why, size_t len)
+{
+	char curl_err[CURL_ERROR_SIZE] = "";
+	CURL *c = curl_easy_init();
+	CURLcode rc;
+
+	if (!c) {
+		snprintf(why, len, "the HTTP client could not start");
+		return -EIO;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CONNECT_ONLY, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, curl_err);
+	if (ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, ca_file);
+	rc = curl_easy_perform(c);
+	curl_easy_cleanup(c);
+	if (rc == CURLE_OK)
+		return 0;
+	snprintf(why, len, "%s", curl_err[0] ? curl_err : curl_easy_strerror(rc));
+	return -EIO;
+}
+
 bool http__url_ok(const char *url, char *why, size_t len)
 {
 	const char *host = NULL;

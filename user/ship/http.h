@@ -29,6 +29,10 @@ struct http_result {
 /* Sends @req. Returns 0 when the server answered 2xx, else -EIO with @res saying why. */
 int http__post(const struct http_post *req, struct http_result *res);
 
+/* Connects to @url's host (and shakes hands for https, with @ca_file), sending nothing, within
+ * @timeout_ms. Returns 0, or -EIO with curl's words in @why. */
+int http__reach(const char *url, const char *ca_file, long timeout_ms, char *why, size_t len);
+
 /* True when @url is one http__post() can send to: http:// or https://, then a host. Else
  * false with the reason in @why. */
 bool http__url_ok(const char *url, char *why, size_t len);
