@@ -326,13 +326,24 @@ static void add_stack_share(struct fl_stack_share *s, struct collector *col, con
 	stack_share__add(s, end < 0 ? FL_SHARE_LOST : (unsigned)end, &r->counts);
 }
 
+/* The rows a snapshot is made of: a window's, or the collector's. */
+static const struct fl_row *snapshot_rows(const struct snapshot_opts *o,
+					  const struct collector *col, size_t *n)
+{
+	if (o->rows) {
+		*n = o->nrows;
+		return o->rows;
+	}
+	return collector__rows(col, n);
+}
+
 /* The rows into the tree: one by one for a thread's frame or pprof's thread labels, else
  * those that differ by their thread alone summed first. */
 static int add_rows(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
 		    struct frames *frames, struct target_set *set)
 {
 	size_t nrows;
-	const struct fl_row *rows = collector__rows(col, &nrows);
+	const struct fl_row *rows = snapshot_rows(o, col, &nrows);
 	int err = 0;
 
 	if (!o->threads && !snap->pprof)
@@ -391,7 +402,7 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 		    struct frames *frames, struct target_set *set, struct treecache *keep)
 {
 	size_t nrows, ntargets = set->n;
-	const struct fl_row *rows = collector__rows(col, &nrows);
+	const struct fl_row *rows = snapshot_rows(o, col, &nrows);
 	struct target *targets = set->v;
 	int err = 0;
 

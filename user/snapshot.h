@@ -27,6 +27,9 @@ struct snapshot_opts {
 	bool by_mapping;    /* the mapping class as the last frame (file path for a file) */
 	bool pprof;	    /* build the pprof model too (with addresses and mappings) */
 	bool inline_frames; /* --inline: inlined calls as frames of the tree */
+	/* --every: a window's rows (collector__window()) instead of the collector's; NULL: those */
+	const struct fl_row *rows;
+	size_t nrows;
 };
 
 struct snapshot {

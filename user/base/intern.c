@@ -91,6 +91,17 @@ static int append(struct intern *t, const void *key)
 	return 0;
 }
 
+uint64_t intern__find(const struct intern *t, const void *key)
+{
+	uint32_t h = hash_bytes(key, t->size ? t->size : strlen(key));
+
+	for (size_t i = h & (t->nslots - 1); t->nslots && t->slots[i].id;
+	     i = (i + 1) & (t->nslots - 1))
+		if (t->slots[i].hash == h && equal(t, t->slots[i].id, key))
+			return t->slots[i].id;
+	return 0;
+}
+
 uint64_t intern__id(struct intern *t, const void *key)
 {
 	uint32_t h = hash_bytes(key, t->size ? t->size : strlen(key));

@@ -32,6 +32,8 @@ void intern__fini(struct intern *t);
 /* The id of the value equal to @key (a record, or a NUL-terminated string), copied in when
  * new. Returns 0 when out of memory. */
 uint64_t intern__id(struct intern *t, const void *key);
+/* The id of the value equal to @key, 0 when it has none (nothing added). */
+uint64_t intern__find(const struct intern *t, const void *key);
 /* The value with id @id (1..n): the record, or the string. */
 const void *intern__get(const struct intern *t, uint64_t id);
 

@@ -223,6 +223,34 @@ bool counts__add(struct fl_counts *dst, const struct fl_counts *src)
 	return sat;
 }
 
+static void sub_floor(__u64 *v, __u64 base)
+{
+	*v = *v > base ? *v - base : 0;
+}
+
+void counts__since(struct fl_counts *c, const struct fl_counts *base)
+{
+	for (int i = 0; i < FL_MEMBERS; i++) {
+		sub_floor(&c->grow[i], base->grow[i]);
+		sub_floor(&c->release[i], base->release[i]);
+	}
+	sub_floor(&c->faults, base->faults);
+	sub_floor(&c->write_faults, base->write_faults);
+	sub_floor(&c->allocs, base->allocs);
+	sub_floor(&c->alloc_bytes, base->alloc_bytes);
+	sub_floor(&c->frees, base->frees);
+	sub_floor(&c->free_bytes, base->free_bytes);
+	sub_floor(&c->unmatched_frees, base->unmatched_frees);
+	c->at_peak = 0;
+	c->peak_seq = 0;
+	sub_floor(&c->reserved, base->reserved);
+	sub_floor(&c->unmapped, base->unmapped);
+	sub_floor(&c->advised, base->advised);
+	sub_floor(&c->vm_calls, base->vm_calls);
+	sub_floor(&c->vm_failed, base->vm_failed);
+	sub_floor(&c->new_bytes, base->new_bytes);
+}
+
 bool counts__is_zero(const struct fl_counts *c)
 {
 	static const struct fl_counts zero;

@@ -55,6 +55,10 @@ struct fl_counts metric__counts(enum fl_metric m, uint64_t v);
 /* @dst += @src, field by field, each sum held at its type's limit instead of wrapping (values
  * read from files can be anything). Returns true when some field was held so. */
 bool counts__add(struct fl_counts *dst, const struct fl_counts *src);
+/* @c less @base, field by field (held at 0: counters only grow, but a row moved since may
+ * have less): what came since @base was read. The peak fields go to 0: a peak is a moment of
+ * the whole session, not of a part of it. */
+void counts__since(struct fl_counts *c, const struct fl_counts *base);
 /* True when every count of @c is 0 (peak_seq, bookkeeping, aside): a row that says nothing. */
 bool counts__is_zero(const struct fl_counts *c);
 

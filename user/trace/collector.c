@@ -42,6 +42,7 @@ void collector__free(struct collector *c)
 		return;
 	free(c->rows);
 	retired_rows__free(c->retired);
+	window_base__free(c->windows);
 	free(c->mms);
 	free(c->ends);
 	collector_alloc__free(c);
@@ -430,6 +431,20 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n)
 {
 	*n = c->nrows;
 	return c->rows;
+}
+
+int collector__window(struct collector *c, struct fl_row **out, size_t *n)
+{
+	if (!c->windows && !(c->windows = window_base__new()))
+		return -ENOMEM;
+	return window_base__since(c->windows, c->rows, c->nrows, out, n);
+}
+
+int collector__window_mark(struct collector *c, window_counted_fn counted, void *ctx)
+{
+	if (!c->windows && !(c->windows = window_base__new()))
+		return -ENOMEM;
+	return window_base__mark(c->windows, c->rows, c->nrows, counted, ctx);
 }
 
 size_t collector__stack(const struct collector *c, uint64_t stack, uint64_t ips[FL_MAX_STACK_DEPTH],

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "faultline.h"
+#include "trace/window.h"
 
 struct fl_row {
 	struct fl_key key;
@@ -159,6 +160,14 @@ int collector__sweep(struct collector *c);
 
 /* The rows of the last collector__read(): the counts map's, and those of retired processes. */
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
+
+/* --every: the rows of the last read less what they held as the window began (all they hold,
+ * before the first window_mark), into a new array *@out (free() it) of *@n. Returns 0 or
+ * -ENOMEM. */
+int collector__window(struct collector *c, struct fl_row **out, size_t *n);
+/* The next window begins now for the rows of the last read that @counted says the window
+ * took (NULL: all). Returns 0 or -ENOMEM. */
+int collector__window_mark(struct collector *c, window_counted_fn counted, void *ctx);
 
 /* The histograms of allocation row @key at the last read, and its oldest live block at the last
  * walk (collector__walked()), or NULL. */

@@ -122,8 +122,12 @@ static int move_row(struct collector *c, const struct fl_row *row, struct moved 
 		    !bpf_map_lookup_elem(c->hists_fd, &row->key, &hist);
 	struct fl_row as;
 	bool alike = make_portable(c, row, &as);
+	struct fl_key to = retired_rows__moves_to(c->retired, alike ? &as.key : &row->key, alike);
 	int err = retired_rows__add(c->retired, alike ? &as : row, have ? &hist : NULL, alike);
 
+	/* --every: what the row held as the window began goes where it now counts */
+	if (!err && c->windows)
+		err = window_base__move(c->windows, &row->key, &to);
 	if (err)
 		return err;
 	m->rows[m->nrows++] = row->key;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "trace/collector.h"
 #include "trace/livewalk.h"
+#include "trace/window.h"
 
 /*
  * How the walk of a stack ended, remembered: a stack never changes under its hash. Every row's
@@ -72,6 +73,7 @@ struct collector {
 	size_t ngone, gone_cap;
 	struct fl_live_key *doomed; /* ... the keys that walk found */
 	size_t ndoomed, doomed_cap;
+	struct window_base *windows; /* --every: the rows as the window began; NULL: none */
 };
 
 /* A process gone without an exec, and when it was found gone (CLOCK_MONOTONIC ns, as the live

@@ -269,6 +269,25 @@ static int add_hist(struct retired_rows *r, const struct fl_key *key,
 	return 0;
 }
 
+/* The key a row of @key moves to: the process it is folded into (its threads as that
+ * process), unless it keeps its own (portable_only and not @portable). */
+static struct fl_key moved_key(const struct proc_mark *m, const struct fl_key *key, bool portable)
+{
+	struct fl_key to = *key;
+
+	if (m && m->into && !(m->portable_only && !portable)) {
+		to.tgid = to.tid = (uint32_t)((m->into - 1) >> 16);
+		to.gen = (uint16_t)(m->into - 1);
+	}
+	return to;
+}
+
+struct fl_key retired_rows__moves_to(const struct retired_rows *r, const struct fl_key *key,
+				     bool portable)
+{
+	return moved_key(find_mark(r, proc_id(key->tgid, key->gen)), key, portable);
+}
+
 int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
 		      const struct fl_alloc_hist *hist, bool portable)
 {
@@ -283,10 +302,7 @@ int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
 		report__charge(&sum->attributed, &sum->hugetlb_faults, &row->key, &row->counts);
 		m->own |= m->portable_only && !portable;
 	}
-	if (m && m->into && !(m->portable_only && !portable)) {
-		moved.key.tgid = moved.key.tid = (uint32_t)((m->into - 1) >> 16);
-		moved.key.gen = (uint16_t)(m->into - 1);
-	}
+	moved.key = moved_key(m, &row->key, portable);
 	if (hist && add_hist(r, &moved.key, hist))
 		return -ENOMEM;
 	if (index_reserve(&r->row_ix, r->rows, r->nrows, row_hash_of))

@@ -64,6 +64,10 @@ bool retired_rows__owns(const struct retired_rows *r, const struct fl_key *key);
 int retired_rows__add(struct retired_rows *r, const struct fl_row *row,
 		      const struct fl_alloc_hist *hist, bool portable);
 
+/* The key the row of @key takes as retired_rows__add() moves it (@portable as there). */
+struct fl_key retired_rows__moves_to(const struct retired_rows *r, const struct fl_key *key,
+				     bool portable);
+
 /* The histograms of retired row @key (oldest_ts 0: nothing of an exited process is live), or
  * NULL. */
 const struct collector_hist *retired_rows__hist(const struct retired_rows *r,

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "trace/window.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/grow.h"
+#include "base/intern.h"
+#include "model/profile.h"
+#include "trace/collector.h"
+
+struct window_base {
+	struct intern keys;	/* struct fl_key: padding-free, compared as memory */
+	struct fl_counts *base; /* by key id - 1 */
+	size_t cap;
+};
+
+struct window_base *window_base__new(void)
+{
+	struct window_base *w = calloc(1, sizeof(*w));
+
+	if (w)
+		intern__init(&w->keys, sizeof(struct fl_key));
+	return w;
+}
+
+void window_base__free(struct window_base *w)
+{
+	if (!w)
+		return;
+	intern__fini(&w->keys);
+	free(w->base);
+	free(w);
+}
+
+/* The baseline of @key, made (zero) when new; NULL when out of memory. */
+static struct fl_counts *slot(struct window_base *w, const struct fl_key *key)
+{
+	size_t before = w->keys.n;
+	uint64_t id = intern__id(&w->keys, key);
+	struct fl_counts *v;
+
+	if (!id)
+		return NULL;
+	if (id > w->cap) {
+		v = grow__reserve(w->base, &w->cap, id - 1, sizeof(*v));
+		if (!v)
+			return NULL;
+		w->base = v;
+	}
+	if (w->keys.n > before) /* new */
+		memset(&w->base[id - 1], 0, sizeof(w->base[0]));
+	return &w->base[id - 1];
+}
+
+/* The baseline of @key, or NULL when it has none. */
+static const struct fl_counts *find(const struct window_base *w, const struct fl_key *key)
+{
+	uint64_t id = intern__find(&w->keys, key);
+
+	return id ? &w->base[id - 1] : NULL;
+}
+
+int window_base__mark(struct window_base *w, const struct fl_row *rows, size_t n,
+		      window_counted_fn counted, void *ctx)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct fl_counts *b;
+
+		if (counted && !counted(&rows[i].key, ctx))
+			continue;
+		b = slot(w, &rows[i].key);
+
+		if (!b)
+			return -ENOMEM;
+		*b = rows[i].counts;
+	}
+	return 0;
+}
+
+int window_base__move(struct window_base *w, const struct fl_key *from, const struct fl_key *to)
+{
+	const struct fl_counts *b = find(w, from);
+	struct fl_counts moved, *dst;
+
+	if (!b || !memcmp(from, to, sizeof(*from)))
+		return 0;
+	moved = *b;
+	memset(&w->base[intern__find(&w->keys, from) - 1], 0, sizeof(moved));
+	dst = slot(w, to);
+	if (!dst)
+		return -ENOMEM;
+	counts__add(dst, &moved);
+	return 0;
+}
+
+int window_base__since(const struct window_base *w, const struct fl_row *rows, size_t n,
+		       struct fl_row **out, size_t *nout)
+{
+	struct fl_row *v = malloc((n ? n : 1) * sizeof(*v));
+
+	*out = v;
+	*nout = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct fl_counts *b = find(w, &rows[i].key);
+
+		v[*nout] = rows[i];
+		if (b)
+			counts__since(&v[*nout].counts, b);
+		else
+			v[*nout].counts.at_peak = v[*nout].counts.peak_seq = 0;
+		if (!counts__is_zero(&v[*nout].counts))
+			(*nout)++;
+	}
+	return 0;
+}
