@@ -10,6 +10,8 @@ DESTDIR ?=
 # sbin: faultline needs root (BPF, tracefs, other users' /proc), like the tools in /usr/sbin.
 sbindir ?= $(prefix)/sbin
 mandir ?= $(prefix)/share/man
+sysconfdir ?= /etc
+unitdir ?= $(prefix)/lib/systemd/system
 ARCH := x86
 VERSION := 0.1.0
 
@@ -240,12 +242,23 @@ install: $(OUTPUT)/faultline
 	$(Q)install -D -m 0755 $(OUTPUT)/faultline $(DESTDIR)$(sbindir)/faultline
 	$(call msg,INSTALL,$(DESTDIR)$(mandir)/man8/faultline.8)
 	$(Q)install -D -m 0644 docs/faultline.8 $(DESTDIR)$(mandir)/man8/faultline.8
+	$(call msg,INSTALL,$(DESTDIR)$(unitdir)/faultline.service)
+	$(Q)mkdir -p $(DESTDIR)$(unitdir)
+	$(Q)sed 's|@SBINDIR@|$(sbindir)|g; s|@SYSCONFDIR@|$(sysconfdir)|g' \
+		scripts/systemd/faultline.service > $(DESTDIR)$(unitdir)/faultline.service
+	$(Q)chmod 0644 $(DESTDIR)$(unitdir)/faultline.service
+	@# the options are the administrator's once there: never overwritten
+	$(Q)[ -e $(DESTDIR)$(sysconfdir)/default/faultline ] || \
+		install -D -m 0644 scripts/systemd/faultline.default \
+			$(DESTDIR)$(sysconfdir)/default/faultline
 
 uninstall:
 	$(call msg,RM,$(DESTDIR)$(sbindir)/faultline)
 	$(Q)rm -f $(DESTDIR)$(sbindir)/faultline
 	$(call msg,RM,$(DESTDIR)$(mandir)/man8/faultline.8)
 	$(Q)rm -f $(DESTDIR)$(mandir)/man8/faultline.8
+	$(call msg,RM,$(DESTDIR)$(unitdir)/faultline.service)
+	$(Q)rm -f $(DESTDIR)$(unitdir)/faultline.service
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

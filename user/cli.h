@@ -18,6 +18,7 @@ struct fl_ship_config {
 	const char *pyroscope; /* --pyroscope URL: a Pyroscope server; NULL: none */
 	const char *service;   /* --service NAME; NULL: the target's executable */
 	const char *ca_file;   /* --ca-file FILE: verify https with it; NULL: the system's */
+	double every_s;	       /* --every SECONDS: a profile per window; 0: one at the end */
 	/* --otlp-header, --pyroscope-header K=V (repeatable), as given */
 	const char *otlp_headers[FL_SHIP_MAX_HEADERS];
 	size_t notlp_headers;

@@ -149,6 +149,10 @@ const struct argp_option cli_options[] = {
 	  5 },
 	{ "ca-file", OPT_CA_FILE, "FILE", 0,
 	  "Verify https endpoints with the CA certificates in FILE (default: the system's)", 5 },
+	{ "every", OPT_EVERY, "SECONDS", 0,
+	  "Continuous: send a profile of what grew in each window of SECONDS (1..86400), the "
+	  "last at the end (not with --alloc yet)",
+	  5 },
 	{ NULL, 0, NULL, 0, "Tuning:", 6 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,
 	  "Stack map entries (default 16384, 256..1048576)", 6 },

@@ -36,6 +36,7 @@ enum {
 	OPT_PYROSCOPE_HEADER,
 	OPT_SERVICE,
 	OPT_CA_FILE,
+	OPT_EVERY,
 };
 
 extern const char cli_args_doc[];

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "cli_ship.h"
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "cli_checks.h"
@@ -60,6 +61,18 @@ int cli_ship__parse(struct fl_config *cfg, int key, const char *arg)
 		}
 		s->service = arg;
 		return 0;
+	case OPT_EVERY: {
+		char *end;
+		double v = strtod(arg, &end);
+
+		if (end == arg || *end || !(v >= 1 && v <= 86400)) {
+			usage_error("--every: '%s' is not a number of seconds from 1 to 86400",
+				    arg);
+			return -EINVAL;
+		}
+		s->every_s = v;
+		return 0;
+	}
 	case OPT_CA_FILE:
 		if (access(arg, R_OK)) {
 			usage_error("--ca-file %s: %s", arg, strerror(errno));
@@ -84,9 +97,17 @@ int cli_ship__check(const struct fl_config *cfg)
 		usage_error("--pyroscope-header: no --pyroscope to send it with");
 		return -EINVAL;
 	}
-	if ((s->ca_file || s->service) && !s->otlp && !s->pyroscope) {
+	if ((s->ca_file || s->service || s->every_s) && !s->otlp && !s->pyroscope) {
 		usage_error("%s: no --otlp or --pyroscope to use it with",
-			    s->ca_file ? "--ca-file" : "--service");
+			    s->ca_file ? "--ca-file" :
+			    s->service ? "--service" :
+					 "--every");
+		return -EINVAL;
+	}
+	/* a window's live heap would be the blocks of its own allocations: not what is held */
+	if (s->every_s && cfg->alloc) {
+		usage_error("--every: not with --alloc yet (the live heap of each window is not "
+			    "built)");
 		return -EINVAL;
 	}
 	return 0;

@@ -183,7 +183,7 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 
 /* The snapshot of the rows just read, by @metric, with thread frames or not. */
 static int build(struct session *s, struct snapshot *snap, enum fl_metric metric, bool threads,
-		 bool final, struct treecache *keep)
+		 bool final, struct treecache *keep, const struct fl_row *rows, size_t nrows)
 {
 	const struct fl_config *cfg = s->cfg;
 	struct snapshot_opts so = { .threads = threads,
@@ -197,9 +197,47 @@ static int build(struct session *s, struct snapshot *snap, enum fl_metric metric
 				    .by_mapping = cfg->by_mapping,
 				    .pprof = final &&
 					     (cfg->pprof || cfg->ship.otlp || cfg->ship.pyroscope),
-				    .inline_frames = cfg->inline_frames };
+				    .inline_frames = cfg->inline_frames,
+				    .rows = rows,
+				    .nrows = nrows };
 
 	return snapshot__build(snap, &so, s->col, s->frames, &s->targets, keep);
+}
+
+/* Whether the snapshot took the row of @key: its process is a target (snapshot.c add_rows()). */
+static bool known_process(const struct fl_key *key, void *ctx)
+{
+	return target_set__find_gen(ctx, (pid_t)key->tgid, key->gen) != NULL;
+}
+
+/*
+ * --every: the rows since the last window (read again unless @final: show() just did) as one
+ * profile, queued for the endpoints; the next window begins now.
+ */
+static int ship_window(struct session *s, bool final)
+{
+	struct snapshot snap = {};
+	struct fl_row *rows = NULL;
+	struct timespec now;
+	size_t n = 0;
+	int64_t end_ns;
+	int err = final ? 0 : collector__read(s->col);
+
+	if (!err)
+		err = collector__window(s->col, &rows, &n);
+	if (!err)
+		err = build(s, &snap, s->metric, s->threads, true, NULL, rows, n);
+	clock_gettime(CLOCK_REALTIME, &now);
+	end_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	if (!err)
+		err = session__ship_window(s, &snap, s->window_start_ns, end_ns);
+	/* a row of a process not known yet went into no window: it waits for the next */
+	if (!err)
+		err = collector__window_mark(s->col, known_process, &s->targets);
+	s->window_start_ns = end_ns;
+	snapshot__fini(&snap);
+	free(rows);
+	return err;
 }
 
 /*
@@ -209,7 +247,7 @@ static int build(struct session *s, struct snapshot *snap, enum fl_metric metric
 static int write_stream_apart(struct session *s, const struct jsonreport_opts *jo)
 {
 	struct snapshot snap = {};
-	int err = build(s, &snap, s->metric, s->threads, false, NULL);
+	int err = build(s, &snap, s->metric, s->threads, false, NULL, NULL, 0);
 
 	if (!err) {
 		fill_report(s, &snap.report, false);
@@ -280,7 +318,7 @@ static int show(struct session *s, bool final)
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
 		err = build(s, &snap, metric, threads, final,
-			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree);
+			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree, NULL, 0);
 	if (!err)
 		fill_report(s, &snap.report, final);
 	if (!err && s->stream.path && (metric != s->metric || threads != s->threads))
@@ -300,8 +338,11 @@ static int show(struct session *s, bool final)
 	/* written even when the folded file failed: it is a separate file */
 	if (final && cfg->svg)
 		err = snapshot__write_svg(&snap, &s->svg, s->metric) ?: err;
-	/* after the files: they are written whatever the endpoints do */
-	if (final)
+	/* after the files: they are written whatever the endpoints do; --every: the last
+	 * window, then the queues get their time */
+	if (final && cfg->ship.every_s > 0)
+		err = ship_window(s, true) ?: session__ship_finish(s) ?: err;
+	else if (final)
 		err = session__ship(s, &snap) ?: err;
 	if (s->tui && !final) {
 		/* the view reads what it shows until the next one: s->shown keeps it alive */
@@ -439,11 +480,19 @@ static int loop(struct session *s)
 	const struct fl_config *cfg = s->cfg;
 	double next = s->start + cfg->interval_s;
 	double end = cfg->duration_s > 0 ? s->start + cfg->duration_s : 0;
+	struct timespec wall;
+
+	clock_gettime(CLOCK_REALTIME, &wall);
+	s->window_start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
+	s->next_window = s->start + cfg->ship.every_s;
 	uint64_t settle = 0; /* follow__settle(): when the next maps are due */
 	int err = 0;
 
 	while (!s->stop && any_alive(s)) {
 		double t = session_now(), until = end && end < next ? end : next;
+
+		if (cfg->ship.every_s > 0 && s->next_window < until)
+			until = s->next_window;
 		/* a target that exec'd has its tables (and probes) put in at once; at most every
 		 * EVENTS_GAP_S, or a storm of execs would wake the loop for each of them */
 		bool hear = t >= s->events_at + EVENTS_GAP_S;
@@ -472,6 +521,13 @@ static int loop(struct session *s)
 		t = session_now();
 		if ((end && t >= end) || (s->grace_end && t >= s->grace_end))
 			break;
+		if (cfg->ship.every_s > 0 && t >= s->next_window && !s->stop) {
+			err = ship_window(s, false);
+			if (err)
+				return err;
+			s->next_window += cfg->ship.every_s *
+					  (1 + (int)((t - s->next_window) / cfg->ship.every_s));
+		}
 		if (t >= next && !s->stop && any_alive(s)) {
 			err = show(s, false);
 			if (err)

@@ -13,6 +13,7 @@
 #include "follow.h"
 #include "probes/features.h"
 #include "session_state.h"
+#include "ship/queue.h"
 #include "views/tui.h"
 
 #define MAX_THREADS 16384
@@ -341,6 +342,11 @@ int session__setup(struct session *s)
 
 void session__teardown(struct session *s)
 {
+	struct ship_stats st;
+
+	/* an end before the final report (an error): the windows queued go as they are */
+	for (size_t i = 0; i < sizeof(s->queues) / sizeof(s->queues[0]); i++)
+		ship_queue__finish(s->queues[i], 0, &st);
 	tui__stop(s->tui);
 	probe_windows__stop(s->windows);
 	tracer__destroy(s->tracer);

@@ -4,6 +4,7 @@
  * host, the one process or the cgroup) and the sends, each bounded in time, each failure said.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,11 +14,14 @@
 #include "probes/launch.h"
 #include "session_state.h"
 #include "ship/http.h"
+#include "ship/queue.h"
 #include "ship/ship.h"
 #include "snapshot.h"
 
 /* A send waits at most this long for the endpoint: a session's end is never held longer. */
 #define SHIP_TIMEOUT_MS 20000
+/* --every: the windows that wait for an endpoint that is down or slow, at most */
+#define SHIP_QUEUE 8
 
 /* The name of the unit or cgroup a --cgroup selector names: its last path element. */
 static const char *selector_name(const char *sel)
@@ -70,24 +74,60 @@ static void fill_meta(const struct session *s, struct ship_meta *m, char *host, 
 		m->service = cfg->all ? "host" : "faultline";
 }
 
-typedef int sender(const struct pprof *, const struct ship_meta *, const struct ship_target *,
-		   struct ship_cost *, char *, size_t);
+typedef int request_fn(const struct pprof *, const struct ship_meta *, const struct ship_target *,
+		       struct ship_request *, struct ship_cost *, char *, size_t);
 
-static int send_one(const char *what, sender *send, const struct pprof *p,
-		    const struct ship_meta *m, const struct ship_target *t, int verbose)
+/* An endpoint given, its request maker, and (--every) its queue. */
+struct endpoint {
+	const char *what; /* the option */
+	request_fn *make;
+	struct ship_target target;
+};
+
+static size_t endpoints(const struct fl_config *cfg, struct endpoint out[2])
 {
+	const struct fl_ship_config *c = &cfg->ship;
+	size_t n = 0;
+
+	if (c->otlp)
+		out[n++] = (struct endpoint){ "--otlp",
+					      ship__otlp_request,
+					      { .url = c->otlp,
+						.headers = c->otlp_headers,
+						.nheaders = c->notlp_headers,
+						.ca_file = c->ca_file,
+						.timeout_ms = SHIP_TIMEOUT_MS } };
+	if (c->pyroscope)
+		out[n++] = (struct endpoint){ "--pyroscope",
+					      ship__pyroscope_request,
+					      { .url = c->pyroscope,
+						.headers = c->pyroscope_headers,
+						.nheaders = c->npyroscope_headers,
+						.ca_file = c->ca_file,
+						.timeout_ms = SHIP_TIMEOUT_MS } };
+	return n;
+}
+
+/* Sends @p to @e now; a failure is one line. Returns 0 or -EIO. */
+static int send_now(const struct endpoint *e, const struct pprof *p, const struct ship_meta *m,
+		    int verbose)
+{
+	struct ship_request req;
 	struct ship_cost c = {};
 	char why[320];
-	int err = send(p, m, t, &c, why, sizeof(why));
+	int err = e->make(p, m, &e->target, &req, &c, why, sizeof(why));
 
+	if (!err)
+		err = ship__send(&e->target, &req, &c, why, sizeof(why));
+	ship__request_free(&req);
 	if (err)
-		fprintf(stderr, "faultline: %s %s: sending the profile failed: %s\n", what, t->url,
-			why);
+		fprintf(stderr, "faultline: %s %s: sending the profile failed: %s\n", e->what,
+			e->target.url, why);
 	else if (verbose)
 		fprintf(stderr,
 			"faultline: %s %s: profile sent: %zu samples, %zu KiB (%zu KiB encoded); "
 			"encoded in %.1f ms, sent in %.1f ms\n",
-			what, t->url, pprof__nr_samples(p), (c.sent + 1023) / 1024,
+			e->what, e->target.url, pprof__nr_samples(p), (c.sent + 1023) / 1024,
 			(c.encoded + 1023) / 1024, c.encode_ms, c.send_ms);
 	return err ? -EIO : 0;
 }
@@ -95,47 +135,95 @@ static int send_one(const char *what, sender *send, const struct pprof *p,
 /* A look at the endpoint waits this long at most. */
 #define REACH_TIMEOUT_MS 3000
 
-static void check_one(const char *what, const char *url, const char *ca_file)
-{
-	char why[320];
-
-	if (url && http__reach(url, ca_file, REACH_TIMEOUT_MS, why, sizeof(why)))
-		fprintf(stderr,
-			"faultline: warning: %s %s: not reachable now (%s); the profile is sent at "
-			"the end all the same\n",
-			what, url, why);
-}
-
 void session__ship_check(const struct session *s)
 {
-	const struct fl_ship_config *c = &s->cfg->ship;
+	struct endpoint e[2];
+	size_t n = endpoints(s->cfg, e);
+	char why[320];
 
-	check_one("--otlp", c->otlp, c->ca_file);
-	check_one("--pyroscope", c->pyroscope, c->ca_file);
+	for (size_t i = 0; i < n; i++)
+		if (http__reach(e[i].target.url, e[i].target.ca_file, REACH_TIMEOUT_MS, why,
+				sizeof(why)))
+			fprintf(stderr, "faultline: warning: %s %s: not reachable now (%s); %s\n",
+				e[i].what, e[i].target.url, why,
+				s->cfg->ship.every_s > 0 ?
+					"each window waits in a queue and is tried again" :
+					"the profile is sent at the end all the same");
 }
 
 int session__ship(struct session *s, const struct snapshot *snap)
 {
-	const struct fl_ship_config *c = &s->cfg->ship;
 	char host[HOST_NAME_MAX + 1], exe[PATH_MAX];
+	struct endpoint e[2];
+	size_t n = endpoints(s->cfg, e);
 	struct ship_meta m = {};
 	int err = 0;
 
-	if ((!c->otlp && !c->pyroscope) || !snap->pprof)
+	if (!n || !snap->pprof)
 		return 0;
 	fill_meta(s, &m, host, sizeof(host), exe, sizeof(exe));
 	m.end_ns = snapshot__stamp_pprof(snap);
 	m.start_ns = m.end_ns - (int64_t)(snap->report.elapsed_s * 1e9);
-	if (c->otlp)
-		err = send_one("--otlp", ship__otlp, snap->pprof, &m,
-			       &(struct ship_target){ .url = c->otlp,
-						      .headers = c->otlp_headers,
-						      .nheaders = c->notlp_headers,
-						      .ca_file = c->ca_file,
-						      .timeout_ms = SHIP_TIMEOUT_MS },
-			       s->cfg->verbose);
-	if (c->pyroscope)
-		err = send_one("--pyroscope", ship__pyroscope, snap->pprof, &m, &(struct ship_target){ .url = c->pyroscope, .headers = c->pyroscope_headers, .nheaders = c->npyroscope_headers, .ca_file = c->ca_file, .timeout_ms = SHIP_TIMEOUT_MS }, s->cfg->verbose) ?:
-			      err;
+	for (size_t i = 0; i < n; i++)
+		err = send_now(&e[i], snap->pprof, &m, s->cfg->verbose) ?: err;
+	return err;
+}
+
+int session__ship_window(struct session *s, const struct snapshot *snap, int64_t start_ns,
+			 int64_t end_ns)
+{
+	char host[HOST_NAME_MAX + 1], exe[PATH_MAX], why[320];
+	struct endpoint e[2];
+	size_t n = endpoints(s->cfg, e);
+	struct ship_meta m = { .start_ns = start_ns, .end_ns = end_ns };
+
+	if (!n || !snap->pprof)
+		return 0;
+	fill_meta(s, &m, host, sizeof(host), exe, sizeof(exe));
+	pprof__set_time(snap->pprof, start_ns, end_ns - start_ns);
+	for (size_t i = 0; i < n; i++) {
+		struct ship_request req;
+		struct ship_cost c = {};
+
+		if (!s->queues[i] && !(s->queues[i] = ship_queue__new(&e[i].target, SHIP_QUEUE)))
+			return -errno;
+		if (e[i].make(snap->pprof, &m, &e[i].target, &req, &c, why, sizeof(why))) {
+			fprintf(stderr, "faultline: %s %s: a window not made: %s\n", e[i].what,
+				e[i].target.url, why);
+			ship__request_free(&req);
+			continue;
+		}
+		if (s->cfg->verbose)
+			fprintf(stderr,
+				"faultline: %s %s: window of %.1f s: %zu samples, %zu KiB, "
+				"encoded in %.1f ms\n",
+				e[i].what, e[i].target.url, (end_ns - start_ns) / 1e9,
+				pprof__nr_samples(snap->pprof), (c.sent + 1023) / 1024,
+				c.encode_ms);
+		ship_queue__push(s->queues[i], &req);
+	}
+	return 0;
+}
+
+int session__ship_finish(struct session *s)
+{
+	struct endpoint e[2];
+	size_t n = endpoints(s->cfg, e);
+	int err = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ship_stats st = {};
+
+		if (!s->queues[i])
+			continue;
+		ship_queue__finish(s->queues[i], SHIP_TIMEOUT_MS, &st);
+		s->queues[i] = NULL;
+		fprintf(stderr,
+			"faultline: %s %s: %" PRIu64 " windows sent, %" PRIu64 " lost%s%s\n",
+			e[i].what, e[i].target.url, st.sent, st.lost,
+			st.last_error[0] ? "; last failure: " : "", st.last_error);
+		if (st.lost)
+			err = -EIO;
+	}
 	return err;
 }

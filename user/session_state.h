@@ -80,10 +80,15 @@ struct session {
 	 * session before it starts; path NULL: not asked for, or done with */
 	struct output folded, json, pprof, svg;
 	struct output stream; /* --json-stream, written all along */
-	int stream_err;	      /* its write failed: streaming stopped, the exit status is 1 */
-	bool table_off;	      /* writing the table failed (stdout closed): no more of it */
-	int table_err;	      /* ... for a reason that makes the exit status 1 (not EPIPE) */
-	bool width_said;      /* lines were cut at a width no --width chose, and that was said */
+	/* --every: the endpoints' queues (--otlp's, then --pyroscope's), when the next window
+	 * ends (session_now()) and when this one began (CLOCK_REALTIME ns) */
+	struct ship_queue *queues[2];
+	double next_window;
+	int64_t window_start_ns;
+	int stream_err;	 /* its write failed: streaming stopped, the exit status is 1 */
+	bool table_off;	 /* writing the table failed (stdout closed): no more of it */
+	int table_err;	 /* ... for a reason that makes the exit status 1 (not EPIPE) */
+	bool width_said; /* lines were cut at a width no --width chose, and that was said */
 };
 
 /* CLOCK_MONOTONIC in seconds: the session's times (start, refreshes, grace) */
@@ -117,5 +122,12 @@ int session__ship(struct session *s, const struct snapshot *snap);
  * listening, a certificate refused) is said in one line, long before the end; the session goes
  * on, its files are written and the send is tried at the end all the same. */
 void session__ship_check(const struct session *s);
+/* --every: @snap (a window's rows, from @start_ns to @end_ns of the wall clock) queued for each
+ * endpoint. Returns 0 or -errno (no queue could start). */
+int session__ship_window(struct session *s, const struct snapshot *snap, int64_t start_ns,
+			 int64_t end_ns);
+/* --every, at the end: what is queued gets 20 s, then each endpoint says in one line what was
+ * sent and lost. Returns 0, or -EIO when a window was lost (the exit status is 1). */
+int session__ship_finish(struct session *s);
 
 #endif /* FAULTLINE_SESSION_STATE_H */

@@ -250,6 +250,155 @@ Test(ship, otlp_profile_is_the_sessions_own)
 	h_folded_free(&r.folded);
 }
 
+/* The requests the collector wrote, once it wrote @n of them (each a line), parsed into @reqs. */
+static void collector_requests_ok(const struct collector *c, struct jv *reqs, size_t n)
+{
+	double until = now_s() + 20;
+	size_t got = 0;
+	char *text, *line, *next;
+
+	for (;;) {
+		got = 0;
+		text = h_read_file(c->out);
+		for (const char *p = text; (p = strchr(p, '\n')); p++)
+			got++;
+		if (got >= n)
+			break;
+		free(text);
+		cr_assert(now_s() < until, "the collector wrote %zu requests of %zu", got, n);
+		usleep(50000);
+	}
+	line = text;
+	for (size_t i = 0; i < n; i++, line = next + 1) {
+		next = strchr(line, '\n');
+		*next = '\0';
+		cr_assert_eq(jv_parse(line, strlen(line), &reqs[i]), 0, "request %zu: no JSON", i);
+	}
+	free(text);
+}
+
+/* The number after @prefix at the start of a line of faultline's stderr @err that holds
+ * @also, or -1. */
+static long after(const char *err, const char *prefix, const char *also)
+{
+	for (const char *p = err; (p = strstr(p, prefix)); p++) {
+		const char *eol = strchr(p, '\n');
+		const char *in = strstr(p, also);
+
+		if ((p == err || p[-1] == '\n') && in && (!eol || in < eol))
+			return strtol(p + strlen(prefix), NULL, 10);
+	}
+	return -1;
+}
+
+/* Runs @cmd in launch mode (-q -v --folded) with @args; returns its exit status and stderr. */
+static int launch_cmd(struct h_session *s, const char *const *args, const char *const *cmd,
+		      char **err)
+{
+	const char *argv[32];
+	size_t n = 0;
+
+	h_session_init_ok(s);
+	argv[n++] = "-q";
+	argv[n++] = "-v";
+	argv[n++] = "--folded";
+	argv[n++] = s->folded_path;
+	for (size_t i = 0; args[i]; i++)
+		argv[n++] = args[i];
+	argv[n++] = "--";
+	for (size_t i = 0; cmd[i]; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	h_session_start_ok(s, argv);
+	cr_assert_eq(h_wait_exit(&s->proc, H_WORK_MS + 60000), 0, "faultline did not end");
+	*err = h_read_file(s->err_path);
+	return h_exit_code(&s->proc);
+}
+
+/* faultbench for 3 s: a window a second of steady growth. */
+static const char *const *faultbench(void)
+{
+	static char path[PATH_MAX];
+	static const char *cmd[] = { path, "--now", "--exit", "256", "16", "3", NULL };
+
+	snprintf(path, sizeof(path), "%s/faultbench", getenv("WORKLOADS"));
+	return cmd;
+}
+
+/* Runs @cmd with --every 1 to the collector; its windows' resident samples must add up to the
+ * folded file of the same session, to the byte, each window holding some. */
+static void windows_add_up_ok(const char *const *cmd, const char *const *more, uint64_t least)
+{
+	struct collector c;
+	struct h_session s = {};
+	struct h_folded f;
+	struct jv reqs[64];
+	char url[64], *err, prefix[96];
+	const char *args[8] = { "--otlp", url, "--every", "1" };
+	uint64_t sum = 0;
+	long sent;
+
+	for (size_t i = 0; more && more[i]; i++)
+		args[4 + i] = more[i];
+	collector_start_ok(&c, NULL, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", c.port);
+	cr_assert_eq(launch_cmd(&s, args, cmd, &err), 0, "%s", err);
+	snprintf(prefix, sizeof(prefix), "faultline: --otlp %s: ", url);
+	sent = after(err, prefix, " windows sent, ");
+	cr_assert(sent >= 3 && sent < 64, "windows sent: %ld\n%s", sent, err);
+	cr_expect(strstr(err, " windows sent, 0 lost"), "%s", err);
+	collector_requests_ok(&c, reqs, (size_t)sent);
+	for (long i = 0; i < sent; i++) {
+		uint64_t w = check_request_ok(&reqs[i], "resident");
+
+		cr_expect_gt(w, 0, "window %ld holds no growth", i);
+		sum += w;
+		jv_free(&reqs[i]);
+	}
+	h_folded_load_ok(s.folded_path, &f);
+	cr_expect_eq(sum, h_folded_total(&f), "the windows (%lu) are not the session (%lu)",
+		     (unsigned long)sum, (unsigned long)h_folded_total(&f));
+	cr_expect_gt(sum, least);
+	h_folded_free(&f);
+	free(err);
+}
+
+/* --every: each window's profile holds what grew in it; together they are the session. */
+Test(ship, windows_add_up_to_the_session)
+{
+	windows_add_up_ok(faultbench(), NULL, 200 * H_MIB);
+}
+
+/* -f with children that exec and exit all along: their rows move out of the maps and fold by
+ * program between windows, and what each held as a window began must not count again. */
+Test(ship, windows_add_up_with_children_folded)
+{
+	static const char *const cmd[] = {
+		"/bin/sh", "-c",
+		"for i in $(seq 200); do head -c 1 /etc/hostname >/dev/null; sleep 0.01; done", NULL
+	};
+	static const char *const more[] = { "-f", NULL };
+
+	windows_add_up_ok(cmd, more, 100 * H_MIB);
+}
+
+/* --every with the endpoint down all along: every window is lost, and the count says so. */
+Test(ship, windows_lost_while_down_are_counted)
+{
+	struct h_session s = {};
+	char *err;
+	const char *args[] = { "--otlp", "http://127.0.0.1:1", "--every", "1", NULL };
+	long made = 0, lost;
+
+	cr_expect_eq(launch_cmd(&s, args, faultbench(), &err), 1, "%s", err);
+	for (const char *p = err; (p = strstr(p, ": window of ")); p++)
+		made++;
+	lost = after(err, "faultline: --otlp http://127.0.0.1:1: 0 windows sent, ", " lost");
+	cr_expect(made >= 3, "windows made: %ld\n%s", made, err);
+	cr_expect_eq(lost, made, "lost %ld of %ld windows made:\n%s", lost, made, err);
+	free(err);
+}
+
 /* A certificate for 127.0.0.1, made here: its key and itself (its own CA) into @dir. */
 static void make_cert_ok(const char *dir, char *cert, char *key, size_t len)
 {

@@ -31,19 +31,22 @@ static size_t resource_attrs(const struct ship_meta *m, struct otlp_attr *a)
 	return n;
 }
 
-int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-	       struct ship_cost *c, char *why, size_t len)
+int ship__otlp_request(const struct pprof *p, const struct ship_meta *m,
+		       const struct ship_target *t, struct ship_request *req, struct ship_cost *c,
+		       char *why, size_t len)
 {
-	char url[2048];
 	struct otlp_attr attrs[MAX_ATTRS];
 	struct pb_buf body = {};
 	uint8_t *gz = NULL;
 	size_t gz_len = 0;
 	int err;
 
-	if (!ship__join_url(t->url, "/v1development/profiles", url, sizeof(url))) {
+	*req = (struct ship_request){ .type = "application/x-protobuf",
+				      .encoding = "gzip",
+				      .extra = "otlp-profiles-development-version: 1" };
+	if (!ship__join_url(t->url, "/v1development/profiles", req->url, sizeof(req->url))) {
 		snprintf(why, len, "the URL is too long");
-		return -EIO;
+		return -ENAMETOOLONG;
 	}
 	c->encode_ms = ship__now_ms();
 	err = otlp__encode(p, attrs, resource_attrs(m, attrs), &body);
@@ -57,8 +60,7 @@ int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct sh
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
 		return err;
 	}
-	err = ship__post(t, url, "application/x-protobuf", "gzip",
-			 "otlp-profiles-development-version: 1", gz, gz_len, c, why, len);
-	free(gz);
-	return err;
+	req->body = gz;
+	req->len = gz_len;
+	return 0;
 }

@@ -113,20 +113,21 @@ int pyroscope__body(const struct pprof *p, const char *boundary, char **body, si
 	return err;
 }
 
-int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-		    struct ship_cost *c, char *why, size_t len)
+int ship__pyroscope_request(const struct pprof *p, const struct ship_meta *m,
+			    const struct ship_target *t, struct ship_request *req,
+			    struct ship_cost *c, char *why, size_t len)
 {
-	char url[4096], boundary[48], type[96];
-	char *body = NULL;
+	char boundary[48], *body = NULL;
 	size_t body_len = 0;
 	int err;
 
+	*req = (struct ship_request){ .len = 0 };
 	snprintf(boundary, sizeof(boundary), "faultline-%016" PRIx64,
 		 (uint64_t)m->end_ns ^ (uint64_t)0x9e3779b97f4a7c15);
-	err = pyroscope__url(m, t->url, url, sizeof(url));
+	err = pyroscope__url(m, t->url, req->url, sizeof(req->url));
 	if (err) {
 		snprintf(why, len, "the URL is too long");
-		return -EIO;
+		return err;
 	}
 	c->encode_ms = ship__now_ms();
 	err = pyroscope__body(p, boundary, &body, &body_len);
@@ -136,8 +137,8 @@ int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const stru
 		snprintf(why, len, "encoding the profile: %s", strerror(-err));
 		return err;
 	}
-	snprintf(type, sizeof(type), "multipart/form-data; boundary=%s", boundary);
-	err = ship__post(t, url, type, NULL, NULL, body, body_len, c, why, len);
-	free(body);
-	return err;
+	snprintf(req->type, sizeof(req->type), "multipart/form-data; boundary=%s", boundary);
+	req->body = body;
+	req->len = body_len;
+	return 0;
 }

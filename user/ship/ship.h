@@ -41,25 +41,37 @@ struct ship_cost {
 	double encode_ms, send_ms;
 };
 
-/* Sends @p as one OTLP request to @t->url/v1development/profiles, its cost into @c. Returns 0,
- * or -EIO with the reason in @why; -ENOMEM. */
-int ship__otlp(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-	       struct ship_cost *c, char *why, size_t len);
+/* A request made, to be posted (now, or later from a queue). */
+struct ship_request {
+	char url[4096];
+	char type[96];	      /* Content-Type */
+	const char *encoding; /* Content-Encoding, or NULL */
+	const char *extra;    /* a header line of the format's own, or NULL */
+	void *body;	      /* owned */
+	size_t len;
+};
 
-/* Posts @p to @t->url/ingest as Pyroscope's multipart pprof, with a sample type config that
- * names each of its types. Returns as ship__otlp(). */
-int ship__pyroscope(const struct pprof *p, const struct ship_meta *m, const struct ship_target *t,
-		    struct ship_cost *c, char *why, size_t len);
+/* Makes the OTLP request of @p: to @t->url/v1development/profiles, protobuf, gzip. Returns 0,
+ * or -errno with the reason in @why; the encoding's cost into @c. */
+int ship__otlp_request(const struct pprof *p, const struct ship_meta *m,
+		       const struct ship_target *t, struct ship_request *req, struct ship_cost *c,
+		       char *why, size_t len);
+
+/* Makes Pyroscope's request of @p: to @t->url/ingest, the multipart pprof with a sample type
+ * config that names each of its types. Returns as ship__otlp_request(). */
+int ship__pyroscope_request(const struct pprof *p, const struct ship_meta *m,
+			    const struct ship_target *t, struct ship_request *req,
+			    struct ship_cost *c, char *why, size_t len);
+
+/* Posts @req with @t's headers, its time into @c->send_ms. Returns 0, or -EIO with the reason
+ * in @why. */
+int ship__send(const struct ship_target *t, const struct ship_request *req, struct ship_cost *c,
+	       char *why, size_t len);
+
+void ship__request_free(struct ship_request *req);
 
 /* Milliseconds on CLOCK_MONOTONIC, for ship_cost. */
 double ship__now_ms(void);
-
-/* The request of a sender: @body (@len bytes, of @type, @encoding or NULL) posted to @url with
- * @t's headers and @extra (a header line, or NULL), its time into @c->send_ms. Returns 0, or
- * -EIO with the reason in @why. */
-int ship__post(const struct ship_target *t, const char *url, const char *type, const char *encoding,
-	       const char *extra, const void *body, size_t len, struct ship_cost *c, char *why,
-	       size_t wlen);
 
 /* The curl header line "Name: value" of "Name=value" into @buf (at most @len bytes, cut). */
 void ship__header_line(const char *kv, char *buf, size_t len);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /* What both senders share: headers as curl takes them, URLs joined. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "ship/http.h"
@@ -22,9 +23,8 @@ double ship__now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int ship__post(const struct ship_target *t, const char *url, const char *type, const char *encoding,
-	       const char *extra, const void *body, size_t len, struct ship_cost *c, char *why,
-	       size_t wlen)
+int ship__send(const struct ship_target *t, const struct ship_request *req, struct ship_cost *c,
+	       char *why, size_t wlen)
 {
 	char lines[FL_SHIP_MAX_HEADERS][512];
 	const char *headers[FL_SHIP_MAX_HEADERS + 2];
@@ -36,16 +36,16 @@ int ship__post(const struct ship_target *t, const char *url, const char *type, c
 		ship__header_line(t->headers[i], lines[i], sizeof(lines[i]));
 		headers[nh++] = lines[i];
 	}
-	if (extra)
-		headers[nh++] = extra;
+	if (req->extra)
+		headers[nh++] = req->extra;
 	headers[nh] = NULL;
 	c->send_ms = ship__now_ms();
-	err = http__post(&(struct http_post){ .url = url,
-					      .content_type = type,
-					      .content_encoding = encoding,
+	err = http__post(&(struct http_post){ .url = req->url,
+					      .content_type = req->type,
+					      .content_encoding = req->encoding,
 					      .headers = headers,
-					      .body = body,
-					      .len = len,
+					      .body = req->body,
+					      .len = req->len,
 					      .ca_file = t->ca_file,
 					      .timeout_ms = t->timeout_ms },
 			 &res);
@@ -53,6 +53,13 @@ int ship__post(const struct ship_target *t, const char *url, const char *type, c
 	if (err)
 		snprintf(why, wlen, "%s", res.error);
 	return err;
+}
+
+void ship__request_free(struct ship_request *req)
+{
+	free(req->body);
+	req->body = NULL;
+	req->len = 0;
 }
 
 bool ship__join_url(const char *base, const char *path, char *buf, size_t len)
