@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #
-# scripts/soak.sh [--minutes N] [--sample S] [--build DIR] [--install]
+# scripts/soak.sh [--minutes N] [--sample S] [--build DIR] [--install] [--ship]
 #
 # Soak: faultline --alloc -f attached to a private redis-server on 127.0.0.1 for N minutes
 # (default 60) while redis-benchmark runs without pause; redis saves by the rule of its default
@@ -12,6 +12,12 @@
 # last, the growth between them (the goal: under 10%), mean CPU, drops, and whether faultline
 # ended cleanly after SIGINT (exit 0, with its final JSON written).
 #
+# --ship: continuous mode instead of --alloc (issue 28's soak): faultline -f --every 10 --otlp
+# to the test collector (tests/otelcol/build.sh; Go needed), which is stopped for the second
+# sixth of the soak and started again on the same port. At the end: the windows faultline made
+# (-v), sent and lost (its last line), and the requests the collector wrote: sent must equal
+# received, and made must equal sent + lost.
+#
 # --install apt-gets redis-server and redis-tools when missing. Needs root and a build (make).
 set -euo pipefail
 # shellcheck source=scripts/bench-lib.sh
@@ -19,6 +25,12 @@ source "$(dirname "$0")/bench-lib.sh"
 
 MINUTES=60
 SAMPLE_S=60
+SHIP=0
+OTELCOL_PID=""
+OTLP_PORT=""
+OTLP_DIR=""
+COLLECTOR=""
+
 REDIS_PID=""
 FL_PID=""
 
@@ -42,6 +54,7 @@ soak_args()
 			shift
 			;;
 		--install) INSTALL=1 ;;
+		--ship) SHIP=1 ;;
 		*) usage ;;
 		esac
 		shift
@@ -66,6 +79,28 @@ cleanup_more()
 {
 	stop_loops
 	stop_redis
+	stop_collector
+}
+
+# The test collector on 127.0.0.1:OTLP_PORT, appending the requests to OTLP_DIR/out-N.json.
+start_collector()
+{
+	local n=$1
+
+	OTLP_HTTP_ENDPOINT=127.0.0.1:$OTLP_PORT OTLP_OUT_FILE=$OTLP_DIR/out-$n.json \
+		"$COLLECTOR" --config "$(dirname "$0")/../tests/otelcol/config.yaml" \
+		>"$OTLP_DIR/log-$n" 2>&1 &
+	OTELCOL_PID=$!
+	wait_line "$OTLP_DIR/log-$n" 'Everything is ready' 60 >/dev/null ||
+		die "the collector did not start: $(tail -3 "$OTLP_DIR/log-$n")"
+}
+
+stop_collector()
+{
+	[[ -n $OTELCOL_PID ]] || return 0
+	kill -TERM "$OTELCOL_PID" 2>/dev/null || true
+	wait "$OTELCOL_PID" 2>/dev/null || true
+	OTELCOL_PID=""
 }
 
 # The drops of the last complete line of the JSON stream @1, summed: "total (name n, ...)".
@@ -94,7 +129,7 @@ load_loop()
 
 main()
 {
-	local fl=$OUT/faultline stream t0 cpu0 cpu1 t1 rss first="" last="" cpus=() n=0 rc
+	local fl=$OUT/faultline stream t0 cpu0 cpu1 t1 rss first="" last="" cpus=() n=0 rc mode
 	local missing=()
 
 	soak_args "$@"
@@ -110,8 +145,18 @@ main()
 	start_redis "60 10000"
 	BG_PIDS+=("$REDIS_PID")
 	stream=$TMP/stream.jsonl
-	"$fl" -q --alloc -f -i 10 -p "$REDIS_PID" --json-stream "$stream" --json "$TMP/final.json" \
-		>"$TMP/fl.out" 2>"$TMP/fl.err" &
+	mode=(--alloc)
+	if ((SHIP)); then
+		COLLECTOR=$("$(dirname "$0")/../tests/otelcol/build.sh") ||
+			die "no test collector (tests/otelcol/build.sh)"
+		OTLP_DIR=$TMP/otlp
+		mkdir -p "$OTLP_DIR"
+		OTLP_PORT=$(free_port)
+		start_collector 1
+		mode=(-v --every 10 --otlp "http://127.0.0.1:$OTLP_PORT")
+	fi
+	"$fl" -q "${mode[@]}" -f -i 10 -p "$REDIS_PID" --json-stream "$stream" \
+		--json "$TMP/final.json" >"$TMP/fl.out" 2>"$TMP/fl.err" &
 	FL_PID=$!
 	BG_PIDS+=("$FL_PID")
 	wait_line "$TMP/fl.err" 'tracing' 30 >/dev/null || die "faultline did not attach: $(cat "$TMP/fl.err")"
@@ -119,7 +164,7 @@ main()
 	load_loop 2>/dev/null &
 	LOOP_PIDS+=($!)
 	disown $!
-	echo "soak: faultline $("$fl" --version | head -1) --alloc -f on redis-server" \
+	echo "soak: faultline $("$fl" --version | head -1) ${mode[*]} -f on redis-server" \
 		"$(redis-server --version | awk '{ print $3 }') (pid $REDIS_PID), $MINUTES min"
 	printf '%8s %12s %8s %12s  %s\n' minute "fl rss" "fl cpu" "redis rss" drops
 	t0=$(now)
@@ -139,6 +184,15 @@ main()
 			"$(calc %.2f "$(rss_kib "$REDIS_PID") / 1024")" "$(last_drops "$stream")"
 		t0=$t1
 		cpu0=$cpu1
+		# --ship: the collector is down for the second sixth of the soak
+		if ((SHIP)) && [[ -n $OTELCOL_PID ]] && ((n * SAMPLE_S * 6 >= MINUTES * 60)) &&
+			((n * SAMPLE_S * 6 < MINUTES * 60 * 2)); then
+			stop_collector
+			echo "soak: collector stopped"
+		elif ((SHIP)) && [[ -z $OTELCOL_PID ]] && ((n * SAMPLE_S * 6 >= MINUTES * 60 * 2)); then
+			start_collector 2
+			echo "soak: collector started again"
+		fi
 		((n * SAMPLE_S >= MINUTES * 60)) && break
 	done
 	stop_loops
@@ -155,6 +209,29 @@ main()
 		echo "written ($(wc -c <"$TMP/final.json") bytes)" || echo MISSING)"
 	echo "soak: children followed: $(grep -o '"followed":true' "$TMP/final.json" | wc -l)" \
 		"(redis's BGSAVEs)"
+	((SHIP)) || return 0
+	sleep 1
+	stop_collector
+	ship_figures
+}
+
+# --ship: windows made, sent and lost by faultline's word, and what the collector received.
+ship_figures()
+{
+	local made line sent lost received
+
+	made=$(grep -c ': window of ' "$TMP/fl.err" || true)
+	line=$(grep -m1 ' windows sent, ' "$TMP/fl.err" || true)
+	sent=$(sed -n 's/.*: \([0-9]*\) windows sent, .*/\1/p' <<<"$line")
+	lost=$(sed -n 's/.* windows sent, \([0-9]*\) lost.*/\1/p' <<<"$line")
+	received=$(cat "$OTLP_DIR"/out-*.json 2>/dev/null | tr -d '\0' | grep -c resourceProfiles || true)
+	echo "soak: windows made $made, sent $sent, lost $lost (faultline); received $received" \
+		"(the collector: $(for f in "$OTLP_DIR"/out-*.json; do
+			tr -d '\0' <"$f" | grep -c resourceProfiles; done | paste -sd+) in its two runs)"
+	# a request the collector took as it shut down may be acknowledged and not written
+	grep -h 'Received signal\|rror' "$OTLP_DIR"/log-* | tail -4 | sed 's/^/soak: collector: /'
+	echo "soak: sent = received: $([[ $sent == "$received" ]] && echo yes || echo NO);" \
+		"made = sent + lost: $([[ $made == $((sent + lost)) ]] && echo yes || echo NO)"
 }
 
 main "$@"
