@@ -480,19 +480,16 @@ static int loop(struct session *s)
 	const struct fl_config *cfg = s->cfg;
 	double next = s->start + cfg->interval_s;
 	double end = cfg->duration_s > 0 ? s->start + cfg->duration_s : 0;
+	uint64_t settle = 0; /* follow__settle(): when the next maps are due */
 	struct timespec wall;
+	int err = 0;
 
+	/* --every: the first window begins with the session */
 	clock_gettime(CLOCK_REALTIME, &wall);
 	s->window_start_ns = (int64_t)wall.tv_sec * 1000000000 + wall.tv_nsec;
 	s->next_window = s->start + cfg->ship.every_s;
-	uint64_t settle = 0; /* follow__settle(): when the next maps are due */
-	int err = 0;
-
 	while (!s->stop && any_alive(s)) {
 		double t = session_now(), until = end && end < next ? end : next;
-
-		if (cfg->ship.every_s > 0 && s->next_window < until)
-			until = s->next_window;
 		/* a target that exec'd has its tables (and probes) put in at once; at most every
 		 * EVENTS_GAP_S, or a storm of execs would wake the loop for each of them */
 		bool hear = t >= s->events_at + EVENTS_GAP_S;
@@ -502,6 +499,8 @@ static int loop(struct session *s)
 					 .events = POLLIN } };
 		bool events;
 
+		if (cfg->ship.every_s > 0 && s->next_window < until)
+			until = s->next_window;
 		if (!hear && s->events_at + EVENTS_GAP_S < until)
 			until = s->events_at + EVENTS_GAP_S;
 		if (settle && settle / 1e9 < until)

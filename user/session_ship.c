@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 /*
- * The end of a session with --otlp or --pyroscope: what the profile is of (the service, the
- * host, the one process or the cgroup) and the sends, each bounded in time, each failure said.
+ * --otlp and --pyroscope: what the profile is of (the service, the host, the one process or
+ * the cgroup), and its sends: at the end, or (--every) a window at a time through a queue per
+ * endpoint; each bounded in time, each failure said.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "base/cgroupfs.h"
 #include "base/procfs.h"
 #include "probes/launch.h"
 #include "session_state.h"
@@ -31,14 +33,6 @@ static const char *selector_name(const char *sel)
 	return slash && slash[1] ? slash + 1 : sel;
 }
 
-/* True when @sel is a container id (--cgroup ID: hex digits only). */
-static bool is_container_id(const char *sel)
-{
-	size_t n = strspn(sel, "0123456789abcdef");
-
-	return n >= 12 && !sel[n];
-}
-
 static void fill_meta(const struct session *s, struct ship_meta *m, char *host, size_t hlen,
 		      char *exe, size_t elen)
 {
@@ -51,7 +45,7 @@ static void fill_meta(const struct session *s, struct ship_meta *m, char *host, 
 		m->host = host;
 	if (cfg->ncgroups) {
 		m->cgroup = s->scope.ncg ? s->scope.cg[0].rel : NULL;
-		if (is_container_id(cfg->cgroups[0]))
+		if (cgroupfs__is_container_id(cfg->cgroups[0]))
 			m->container_id = cfg->cgroups[0];
 	}
 	if (one) {

@@ -131,9 +131,11 @@ struct search {
 	char match[2][PATH_MAX]; /* the first two, relative to the root */
 };
 
-static bool is_hex(const char *s, size_t n)
+bool cgroupfs__is_container_id(const char *sel)
 {
-	return strspn(s, "0123456789abcdef") >= n;
+	size_t n = strlen(sel);
+
+	return n >= 12 && n <= 64 && strspn(sel, "0123456789abcdef") == n;
 }
 
 /* A cgroup named after the container @id: the full id alone (cgroupfs drivers: /docker/ID,
@@ -249,7 +251,7 @@ int cgroup__resolve(const struct cgroup_roots *r, const char *sel, struct cgroup
 		return say(why, whylen, -ENAMETOOLONG, "%s: path too long", sel);
 	if (strchr(sel, '/') || !access(path, F_OK))
 		return resolve_path(r, root, path, out, why, whylen);
-	if (n >= 12 && n <= 64 && is_hex(sel, n)) {
+	if (cgroupfs__is_container_id(sel)) {
 		s.container = true;
 	} else if (!strchr(sel, '.')) {
 		if (n + sizeof(".service") > sizeof(unit))

@@ -35,6 +35,9 @@ struct cgroup_target {
 			      * 64-bit kernels, whose kernfs inode numbers are the ids */
 };
 
+/* True when the --cgroup selector @sel is a container id: 12 to 64 lowercase hex digits. */
+bool cgroupfs__is_container_id(const char *sel);
+
 /*
  * The v2 directory that the --cgroup selector @sel names, under the root @r->v2, into @out:
  *  - an absolute path: a directory in the v2 hierarchy that holds cgroup.procs;

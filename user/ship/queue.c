@@ -36,20 +36,13 @@ static void pop(struct ship_queue *q)
 	q->n--;
 }
 
-/* Sleeps until @until_ms, a push or the end. Under the lock. */
+/* Sleeps until @until_ms (CLOCK_MONOTONIC, as the condition's clock), a push or the end.
+ * Under the lock. */
 static void wait_until(struct ship_queue *q, double until_ms)
 {
-	struct timespec ts;
-	double now;
+	struct timespec ts = { .tv_sec = (time_t)(until_ms / 1e3) };
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = ship__now_ms();
-	if (until_ms <= now)
-		return;
-	/* the condition's clock is CLOCK_REALTIME: the same span from its now */
-	until_ms = ts.tv_sec * 1e3 + ts.tv_nsec / 1e6 + (until_ms - now);
-	ts.tv_sec = (time_t)(until_ms / 1e3);
-	ts.tv_nsec = (long)((until_ms - ts.tv_sec * 1e3) * 1e6);
+	ts.tv_nsec = (long)((until_ms - (double)ts.tv_sec * 1e3) * 1e6);
 	pthread_cond_timedwait(&q->wake, &q->lock, &ts);
 }
 
@@ -105,6 +98,7 @@ static void *run(void *arg)
 struct ship_queue *ship_queue__new(const struct ship_target *t, size_t max)
 {
 	struct ship_queue *q = calloc(1, sizeof(*q));
+	pthread_condattr_t attr;
 	int err;
 
 	if (!q || !(q->v = calloc(max ? max : 1, sizeof(*q->v)))) {
@@ -115,7 +109,10 @@ struct ship_queue *ship_queue__new(const struct ship_target *t, size_t max)
 	q->target = *t;
 	q->max = max ? max : 1;
 	pthread_mutex_init(&q->lock, NULL);
-	pthread_cond_init(&q->wake, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->wake, &attr);
+	pthread_condattr_destroy(&attr);
 	err = pthread_create(&q->thread, NULL, run, q);
 	if (err) {
 		free(q->v);
