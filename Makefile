@@ -109,6 +109,11 @@ $(OUTPUT)/tests/unit: $(UNIT_SRCS) $(LIB_OBJS) | $(OUTPUT)/tests
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(TEST_CFLAGS) $(UNIT_SRCS) $(LIB_OBJS) $(LDLIBS) -lcriterion -lm -o $@
 
+# what a window costs --otlp (scripts/bench-ship.sh)
+$(OUTPUT)/tests/shipbench: tests/bench/shipbench.c $(LIB_OBJS) | $(OUTPUT)/tests
+	$(call msg,BENCH,$@)
+	$(Q)$(CC) $(TEST_CFLAGS) $< $(LIB_OBJS) $(LDLIBS) -o $@
+
 # the integration tests read faultline's JSON with its own reader (and its UTF-8 check)
 INTEG_READER := user/formats/jsonread.c user/base/units.c
 $(OUTPUT)/tests/integration: $(INTEG_SRCS) $(INTEG_READER) | $(OUTPUT)/tests

@@ -12,9 +12,11 @@ int gzip__compress(const void *in, size_t len, uint8_t **out, size_t *out_len)
 
 	*out = NULL;
 	*out_len = 0;
-	/* 15 + 16: a 32 KiB window, with a gzip header and trailer rather than zlib's */
-	if (len > UINT32_MAX || deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-					     Z_DEFAULT_STRATEGY) != Z_OK)
+	/* 15 + 16: a 32 KiB window, with a gzip header and trailer rather than zlib's. The
+	 * fastest level: on 10,000 samples of 20 frames (3.6 MiB encoded) 46 ms against 256 ms
+	 * for zlib's default, for 8% more bytes */
+	if (len > UINT32_MAX ||
+	    deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	cap = deflateBound(&zs, (uLong)len);
 	*out = malloc(cap ? cap : 1);

@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Compresses @len bytes of @in into a new buffer *@out (free() it) of *@out_len bytes, with a
- * gzip header and trailer. Returns 0 or -ENOMEM. */
+/* Compresses @len bytes of @in, at zlib's fastest level (a body is made at every window),
+ * into a new buffer *@out (free() it) of *@out_len bytes, with a gzip header and trailer.
+ * Returns 0 or -ENOMEM. */
 int gzip__compress(const void *in, size_t len, uint8_t **out, size_t *out_len);
 
 #endif /* FAULTLINE_GZIP_H */
