@@ -493,7 +493,7 @@ static void encode_rest(const struct pprof *p, struct gz_out *g, struct pb_buf *
 	gz_emit(g, b);
 }
 
-int pprof__write(FILE *out, const struct pprof *p)
+static int write_level(FILE *out, const struct pprof *p, int level)
 {
 	struct gz_out g = { .out = out };
 	struct pb_buf b = {}, m = {}, sub = {};
@@ -501,8 +501,7 @@ int pprof__write(FILE *out, const struct pprof *p)
 
 	errno = 0;
 	/* 15 + 16: a 32 KiB window, with a gzip header and trailer rather than zlib's */
-	if (deflateInit2(&g.zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&g.zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -ENOMEM;
 	encode_types(p, &g, &b, &m);
 	encode_samples(p, &g, &b, &m, &sub);
@@ -518,4 +517,14 @@ int pprof__write(FILE *out, const struct pprof *p)
 	if (!g.err && fflush(out) == EOF)
 		g.err = write_err();
 	return g.err;
+}
+
+int pprof__write(FILE *out, const struct pprof *p)
+{
+	return write_level(out, p, Z_DEFAULT_COMPRESSION);
+}
+
+int pprof__write_fast(FILE *out, const struct pprof *p)
+{
+	return write_level(out, p, Z_BEST_SPEED);
 }

@@ -96,5 +96,7 @@ size_t pprof__nr_mappings(const struct pprof *p);
  * main binary, as profile.proto asks: the first file mapped that is not a shared library.
  * Returns 0, -ENOMEM, or -errno of the failed write (-EIO when unknown). */
 int pprof__write(FILE *out, const struct pprof *p);
+/* pprof__write() at zlib's fastest level: for a body sent at every window (gzip.h says why). */
+int pprof__write_fast(FILE *out, const struct pprof *p);
 
 #endif /* FAULTLINE_PPROF_H */

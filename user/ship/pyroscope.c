@@ -73,7 +73,7 @@ int pyroscope__body(const struct pprof *p, const char *boundary, char **body, si
 	char *pb = NULL, *cfg = NULL;
 	size_t pb_len = 0, cfg_len = 0;
 	FILE *f = open_memstream(&pb, &pb_len), *c;
-	int err = f ? pprof__write(f, p) : -ENOMEM;
+	int err = f ? pprof__write_fast(f, p) : -ENOMEM;
 
 	if (f && fclose(f) && !err)
 		err = -ENOMEM;
