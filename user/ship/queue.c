@@ -85,7 +85,10 @@ static void *run(void *arg)
 		backoff = backoff ? backoff * 2 : BACKOFF_FIRST_MS;
 		if (backoff > BACKOFF_MAX_MS)
 			backoff = BACKOFF_MAX_MS;
-		wait_until(q, ship__now_ms() + (double)backoff);
+		/* a new window does not cut the wait short; the end does */
+		for (double until = ship__now_ms() + (double)backoff;
+		     !q->stopping && ship__now_ms() < until;)
+			wait_until(q, until);
 	}
 	/* what is left could not go in time */
 	q->st.lost += q->n;
