@@ -568,15 +568,49 @@ static const char *form_part(const struct endpoint *e, const char *name, size_t 
 	return p;
 }
 
+/* Counts the top-level fields of the protobuf message @p (@len bytes) by number (< 16) into
+ * @count, asserting the message is well-formed: varints and length-delimited fields only. */
+static void proto_fields_ok(const uint8_t *p, size_t len, uint64_t count[16])
+{
+	const uint8_t *end = p + len;
+
+	while (p < end) {
+		uint64_t key = 0, v = 0;
+		int shift = 0;
+
+		do {
+			cr_assert_lt(p, end, "a truncated key");
+			key |= (uint64_t)(*p & 0x7f) << shift;
+			shift += 7;
+		} while (*p++ & 0x80);
+		shift = 0;
+		do {
+			cr_assert_lt(p, end, "a truncated value");
+			v |= (uint64_t)(*p & 0x7f) << shift;
+			shift += 7;
+		} while (*p++ & 0x80);
+		cr_assert((key & 7) == 0 || (key & 7) == 2, "wire type %lu",
+			  (unsigned long)(key & 7));
+		if ((key & 7) == 2) {
+			cr_assert_leq(v, (uint64_t)(end - p), "a field past the end");
+			p += v;
+		}
+		if ((key >> 3) < 16)
+			count[key >> 3]++;
+	}
+}
+
 Test(ship, pyroscope_ingest_request)
 {
 	struct endpoint e;
 	struct h_run r;
-	char url[64], cfg[1024], out[1 << 16];
+	char url[64], cfg[1024];
+	static char out[4 << 20];
 	const char *args[] = { "--pyroscope", url, "--pyroscope-header", "X-Scope-OrgID=team-a",
 			       NULL };
 	const char *profile, *types;
 	size_t plen, tlen;
+	uint64_t fields[16] = { 0 };
 	z_stream zs = {};
 
 	endpoint_start_ok(&e, 200);
@@ -593,17 +627,21 @@ Test(ship, pyroscope_ingest_request)
 	snprintf(cfg, sizeof(cfg), "%.*s", (int)tlen, types);
 	cr_expect(strstr(cfg, "\"resident\":{\"units\":\"bytes\""), "%s", cfg);
 	cr_expect(strstr(cfg, "\"faults\":{\"units\":\"objects\""), "%s", cfg);
-	/* the profile part is a whole gzip stream */
+	/* the profile part is a whole gzip stream of a profile.proto: every sample type the config
+	 * names, samples, a string table */
 	profile = form_part(&e, "profile", &plen);
 	cr_assert_eq(inflateInit2(&zs, 15 + 16), Z_OK);
 	zs.next_in = (Bytef *)profile;
 	zs.avail_in = (uInt)plen;
-	do {
-		zs.next_out = (Bytef *)out;
-		zs.avail_out = sizeof(out);
-	} while (inflate(&zs, Z_NO_FLUSH) == Z_OK);
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = sizeof(out);
+	cr_expect_eq(inflate(&zs, Z_FINISH), Z_STREAM_END, "a whole gzip stream within 4 MiB");
 	cr_expect_eq(zs.avail_in, 0, "the gzip stream ends with the part");
-	cr_expect_gt(zs.total_out, 100);
+	proto_fields_ok((const uint8_t *)out, zs.total_out, fields);
+	cr_expect_eq(fields[1], 3, "sample types resident, released, faults: %lu",
+		     (unsigned long)fields[1]);
+	cr_expect_gt(fields[2], 0, "samples");
+	cr_expect_gt(fields[6], 10, "strings");
 	inflateEnd(&zs);
 	free(e.request);
 	h_folded_free(&r.folded);
