@@ -60,21 +60,41 @@ static const struct fl_counts *find(const struct window_base *w, const struct fl
 	return id ? &w->base[id - 1] : NULL;
 }
 
+/*
+ * The table is made anew from @rows, so that it holds the rows of now alone: the keys of rows
+ * that moved away, of processes long gone, do not pile up over a session of days.
+ */
 int window_base__mark(struct window_base *w, const struct fl_row *rows, size_t n,
 		      window_counted_fn counted, void *ctx)
 {
+	struct window_base next = { .cap = 0 };
+
+	intern__init(&next.keys, sizeof(struct fl_key));
 	for (size_t i = 0; i < n; i++) {
+		bool taken = !counted || counted(&rows[i].key, ctx);
+		const struct fl_counts *old = taken ? NULL : find(w, &rows[i].key);
 		struct fl_counts *b;
 
-		if (counted && !counted(&rows[i].key, ctx))
+		/* not taken and never marked: nothing to keep, its all goes to a later window */
+		if (!taken && !old)
 			continue;
-		b = slot(w, &rows[i].key);
-
-		if (!b)
+		b = slot(&next, &rows[i].key);
+		if (!b) {
+			intern__fini(&next.keys);
+			free(next.base);
 			return -ENOMEM;
-		*b = rows[i].counts;
+		}
+		*b = taken ? rows[i].counts : *old;
 	}
+	intern__fini(&w->keys);
+	free(w->base);
+	*w = next;
 	return 0;
+}
+
+size_t window_base__size(const struct window_base *w)
+{
+	return w->keys.n;
 }
 
 int window_base__move(struct window_base *w, const struct fl_key *from, const struct fl_key *to)

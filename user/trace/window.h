@@ -29,6 +29,9 @@ typedef bool (*window_counted_fn)(const struct fl_key *key, void *ctx);
 int window_base__mark(struct window_base *w, const struct fl_row *rows, size_t n,
 		      window_counted_fn counted, void *ctx);
 
+/* How many rows have a baseline: those of the last mark (and where moves took them). */
+size_t window_base__size(const struct window_base *w);
+
 /* The row of @from moved into the row of @to: its baseline is added to @to's. Returns 0 or
  * -ENOMEM. */
 int window_base__move(struct window_base *w, const struct fl_key *from, const struct fl_key *to);

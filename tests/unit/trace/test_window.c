@@ -90,3 +90,18 @@ Test(window, rows_not_taken_wait_for_the_next_window)
 	free(out);
 	window_base__free(w);
 }
+
+/* Over days the rows come and go: the table holds those of the last mark, not all ever seen. */
+Test(window, the_table_holds_the_rows_of_now)
+{
+	struct window_base *w = window_base__new();
+	struct fl_row rows[64];
+
+	for (uint32_t round = 0; round < 100; round++) {
+		for (int i = 0; i < 64; i++)
+			rows[i] = row(1000 + round * 64 + (uint32_t)i, 9, 4096, 1);
+		cr_assert_eq(window_base__mark(w, rows, 64, NULL, NULL), 0);
+	}
+	cr_expect_eq(window_base__size(w), 64, "%zu baselines", window_base__size(w));
+	window_base__free(w);
+}
