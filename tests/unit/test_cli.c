@@ -11,10 +11,10 @@
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
 
 /* parse_args() on a NULL-terminated list of arguments after the program name. */
-#define PARSE(cfg, ...)                                                                    \
-	({                                                                                 \
-		char *argv_[] = { "faultline", __VA_ARGS__, NULL };                        \
-		parse_args(ARGC(argv_), argv_, (cfg));                                     \
+#define PARSE(cfg, ...)                                             \
+	({                                                          \
+		char *argv_[] = { "faultline", __VA_ARGS__, NULL }; \
+		parse_args(ARGC(argv_), argv_, (cfg));              \
 	})
 
 static void quiet(void)
@@ -48,18 +48,18 @@ static size_t count_lines(const char *s)
 }
 
 /* A usage error: -EINVAL, exactly one lowercase line on stderr holding @needle. */
-#define EXPECT_USAGE_ERROR(needle, ...)                                                    \
-	do {                                                                               \
-		struct fl_config cfg_;                                                     \
-		char *err_;                                                                \
-		cr_assert_eq(PARSE(&cfg_, __VA_ARGS__), -EINVAL);                          \
-		fflush(stderr);                                                            \
-		err_ = slurp(cr_get_redirected_stderr());                                  \
-		cr_expect_eq(count_lines(err_), 1, "stderr: '%s'", err_);                 \
+#define EXPECT_USAGE_ERROR(needle, ...)                                                  \
+	do {                                                                             \
+		struct fl_config cfg_;                                                   \
+		char *err_;                                                              \
+		cr_assert_eq(PARSE(&cfg_, __VA_ARGS__), -EINVAL);                        \
+		fflush(stderr);                                                          \
+		err_ = slurp(cr_get_redirected_stderr());                                \
+		cr_expect_eq(count_lines(err_), 1, "stderr: '%s'", err_);                \
 		cr_expect_not_null(strstr(err_, needle), "stderr: '%s'", err_);          \
 		cr_expect_eq(strncmp(err_, "faultline: ", 11), 0, "stderr: '%s'", err_); \
-		cr_expect(err_[11] < 'A' || err_[11] > 'Z', "stderr: '%s'", err_);        \
-		free(err_);                                                                \
+		cr_expect(err_[11]<'A' || err_[11]> 'Z', "stderr: '%s'", err_);          \
+		free(err_);                                                              \
 	} while (0)
 
 Test(cli, defaults_with_pid, .init = quiet)
@@ -269,8 +269,8 @@ Test(cli, flags, .init = quiet)
 Test(cli, folded_and_metric, .init = quiet)
 {
 	struct fl_config cfg;
-	static const char *const names[] = { "resident", "anon", "file", "shmem",
-					      "swap", "faults", "released" };
+	static const char *const names[] = { "resident", "anon",   "file",    "shmem",
+					     "swap",	 "faults", "released" };
 	size_t i;
 
 	cr_assert_eq(PARSE(&cfg, "-p", "1", "--folded", "-"), 0);
@@ -512,4 +512,46 @@ Test(cli, by_tops, .init = quiet)
 	cr_expect_str_eq(by, "mapping", "exe is the default top: the layout says nothing of it");
 	EXPECT_USAGE_ERROR("at most one of exe", "-a", "--by", "cgroup,process");
 	EXPECT_USAGE_ERROR("at most one of exe", "-a", "--by", "thread");
+}
+
+Test(cli, shipping_options, .init = quiet)
+{
+	struct fl_config cfg;
+
+	cr_assert_eq(PARSE(&cfg, "--otlp", "https://otlp.example.com:4318", "--otlp-header",
+			   "Authorization=Bearer a=b", "--pyroscope", "http://pyro:4040",
+			   "--pyroscope-header", "X-Scope-OrgID=team", "--service", "orders",
+			   "--every", "60", "-p", "1"),
+		     0);
+	cr_expect_str_eq(cfg.ship.otlp, "https://otlp.example.com:4318");
+	cr_expect_eq(cfg.ship.notlp_headers, 1);
+	cr_expect_str_eq(cfg.ship.otlp_headers[0], "Authorization=Bearer a=b");
+	cr_expect_str_eq(cfg.ship.pyroscope, "http://pyro:4040");
+	cr_expect_eq(cfg.ship.npyroscope_headers, 1);
+	cr_expect_str_eq(cfg.ship.service, "orders");
+	cr_expect_eq(cfg.ship.every_s, 60);
+	cr_assert_eq(PARSE(&cfg, "-p", "1"), 0);
+	cr_expect_null(cfg.ship.otlp);
+	cr_expect_eq(cfg.ship.every_s, 0, "one profile at the end unless --every");
+}
+
+Test(cli, shipping_errors, .init = quiet)
+{
+	EXPECT_USAGE_ERROR("it needs a scheme: http://collector:4318", "--otlp", "collector:4318",
+			   "-p", "1");
+	EXPECT_USAGE_ERROR("no host after the scheme", "--pyroscope", "https://", "-p", "1");
+	EXPECT_USAGE_ERROR("give NAME=VALUE", "--otlp", "http://c", "--otlp-header", "novalue",
+			   "-p", "1");
+	EXPECT_USAGE_ERROR("give NAME=VALUE", "--otlp", "http://c", "--otlp-header", "A b=c", "-p",
+			   "1");
+	EXPECT_USAGE_ERROR("no --otlp to send it with", "--otlp-header", "A=b", "-p", "1");
+	EXPECT_USAGE_ERROR("--every: no --otlp or --pyroscope", "--every", "10", "-p", "1");
+	EXPECT_USAGE_ERROR("from 1 to 86400", "--otlp", "http://c", "--every", "0.5", "-p", "1");
+	EXPECT_USAGE_ERROR("from 1 to 86400", "--otlp", "http://c", "--every", "10s", "-p", "1");
+	EXPECT_USAGE_ERROR("not with --alloc yet", "--otlp", "http://c", "--every", "10", "--alloc",
+			   "-p", "1");
+	EXPECT_USAGE_ERROR("--service 'a{b}'", "--otlp", "http://c", "--service", "a{b}", "-p",
+			   "1");
+	EXPECT_USAGE_ERROR("--ca-file /nonexistent/ca.pem", "--otlp", "https://c", "--ca-file",
+			   "/nonexistent/ca.pem", "-p", "1");
 }
