@@ -504,7 +504,8 @@ static size_t take_request(struct endpoint *e, int fd, size_t cap)
 	return e->len;
 }
 
-/* Serves connections until one brings a request, which is kept and answered e->status. */
+/* Serves connections until one brings a request, which is kept and answered e->status; status
+ * 0: not answered at all (a server that hangs), the connection held until the client goes. */
 static void *serve(void *arg)
 {
 	struct endpoint *e = arg;
@@ -518,8 +519,11 @@ static void *serve(void *arg)
 	while (e->request && (fd = accept(e->fd, NULL, NULL)) >= 0) {
 		bool got = take_request(e, fd, cap) > 0;
 		/* a failed answer is the client's to tell; the test checks what came */
-		ssize_t n = got ? write(fd, reply, strlen(reply)) : 0;
+		ssize_t n = got && e->status ? write(fd, reply, strlen(reply)) : 0;
+		char c;
 
+		while (got && !e->status && read(fd, &c, 1) > 0)
+			;
 		(void)n;
 		close(fd);
 		if (got)
@@ -645,6 +649,30 @@ Test(ship, pyroscope_ingest_request)
 	inflateEnd(&zs);
 	free(e.request);
 	h_folded_free(&r.folded);
+}
+
+/* A server that takes the request and never answers: the send gives up after its bound (20
+ * s), says so, and the session ends with status 1 instead of hanging. */
+Test(ship, silent_server_costs_a_bounded_time)
+{
+	struct endpoint e;
+	struct h_session s = {};
+	char url[64], *err;
+	const char *args[] = { "--otlp", url, NULL };
+	double t0;
+
+	endpoint_start_ok(&e, 0);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", e.port);
+	h_session_init_ok(&s);
+	t0 = now_s();
+	cr_expect_eq(launch(&s, args), 1);
+	cr_expect_lt(now_s() - t0, 40, "the session took %.1f s", now_s() - t0);
+	endpoint_stop(&e);
+	err = h_read_file(s.err_path);
+	cr_expect(strstr(err, "sending the profile failed: ") && strstr(err, "timed out"), "%s",
+		  err);
+	free(err);
+	free(e.request);
 }
 
 /* An endpoint that is down and one that answers 503: each said in one line, exit status 1,
