@@ -191,6 +191,7 @@ unit-sanitize: $(SAN_OUT)/tests/unit
 # The OTLP tests' collector is built once and cached (tests/otelcol/build.sh); with no Go
 # toolchain (exit 77) those tests are skipped and say why.
 integration: $(OUTPUT)/faultline $(WORKLOADS) $(OUTPUT)/tests/integration
+	@echo "integration: the test collector: cached, or built once (a few minutes)"
 	$(Q)rc=0; otelcol=$$(tests/otelcol/build.sh 2>$(OUTPUT)/otelcol-build.log) || rc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then \
 		cat $(OUTPUT)/otelcol-build.log >&2; \
