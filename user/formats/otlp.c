@@ -101,20 +101,28 @@ static const char *str_text(const struct enc *e, uint64_t index)
 	return intern__get(&e->extra, index - e->p->strings.n);
 }
 
-/* The dictionary index of attribute @key = (@str, or @num when @str is NULL). */
-static uint64_t attr_index(struct enc *e, const char *key, const char *str, int64_t num)
+static uint64_t attr_of(struct enc *e, const struct attr_rec *r)
 {
-	struct attr_rec r = { .key = str_index(e, key) };
-	uint64_t id;
+	uint64_t id = intern__id(&e->attrs, r);
 
-	if (str)
-		r.str = str_index(e, str);
-	else
-		r = (struct attr_rec){ r.key, 0, (uint64_t)num, 1 };
-	id = intern__id(&e->attrs, &r);
 	if (!id)
 		e->nomem = true;
 	return id;
+}
+
+/* The dictionary index of attribute @key = the model's string @str (its id: every value a
+ * string attribute takes is in the model already, so it is not interned again). */
+static uint64_t attr_str(struct enc *e, const char *key, uint64_t str)
+{
+	return attr_of(e, &(struct attr_rec){ .key = str_index(e, key), .str = str });
+}
+
+/* ... = the number @num. */
+static uint64_t attr_num(struct enc *e, const char *key, int64_t num)
+{
+	return attr_of(e, &(struct attr_rec){ .key = str_index(e, key),
+					      .num = (uint64_t)num,
+					      .is_num = 1 });
 }
 
 /* The attribute indices of sample @s into @out; returns how many. */
@@ -122,15 +130,14 @@ static size_t sample_attrs(struct enc *e, const struct sample_rec *s, uint64_t *
 {
 	size_t n = 0;
 
-	out[n++] =
-		attr_index(e, "process.pid", NULL, strtoll(pprof_string(e->p, s->pid), NULL, 10));
-	out[n++] = attr_index(e, "thread.id", NULL, (int64_t)s->tid);
+	out[n++] = attr_num(e, "process.pid", strtoll(pprof_string(e->p, s->pid), NULL, 10));
+	out[n++] = attr_num(e, "thread.id", (int64_t)s->tid);
 	if (s->thread)
-		out[n++] = attr_index(e, "thread.name", pprof_string(e->p, s->thread), 0);
+		out[n++] = attr_str(e, "thread.name", s->thread);
 	if (s->comm)
-		out[n++] = attr_index(e, "process.executable.name", pprof_string(e->p, s->comm), 0);
+		out[n++] = attr_str(e, "process.executable.name", s->comm);
 	if (s->cgroup)
-		out[n++] = attr_index(e, "process.linux.cgroup", pprof_string(e->p, s->cgroup), 0);
+		out[n++] = attr_str(e, "process.linux.cgroup", s->cgroup);
 	return n;
 }
 
@@ -217,8 +224,7 @@ static void encode_mappings(struct enc *e, struct pb_buf *dict, struct pb_buf *m
 		if (r->file)
 			pb__uint(m, MAPPING_FILENAME_STRINDEX, r->file);
 		if (r->build_id) {
-			uint64_t a = attr_index(e, "process.executable.build_id.gnu",
-						pprof_string(p, r->build_id), 0);
+			uint64_t a = attr_str(e, "process.executable.build_id.gnu", r->build_id);
 
 			pb__packed(m, MAPPING_ATTRIBUTE_INDICES, &a, 1);
 		}
