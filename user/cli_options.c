@@ -150,8 +150,8 @@ const struct argp_option cli_options[] = {
 	{ "ca-file", OPT_CA_FILE, "FILE", 0,
 	  "Verify https endpoints with the CA certificates in FILE (default: the system's)", 5 },
 	{ "every", OPT_EVERY, "SECONDS", 0,
-	  "Continuous: send a profile of what grew in each window of SECONDS (1..86400), the "
-	  "last at the end (not with --alloc yet)",
+	  "Continuous: send a profile of what grew in each window of SECONDS (1..86400), and "
+	  "the live heap as it ends; the last at the end",
 	  5 },
 	{ NULL, 0, NULL, 0, "Tuning:", 6 },
 	{ "stack-storage", OPT_STACK_STORAGE, "N", 0,

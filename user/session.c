@@ -181,9 +181,16 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	}
 }
 
-/* The snapshot of the rows just read, by @metric, with thread frames or not. */
+/* --every: a window's rows, and beside them (with --alloc's live heap) as they stand. */
+struct window_rows {
+	struct fl_row *rows, *ends;
+	size_t n;
+};
+
+/* The snapshot of the rows just read (or of window @w), by @metric, with thread frames or
+ * not. */
 static int build(struct session *s, struct snapshot *snap, enum fl_metric metric, bool threads,
-		 bool final, struct treecache *keep, const struct fl_row *rows, size_t nrows)
+		 bool final, struct treecache *keep, const struct window_rows *w)
 {
 	const struct fl_config *cfg = s->cfg;
 	struct snapshot_opts so = { .threads = threads,
@@ -198,8 +205,9 @@ static int build(struct session *s, struct snapshot *snap, enum fl_metric metric
 				    .pprof = final &&
 					     (cfg->pprof || cfg->ship.otlp || cfg->ship.pyroscope),
 				    .inline_frames = cfg->inline_frames,
-				    .rows = rows,
-				    .nrows = nrows };
+				    .rows = w ? w->rows : NULL,
+				    .nrows = w ? w->n : 0,
+				    .ends = w ? w->ends : NULL };
 
 	return snapshot__build(snap, &so, s->col, s->frames, &s->targets, keep);
 }
@@ -217,16 +225,17 @@ static bool known_process(const struct fl_key *key, void *ctx)
 static int ship_window(struct session *s, bool final)
 {
 	struct snapshot snap = {};
-	struct fl_row *rows = NULL;
+	struct window_rows w = {};
+	/* the live heap is a level: shown as the window ends, whatever came in it */
+	bool levels = s->cfg->alloc && !s->cfg->alloc_churn;
 	struct timespec now;
-	size_t n = 0;
 	int64_t end_ns;
 	int err = final ? 0 : collector__read(s->col);
 
 	if (!err)
-		err = collector__window(s->col, &rows, &n);
+		err = collector__window(s->col, &w.rows, levels ? &w.ends : NULL, &w.n);
 	if (!err)
-		err = build(s, &snap, s->metric, s->threads, true, NULL, rows, n);
+		err = build(s, &snap, s->metric, s->threads, true, NULL, &w);
 	clock_gettime(CLOCK_REALTIME, &now);
 	end_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec;
 	if (!err)
@@ -236,7 +245,8 @@ static int ship_window(struct session *s, bool final)
 		err = collector__window_mark(s->col, known_process, &s->targets);
 	s->window_start_ns = end_ns;
 	snapshot__fini(&snap);
-	free(rows);
+	free(w.rows);
+	free(w.ends);
 	return err;
 }
 
@@ -247,7 +257,7 @@ static int ship_window(struct session *s, bool final)
 static int write_stream_apart(struct session *s, const struct jsonreport_opts *jo)
 {
 	struct snapshot snap = {};
-	int err = build(s, &snap, s->metric, s->threads, false, NULL, NULL, 0);
+	int err = build(s, &snap, s->metric, s->threads, false, NULL, NULL);
 
 	if (!err) {
 		fill_report(s, &snap.report, false);
@@ -318,7 +328,7 @@ static int show(struct session *s, bool final)
 	if (!err)
 		/* the kept tree changes under what a paused view still shows */
 		err = build(s, &snap, metric, threads, final,
-			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree, NULL, 0);
+			    final || (s->tui && tui__paused(s->tui)) ? NULL : s->tree, NULL);
 	if (!err)
 		fill_report(s, &snap.report, final);
 	if (!err && s->stream.path && (metric != s->metric || threads != s->threads))

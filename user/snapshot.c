@@ -175,8 +175,9 @@ static struct pprof_lines pprof_lines(const struct frame_info *fi, bool inlined,
  * inlined there) and the mappings holding them; every value.
  */
 static int add_pprof_sample(struct snapshot *snap, const struct target *t, const struct fl_row *r,
-			    const char *const *path, const uint64_t *addrs,
-			    const struct frame_info *const *infos, size_t depth, bool inlined)
+			    const struct fl_counts *end, const char *const *path,
+			    const uint64_t *addrs, const struct frame_info *const *infos,
+			    size_t depth, bool inlined)
 {
 	struct pprof_frame frames[4 + FL_MAX_STACK_DEPTH];
 	struct pprof_mapping maps[4 + FL_MAX_STACK_DEPTH];
@@ -186,7 +187,10 @@ static int add_pprof_sample(struct snapshot *snap, const struct target *t, const
 	bool any = false;
 
 	for (size_t i = 0; i < snap->npprof_types; i++) {
-		values[i] = (int64_t)metric__value(&r->counts, snap->pprof_types[i]);
+		enum fl_metric m = snap->pprof_types[i];
+
+		values[i] =
+			(int64_t)metric__value(end && metric__is_level(m) ? end : &r->counts, m);
 		any |= values[i] != 0;
 	}
 	if (!any)
@@ -243,9 +247,10 @@ static size_t top_frames(struct frames *frames, enum fl_top top, const struct ta
 	return n;
 }
 
+/* Row @r into the tree, and the pprof model with @end's levels (NULL: @r's). */
 static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		   const struct collector *col, struct frames *frames, struct target *t,
-		   const struct fl_row *r)
+		   const struct fl_row *r, const struct fl_counts *end)
 {
 	/* [cgroup,] process, thread, the stack, the call, the mapping */
 	const char *path[5 + FL_MAX_STACK_DEPTH];
@@ -257,8 +262,9 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 	size_t n = 0, depth = 0;
 	int err;
 
-	/* a row of zeros says nothing: the overflow row made at attach, before any overflow */
-	if (counts__is_zero(&r->counts))
+	/* a row of zeros says nothing: the overflow row made at attach, before any overflow (a
+	 * window's row with only a level has an @end) */
+	if (counts__is_zero(&r->counts) && !end)
 		return 0;
 	depth = top_frames(frames, o->by_top, t, path);
 	if (o->threads)
@@ -282,7 +288,8 @@ static int add_row(struct snapshot *snap, const struct snapshot_opts *o,
 		path[depth++] = mapping_frame(t, &r->key);
 	err = treecache__add(snap->tree, path, infos, depth, o->inline_frames, &r->counts);
 	if (!err && snap->pprof)
-		err = add_pprof_sample(snap, t, r, path, addrs, infos, depth, o->inline_frames);
+		err = add_pprof_sample(snap, t, r, end, path, addrs, infos, depth,
+				       o->inline_frames);
 	return err;
 }
 
@@ -312,7 +319,7 @@ static int add_rows_merged(struct snapshot *snap, const struct snapshot_opts *o,
 			treecache__profile(snap->tree)->saturated |=
 				counts__add(&r.counts, &rows[g[k].row].counts);
 		err = add_row(snap, o, col, frames,
-			      target_set__find_gen(set, (pid_t)r.key.tgid, r.key.gen), &r);
+			      target_set__find_gen(set, (pid_t)r.key.tgid, r.key.gen), &r, NULL);
 	}
 	free(g);
 	return err;
@@ -353,7 +360,8 @@ static int add_rows(struct snapshot *snap, const struct snapshot_opts *o, struct
 			target_set__find_gen(set, (pid_t)rows[i].key.tgid, rows[i].key.gen);
 
 		if (t)
-			err = add_row(snap, o, col, frames, t, &rows[i]);
+			err = add_row(snap, o, col, frames, t, &rows[i],
+				      o->ends ? &o->ends[i].counts : NULL);
 	}
 	return err;
 }

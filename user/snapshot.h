@@ -30,6 +30,9 @@ struct snapshot_opts {
 	/* --every: a window's rows (collector__window()) instead of the collector's; NULL: those */
 	const struct fl_row *rows;
 	size_t nrows;
+	/* ... and, NULL or beside them, those rows as the window ended: pprof takes the metrics
+	 * that are levels (the live heap) from these */
+	const struct fl_row *ends;
 };
 
 struct snapshot {

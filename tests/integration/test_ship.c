@@ -382,6 +382,95 @@ Test(ship, windows_add_up_with_children_folded)
 	windows_add_up_ok(cmd, more, 100 * H_MIB);
 }
 
+/* The requests the collector wrote so far (a line each). */
+static size_t collector_count(const struct collector *c)
+{
+	char *text = h_read_file(c->out);
+	size_t got = 0;
+
+	for (const char *p = text; (p = strchr(p, '\n')); p++)
+		got++;
+	free(text);
+	return got;
+}
+
+/* Waits until the collector wrote @n requests or more. */
+static void collector_wait_requests_ok(const struct collector *c, size_t n)
+{
+	double until = now_s() + 30;
+	size_t got;
+
+	while ((got = collector_count(c)) < n) {
+		cr_assert(now_s() < until, "the collector wrote %zu requests of %zu", got, n);
+		usleep(50000);
+	}
+}
+
+/*
+ * --alloc --every: a window's allocations are the ones made in it, so the windows add up to
+ * the session's; its live heap is the one held as it ends. allocbench keeps 1000 blocks live
+ * from 4 stacks and frees and allocates 200 of them again a second: every window after the
+ * heap was built holds all of them, though it allocated only a fifth as many.
+ */
+Test(ship, alloc_windows_add_up_and_hold_the_live_heap)
+{
+	struct collector c;
+	struct h_run r;
+	struct jv reqs[64], doc;
+	const char *wl[] = { "live", "1000", "4", "200", NULL };
+	char url[64], dir[64], json[96], prefix[96], *text, *err;
+	const char *fl[] = { "--alloc", "--otlp", url, "--every", "1", "--json", json, NULL };
+	const struct jv *procs;
+	uint64_t allocs = 0, live = 0, want_allocs, want_live, held_windows = 0;
+	const char *rest;
+	long sent;
+
+	collector_start_ok(&c, NULL, NULL);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", c.port);
+	h_temp_dir_ok(dir);
+	snprintf(json, sizeof(json), "%s/run.json", dir);
+	h_attach_start_ok(&r, "allocbench", wl, fl);
+	h_kill_ok(r.wl.pid, SIGUSR1);
+	cr_assert_eq(h_wait_prefix(&r.wl, "live ", &rest, H_WORK_MS), 0, "no live heap built");
+	/* windows that end with the heap built: the two after the one it was built in */
+	collector_wait_requests_ok(&c, collector_count(&c) + 2);
+	h_attach_stop_ok(&r, SIGINT);
+	err = h_read_file(r.fl.err_path);
+	snprintf(prefix, sizeof(prefix), "faultline: --otlp %s: ", url);
+	sent = after(err, prefix, " windows sent, ");
+	cr_assert(sent >= 3 && sent < 64, "windows sent: %ld\n%s", sent, err);
+	cr_expect(strstr(err, " windows sent, 0 lost"), "%s", err);
+	collector_requests_ok(&c, reqs, (size_t)sent);
+	for (long i = 0; i < sent; i++) {
+		uint64_t held = check_request_ok(&reqs[i], "live-count");
+
+		allocs += check_request_ok(&reqs[i], "alloc-count");
+		held_windows += held >= 1000;
+		if (i == sent - 1)
+			live = held;
+		jv_free(&reqs[i]);
+	}
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON");
+	procs = jv_get(&doc, "processes");
+	cr_assert(procs && procs->n == 1);
+	cr_assert(jv_u64(jv_path(&procs->items[0], "attributed.allocs"), &want_allocs));
+	cr_assert(jv_u64(jv_path(&procs->items[0], "attributed.live_count"), &want_live));
+	cr_expect_eq(allocs, want_allocs,
+		     "the windows' allocations (%lu) are not the session's (%lu)",
+		     (unsigned long)allocs, (unsigned long)want_allocs);
+	cr_expect_eq(live, want_live,
+		     "the last window's live heap (%lu) is not the session's (%lu)",
+		     (unsigned long)live, (unsigned long)want_live);
+	cr_expect_geq(want_live, 1000, "the 1000 blocks held");
+	cr_expect_geq(held_windows, 3, "%lu windows held the whole heap",
+		      (unsigned long)held_windows);
+	jv_free(&doc);
+	free(text);
+	free(err);
+	h_folded_free(&r.folded);
+}
+
 /* --every with the endpoint down all along: every window is lost, and the count says so. */
 Test(ship, windows_lost_while_down_are_counted)
 {

@@ -65,6 +65,11 @@ bool metric__needs_frees(enum fl_metric m)
 	return m == FL_METRIC_LIVE_BYTES || m == FL_METRIC_LIVE_COUNT;
 }
 
+bool metric__is_level(enum fl_metric m)
+{
+	return m == FL_METRIC_LIVE_BYTES || m == FL_METRIC_LIVE_COUNT;
+}
+
 bool metric__needs_vm(enum fl_metric m)
 {
 	return m == FL_METRIC_RESERVED || m == FL_METRIC_UNMAPPED;

@@ -42,6 +42,9 @@ bool metric__is_bytes(enum fl_metric m);
 bool metric__needs_alloc(enum fl_metric m);
 /* True for the metrics that need the frees traced: --alloc's exact mode, not --alloc=churn. */
 bool metric__needs_frees(enum fl_metric m);
+/* True for the metrics that are a level at a moment (the live heap), not a flow over a time:
+ * a --every window takes them as it ends, not as what came in it. */
+bool metric__is_level(enum fl_metric m);
 /* True for the metrics only --vm fills. */
 bool metric__needs_vm(enum fl_metric m);
 /* True for the metric only a session run with it fills (new: its program costs every page

@@ -433,11 +433,11 @@ const struct fl_row *collector__rows(const struct collector *c, size_t *n)
 	return c->rows;
 }
 
-int collector__window(struct collector *c, struct fl_row **out, size_t *n)
+int collector__window(struct collector *c, struct fl_row **out, struct fl_row **ends, size_t *n)
 {
 	if (!c->windows && !(c->windows = window_base__new()))
 		return -ENOMEM;
-	return window_base__since(c->windows, c->rows, c->nrows, out, n);
+	return window_base__since(c->windows, c->rows, c->nrows, out, ends, n);
 }
 
 int collector__window_mark(struct collector *c, window_counted_fn counted, void *ctx)

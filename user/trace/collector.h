@@ -162,9 +162,10 @@ int collector__sweep(struct collector *c);
 const struct fl_row *collector__rows(const struct collector *c, size_t *n);
 
 /* --every: the rows of the last read less what they held as the window began (all they hold,
- * before the first window_mark), into a new array *@out (free() it) of *@n. Returns 0 or
+ * before the first window_mark), into a new array *@out (free() it) of *@n; with @ends, the
+ * same rows as they stand beside it, for the levels (window_base__since()). Returns 0 or
  * -ENOMEM. */
-int collector__window(struct collector *c, struct fl_row **out, size_t *n);
+int collector__window(struct collector *c, struct fl_row **out, struct fl_row **ends, size_t *n);
 /* The next window begins now for the rows of the last read that @counted says the window
  * took (NULL: all). Returns 0 or -ENOMEM. */
 int collector__window_mark(struct collector *c, window_counted_fn counted, void *ctx);

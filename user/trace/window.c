@@ -113,14 +113,26 @@ int window_base__move(struct window_base *w, const struct fl_key *from, const st
 	return 0;
 }
 
-int window_base__since(const struct window_base *w, const struct fl_row *rows, size_t n,
-		       struct fl_row **out, size_t *nout)
+/* True when @c holds some level (the live heap): a window shows it whatever came since. */
+static bool has_level(const struct fl_counts *c)
 {
-	struct fl_row *v = malloc((n ? n : 1) * sizeof(*v));
+	for (int m = 0; m < FL_METRIC__COUNT; m++)
+		if (metric__is_level(m) && metric__value(c, m))
+			return true;
+	return false;
+}
+
+int window_base__since(const struct window_base *w, const struct fl_row *rows, size_t n,
+		       struct fl_row **out, struct fl_row **ends, size_t *nout)
+{
+	size_t bytes = (n ? n : 1) * sizeof(**out);
+	struct fl_row *v = malloc(bytes), *e = ends ? malloc(bytes) : NULL;
 
 	*out = v;
 	*nout = 0;
-	if (!v)
+	if (ends)
+		*ends = e;
+	if (!v || (ends && !e))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		const struct fl_counts *b = find(w, &rows[i].key);
@@ -130,8 +142,11 @@ int window_base__since(const struct window_base *w, const struct fl_row *rows, s
 			counts__since(&v[*nout].counts, b);
 		else
 			v[*nout].counts.at_peak = v[*nout].counts.peak_seq = 0;
-		if (!counts__is_zero(&v[*nout].counts))
-			(*nout)++;
+		if (counts__is_zero(&v[*nout].counts) && !(ends && has_level(&rows[i].counts)))
+			continue;
+		if (ends)
+			e[*nout] = rows[i];
+		(*nout)++;
 	}
 	return 0;
 }

@@ -37,8 +37,11 @@ size_t window_base__size(const struct window_base *w);
 int window_base__move(struct window_base *w, const struct fl_key *from, const struct fl_key *to);
 
 /* @rows less their baselines (counts__since()) into a new array *@out (free() it) of *@nout,
- * rows with nothing since left out. Returns 0 or -ENOMEM. */
+ * rows with nothing since left out. With @ends, a second array *@ends (free() it) beside it:
+ * the same rows as they stand, for the metrics that are levels (metric__is_level()); a row
+ * with a level is then kept though nothing came since (a block held for days). Returns 0 or
+ * -ENOMEM. */
 int window_base__since(const struct window_base *w, const struct fl_row *rows, size_t n,
-		       struct fl_row **out, size_t *nout);
+		       struct fl_row **out, struct fl_row **ends, size_t *nout);
 
 #endif /* FAULTLINE_WINDOW_H */
