@@ -25,6 +25,10 @@
 #define DEFAULT_UNWIND_MIB 64
 #define MAX_UNWIND_MIB 65536
 #define MIN_STACK_STORAGE 256
+/* exited processes listed one by one: a host followed for days starts millions */
+#define DEFAULT_KEEP_EXITED 4096
+#define MIN_KEEP_EXITED 16
+#define MAX_KEEP_EXITED 1048576
 #define MAX_STACK_STORAGE 1048576
 #define MIN_INTERVAL_S 0.1
 #define MAX_SECONDS 31536000.0 /* a year: keeps every duration far from overflowing as ns */
@@ -293,6 +297,11 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 			return -EINVAL;
 		cfg->stack_storage = (uint32_t)v;
 		return 0;
+	case OPT_KEEP_EXITED:
+		if (parse_number("--keep-exited", arg, true, MIN_KEEP_EXITED, MAX_KEEP_EXITED, &v))
+			return -EINVAL;
+		cfg->keep_exited = (size_t)v;
+		return 0;
 	case OPT_UNWIND_MEM:
 		if (parse_number("--unwind-mem", arg, true, 0, MAX_UNWIND_MIB, &v))
 			return -EINVAL;
@@ -413,6 +422,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_TOP:
 	case OPT_WIDTH:
 	case OPT_STACK_STORAGE:
+	case OPT_KEEP_EXITED:
 	case OPT_UNWIND_MEM:
 	case OPT_SAMPLE_BYTES:
 	case OPT_SAMPLE_TIME:
@@ -505,6 +515,7 @@ static void config_defaults(struct fl_config *cfg)
 	cfg->metric = FL_METRIC_RESIDENT;
 	cfg->by_stack = true;
 	cfg->stack_storage = DEFAULT_STACK_STORAGE;
+	cfg->keep_exited = DEFAULT_KEEP_EXITED;
 	cfg->unwind_mib = DEFAULT_UNWIND_MIB;
 	cfg->max_live = DEFAULT_MAX_LIVE;
 }

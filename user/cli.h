@@ -60,6 +60,7 @@ struct fl_config {
 	bool metric_given;	  /* --metric was on the command line */
 	uint32_t stack_storage;	  /* --stack-storage N: stack map entries; default 16384 */
 	uint32_t unwind_mib;	  /* --unwind-mem MIB: bound on the unwind tables; 0: none */
+	size_t keep_exited;	  /* --keep-exited N: exited processes listed one by one */
 	bool alloc;		  /* --alloc: allocator probes */
 	bool alloc_churn;	  /* --alloc=churn: their entries only (no frees, nothing live) */
 	const char *alloc_lib;	  /* --alloc-lib PATH, or NULL: found per target */

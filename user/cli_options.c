@@ -158,6 +158,10 @@ const struct argp_option cli_options[] = {
 	  "Stack map entries (default 16384, 256..1048576)", 6 },
 	{ "unwind-mem", OPT_UNWIND_MEM, "MIB", 0,
 	  "Kernel memory for unwind tables (default 64; 0: frame pointers only)", 6 },
+	{ "keep-exited", OPT_KEEP_EXITED, "N", 0,
+	  "Exited processes listed one by one (default 4096, 16..1048576); older ones are "
+	  "summed by executable",
+	  6 },
 	{ NULL, 0, NULL, 0, "Miscellaneous:", 7 },
 	{ "verbose", 'v', NULL, 0, "More messages on stderr (-vv: libbpf too)", 7 },
 	{ "help", 'h', NULL, 0, "Show this help and exit", -1 },

@@ -327,6 +327,7 @@ void follow__retire(struct session *s, struct target *t)
 	fold(s, t, have ? &p : NULL, gen0);
 	s->child_syms -= held && s->child_syms;
 	t->retired = true;
+	t->retired_at = collector__moves(s->col);
 	t->sum.alive = false;
 }
 

@@ -166,7 +166,8 @@ void scope__read_start(struct scope *sc)
 	}
 }
 
-void scope__reconcile(struct scope *sc, const struct fl_proc_summary *procs, size_t n)
+void scope__reconcile(struct scope *sc, const struct fl_proc_summary *procs, size_t n,
+		      const struct forgotten *forgotten)
 {
 	for (size_t i = 0; i < sc->ncg; i++) {
 		struct cgroup_recon *r = &sc->recon[i];
@@ -174,6 +175,6 @@ void scope__reconcile(struct scope *sc, const struct fl_proc_summary *procs, siz
 		/* once removed, its last counters stay */
 		if (!cgroup__read_mem(&sc->roots, &sc->cg[i], &r->now))
 			r->have_now = r->now.version != 0;
-		cgroup_recon__sum(r, procs, n);
+		cgroup_recon__sum(r, procs, n, forgotten);
 	}
 }

@@ -39,8 +39,10 @@ size_t scope__admit_present(struct scope *sc, struct tracer *t, int verbose);
 /* Reads each selected cgroup's memory counters as the session starts. */
 void scope__read_start(struct scope *sc);
 
-/* Reads them now and sums beside them the processes of @procs (@n) in each cgroup. */
-void scope__reconcile(struct scope *sc, const struct fl_proc_summary *procs, size_t n);
+/* Reads them now and sums beside them the processes of @procs (@n), and the count of those
+ * @forgotten (NULL: none), in each cgroup. */
+void scope__reconcile(struct scope *sc, const struct fl_proc_summary *procs, size_t n,
+		      const struct forgotten *forgotten);
 
 /* True while every selected cgroup exists; says so once on stderr when one is removed. */
 bool scope__still_there(struct scope *sc);

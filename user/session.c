@@ -16,6 +16,7 @@
 #include "base/units.h"
 #include "debuginfo.h"
 #include "follow.h"
+#include "forget.h"
 #include "formats/folded.h"
 #include "formats/output.h"
 #include "probes/features.h"
@@ -160,6 +161,7 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	const struct fl_config *cfg = s->cfg;
 
 	r->elapsed_s = session_now() - s->start;
+	r->forgotten = &s->forgotten;
 	r->final = final;
 	r->note = s->note;
 	r->kernel_release = tracer__plan(s->tracer)->release;
@@ -175,7 +177,7 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
 	unwinder__stats(s->unwind, &r->unwind);
 	if (s->scope.ncg) {
-		scope__reconcile(&s->scope, r->procs, r->nprocs);
+		scope__reconcile(&s->scope, r->procs, r->nprocs, r->forgotten);
 		r->cgroups = s->scope.recon;
 		r->ncgroups = s->scope.ncg;
 	}
@@ -427,6 +429,7 @@ static void reap(struct session *s)
 	if (s->cfg->children && (err = collector__sweep(s->col)))
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 	follow__drop_folded_names(s);
+	forget__exited(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */

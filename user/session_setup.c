@@ -354,6 +354,7 @@ void session__teardown(struct session *s)
 	target_set__fini(&s->targets);
 	free(s->folds);
 	free(s->fold_waits);
+	forgotten__fini(&s->forgotten);
 	debuginfo__end(s);
 	frames__free(s->frames);
 	treecache__free(s->tree);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include "cli.h"
 #include "formats/output.h"
+#include "model/forgotten.h"
 #include "probes/allocsetup.h"
 #include "probes/attach.h"
 #include "probes/launch.h"
@@ -58,8 +59,10 @@ struct session {
 	size_t nfolds, folds_cap;
 	struct fold_wait *fold_waits; /* folded exec'd children whose names may go */
 	size_t nfold_waits, fold_waits_cap;
-	size_t child_syms; /* live children holding a symbolizer (an fd or two each) */
-	size_t fd_budget;  /* ... at most so many */
+	struct forgotten forgotten; /* exited processes past --keep-exited, summed */
+	size_t forget_at;	    /* ... forgotten next when so many children exited */
+	size_t child_syms;	    /* live children holding a symbolizer (an fd or two each) */
+	size_t fd_budget;	    /* ... at most so many */
 	struct launch launch;
 	bool launched;	    /* a launched child we have not reaped */
 	bool child_waiting; /* ... still blocked before its exec */

@@ -406,6 +406,23 @@ static int build_tree(struct snapshot *snap, const struct snapshot_opts *o, stru
 	return err;
 }
 
+void snapshot__summary(const struct collector *col, const struct target *t,
+		       struct fl_proc_summary *out)
+{
+	const struct fl_mm *mm = collector__mm(col, (uint32_t)t->sum.pid, t->gen);
+	const struct retired_sum *folded = collector__folded(col, (uint32_t)t->sum.pid, t->gen);
+
+	*out = t->sum;
+	memset(&out->attributed, 0, sizeof(out->attributed));
+	if (folded) {
+		out->attributed = folded->attributed;
+		out->hugetlb_faults = folded->hugetlb_faults;
+	}
+	out->peak = mm ? mm->peak : 0;
+	collector__exec_dropped(col, (uint32_t)t->sum.pid, &out->exec_dropped,
+				&out->exec_dropped_bytes);
+}
+
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
 		    struct frames *frames, struct target_set *set, struct treecache *keep)
 {
@@ -418,24 +435,8 @@ int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct
 	snap->procs = calloc(ntargets ? ntargets : 1, sizeof(*snap->procs));
 	if (!snap->procs || (o->pprof && pprof_setup(snap, o)))
 		return -ENOMEM;
-	for (size_t i = 0; i < ntargets; i++) {
-		const struct fl_mm *mm =
-			collector__mm(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
-
-		const struct retired_sum *folded =
-			collector__folded(col, (uint32_t)targets[i].sum.pid, targets[i].gen);
-
-		snap->procs[i] = targets[i].sum;
-		memset(&snap->procs[i].attributed, 0, sizeof(snap->procs[i].attributed));
-		if (folded) {
-			snap->procs[i].attributed = folded->attributed;
-			snap->procs[i].hugetlb_faults = folded->hugetlb_faults;
-		}
-		snap->procs[i].peak = mm ? mm->peak : 0;
-		collector__exec_dropped(col, (uint32_t)targets[i].sum.pid,
-					&snap->procs[i].exec_dropped,
-					&snap->procs[i].exec_dropped_bytes);
-	}
+	for (size_t i = 0; i < ntargets; i++)
+		snapshot__summary(col, &targets[i], &snap->procs[i]);
 	snap->report.procs = snap->procs;
 	snap->report.nprocs = ntargets;
 	snap->report.alloc = o->alloc;

@@ -57,6 +57,11 @@ struct snapshot {
 int snapshot__build(struct snapshot *snap, const struct snapshot_opts *o, struct collector *col,
 		    struct frames *frames, struct target_set *targets, struct treecache *keep);
 
+/* The summary of target @t as a snapshot holds it before its rows are charged: what a folded
+ * process was charged (its rows are others'), its peak, the blocks its execs dropped. */
+void snapshot__summary(const struct collector *col, const struct target *t,
+		       struct fl_proc_summary *out);
+
 /*
  * The writers of the final outputs, each into an output opened when the session started
  * (formats/output.h) and closed by the writer: the file is in place once they return 0.

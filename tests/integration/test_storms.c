@@ -334,3 +334,61 @@ Test(storms, short_programs_whole_from_their_second_run)
 	cr_expect_geq(whole * 100, (whole + cut) * 95, "%" PRIu64 " of %" PRIu64 " B whole", whole,
 		      whole + cut);
 }
+
+/*
+ * --keep-exited: a shell running 300 short programs with room for 16 exited processes. The
+ * oldest leave the list as their rows are another's, and nothing of them is lost: every run
+ * is counted in its group, and the growth of those listed and of those forgotten adds up to
+ * the folded file's, to the byte.
+ */
+Test(storms, exited_past_the_bound_are_summed_not_lost)
+{
+	static const char loop[] =
+		"i=0; while [ $i -lt 300 ]; do head -c1 /etc/hostname >/dev/null; "
+		"i=$((i + 1)); done";
+	const char *argv[] = { "-f",	   "-q",     "--keep-exited",
+			       "16",	   "--json", NULL,
+			       "--folded", NULL,     "--",
+			       "sh",	   "-c",     loop,
+			       NULL };
+	const struct jv *procs, *groups;
+	uint64_t listed = 0, forgotten, heads = 0;
+	struct h_session s;
+	struct h_folded f;
+	struct jv doc;
+	char json[128], *text;
+
+	h_session_init_ok(&s);
+	snprintf(json, sizeof(json), "%s/kept.json", s.dir);
+	argv[5] = json;
+	argv[7] = s.folded_path;
+	h_session_start_ok(&s, argv);
+	cr_assert_eq(h_wait_exit(&s.proc, H_WORK_MS), 0, "faultline did not end");
+	cr_assert_eq(h_exit_code(&s.proc), 0, "exit status %d", h_exit_code(&s.proc));
+	text = h_read_file(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON: %.300s", text);
+	procs = jv_get(&doc, "processes");
+	groups = jv_get(&doc, "process_groups");
+	cr_assert(procs && groups);
+	forgotten = u64_at(&doc, "forgotten.processes");
+	for (size_t i = 0; i < procs->n; i++)
+		listed += (uint64_t)resident(jv_get(&procs->items[i], "attributed"), false);
+	for (size_t i = 0; i < groups->n; i++) {
+		const struct jv *g = &groups->items[i];
+
+		cr_expect_eq(jv_get(g, "pids")->n + u64_at(g, "forgotten"), u64_at(g, "processes"));
+		if (!strcmp(jv_get(g, "name")->text, "head"))
+			heads = u64_at(g, "processes");
+	}
+	cr_expect_eq(heads, 300, "every run of head counted: %" PRIu64, heads);
+	cr_expect_geq(forgotten, 150, "%" PRIu64 " forgotten, %zu listed", forgotten, procs->n);
+	cr_expect_eq(procs->n + forgotten, 300 + 1, "the heads and sh: %zu listed", procs->n);
+	h_folded_load_ok(s.folded_path, &f);
+	cr_expect_eq(listed + (uint64_t)resident(jv_path(&doc, "forgotten.attributed"), false),
+		     h_folded_total(&f),
+		     "listed %" PRIu64 " + forgotten is not the folded %" PRIu64, listed,
+		     h_folded_total(&f));
+	h_folded_free(&f);
+	jv_free(&doc);
+	free(text);
+}

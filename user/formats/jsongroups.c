@@ -9,6 +9,7 @@ static void group(struct json *j, const struct fl_report *r, const struct proc_g
 	json__object_begin(j, NULL);
 	json__strn(j, "name", grp->name, sizeof(grp->name));
 	json__u64(j, "processes", grp->nprocs);
+	json__u64(j, "forgotten", grp->nprocs - grp->kept);
 	json__u64(j, "alive", grp->alive);
 	json__u64(j, "growth", grp->growth);
 	json__object_begin(j, "private_cost");
@@ -21,7 +22,7 @@ static void group(struct json *j, const struct fl_report *r, const struct proc_g
 		json__null(j, "median");
 	json__object_end(j);
 	json__array_begin(j, "pids");
-	for (size_t i = 0; i < grp->nprocs; i++)
+	for (size_t i = 0; i < grp->kept; i++)
 		json__i64(j, NULL, r->procs[g->members[grp->first + i]].pid);
 	json__array_end(j);
 	json__object_end(j);
@@ -48,7 +49,7 @@ void jsongroups__write(struct json *j, const struct fl_report *r)
 {
 	struct proc_groups g;
 
-	if (proc_groups__build(r->procs, r->nprocs, &g)) {
+	if (proc_groups__build(r->procs, r->nprocs, r->forgotten, &g)) {
 		json__null(j, "process_groups");
 	} else {
 		json__array_begin(j, "process_groups");

@@ -11,6 +11,7 @@
 #include "formats/jsoncgroups.h"
 #include "formats/jsongroups.h"
 #include "formats/jsoninventory.h"
+#include "model/forgotten.h"
 #include "model/retention.h"
 
 /* The drops by name: identifiers a program can rely on, unlike the table's wording. */
@@ -423,6 +424,18 @@ static void stacks(struct json *j, const struct fl_report *r, const struct pnode
 		stacks(j, r, n->children[i]);
 }
 
+/* The exited processes no longer in "processes" (--keep-exited), summed. */
+static void forgotten(struct json *j, const struct fl_report *r)
+{
+	static const struct forgotten none;
+	const struct forgotten *f = r->forgotten ? r->forgotten : &none;
+
+	json__object_begin(j, "forgotten");
+	json__u64(j, "processes", f->nprocs);
+	counts(j, "attributed", &f->attributed, r);
+	json__object_end(j);
+}
+
 int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile *p,
 		      const struct jsonreport_opts *o)
 {
@@ -436,6 +449,7 @@ int jsonreport__write(FILE *out, const struct fl_report *r, const struct profile
 	for (size_t i = 0; i < r->nprocs; i++)
 		process(&j, r, &r->procs[i]);
 	json__array_end(&j);
+	forgotten(&j, r);
 	jsongroups__write(&j, r);
 	jsoncgroups__write(&j, r);
 	json__array_begin(&j, "threads");

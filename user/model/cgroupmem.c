@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
 #include "model/cgroupmem.h"
 #include <string.h>
+#include "model/forgotten.h"
 
 bool cgroup_recon__contains(const char *rel, const char *proc_cg)
 {
@@ -13,11 +14,13 @@ bool cgroup_recon__contains(const char *rel, const char *proc_cg)
 	return !strncmp(proc_cg, rel, len) && (proc_cg[len] == '\0' || proc_cg[len] == '/');
 }
 
-void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *procs, size_t n)
+void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *procs, size_t n,
+		       const struct forgotten *forgotten)
 {
 	int64_t kern[FL_MEMBERS], gap[FL_MEMBERS];
 
-	r->nprocs = r->alive = 0;
+	r->nprocs = forgotten ? forgotten__in_cgroup(forgotten, r->rel) : 0;
+	r->alive = 0;
 	memset(r->procs_kern, 0, sizeof(r->procs_kern));
 	memset(r->procs_net, 0, sizeof(r->procs_net));
 	for (size_t i = 0; i < n; i++) {

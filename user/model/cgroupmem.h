@@ -31,9 +31,10 @@ struct cgroup_recon {
 /* Whether the cgroup @proc_cg (a process's, "/a/b/c") is @rel or below it. */
 bool cgroup_recon__contains(const char *rel, const char *proc_cg);
 
-/* Sums into @r the processes of @procs (@n) in its cgroup: their count, and the kernel change
- * and net of the living; zeroes those sums first. */
-void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *procs, size_t n);
+/* Sums into @r the processes of @procs (@n) in its cgroup: their count (with those @forgotten,
+ * NULL: none), and the kernel change and net of the living; zeroes those sums first. */
+void cgroup_recon__sum(struct cgroup_recon *r, const struct fl_proc_summary *procs, size_t n,
+		       const struct forgotten *forgotten);
 
 /* The cgroup's figure of member @m (enum fl_member) as RSS counts it: its file pages less its
  * shmem, which the cgroup's page cache holds and RSS counts apart. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model/forgotten.h"
 #include "model/profile.h"
 
 bool proc_groups__cost(const struct fl_proc_summary *s, uint64_t *cost)
@@ -73,7 +74,7 @@ static void sum_group(const struct fl_proc_summary *procs, const size_t *run, si
 
 	memset(grp, 0, sizeof(*grp));
 	memcpy(grp->name, procs[run[0]].comm, FL_COMM_LEN);
-	grp->nprocs = len;
+	grp->nprocs = grp->kept = len;
 	for (size_t i = 0; i < len; i++) {
 		const struct fl_proc_summary *s = &procs[run[i]];
 
@@ -90,15 +91,39 @@ static void sum_group(const struct fl_proc_summary *procs, const size_t *run, si
 	grp->private_median = proc_groups__median(costs, known);
 }
 
-int proc_groups__build(const struct fl_proc_summary *procs, size_t n, struct proc_groups *g)
+/* Adds the processes forgotten under each name to its group, made when none is kept. */
+static void add_forgotten(struct proc_groups *g, const struct forgotten *f)
+{
+	for (size_t i = 0; f && i < f->nnames; i++) {
+		const struct forgotten_name *fn = &f->names[i];
+		struct proc_group *grp = NULL;
+
+		for (size_t k = 0; k < g->n && !grp; k++)
+			if (!strncmp(g->v[k].name, fn->name, FL_COMM_LEN))
+				grp = &g->v[k];
+		if (!grp) {
+			grp = &g->v[g->n++];
+			memset(grp, 0, sizeof(*grp));
+			memcpy(grp->name, fn->name, FL_COMM_LEN);
+		}
+		grp->nprocs += fn->nprocs;
+		grp->unknown += fn->unknown;
+		grp->private_total += fn->private_total;
+		grp->growth += fn->growth;
+		grp->new_bytes += fn->new_bytes;
+	}
+}
+
+int proc_groups__build(const struct fl_proc_summary *procs, size_t n,
+		       const struct forgotten *forgotten, struct proc_groups *g)
 {
 	size_t *sorted = calloc(n ? n : 1, sizeof(*sorted));
 	uint64_t *costs = calloc(n ? n : 1, sizeof(*costs));
-	size_t at = 0;
+	size_t ngroups = n + (forgotten ? forgotten->nnames : 0), at = 0;
 
 	memset(g, 0, sizeof(*g));
 	g->members = calloc(n ? n : 1, sizeof(*g->members));
-	g->v = calloc(n ? n : 1, sizeof(*g->v));
+	g->v = calloc(ngroups ? ngroups : 1, sizeof(*g->v));
 	if (!sorted || !costs || !g->members || !g->v) {
 		free(sorted);
 		free(costs);
@@ -117,12 +142,13 @@ int proc_groups__build(const struct fl_proc_summary *procs, size_t n, struct pro
 		sum_group(procs, &sorted[i], end - i, costs, &g->v[g->n]);
 		g->v[g->n++].first = i;
 	}
+	add_forgotten(g, forgotten);
 	qsort(g->v, g->n, sizeof(*g->v), cmp_group);
 	/* the members in the groups' order */
 	for (size_t k = 0; k < g->n; k++) {
-		memcpy(&g->members[at], &sorted[g->v[k].first], g->v[k].nprocs * sizeof(*sorted));
+		memcpy(&g->members[at], &sorted[g->v[k].first], g->v[k].kept * sizeof(*sorted));
 		g->v[k].first = at;
-		at += g->v[k].nprocs;
+		at += g->v[k].kept;
 	}
 	g->nmembers = at;
 	free(sorted);
@@ -156,5 +182,5 @@ size_t proc_groups__bound(const struct proc_groups *g, size_t max_groups,
 
 size_t proc_group__listed(const struct proc_group *grp, size_t per_group)
 {
-	return per_group && per_group < grp->nprocs ? per_group : grp->nprocs;
+	return per_group && per_group < grp->kept ? per_group : grp->kept;
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include "model/report.h"
 
+struct forgotten;
+
 /*
  * A process's cost is its private cost, Pss_Anon + VmPTE (the PRIVATE column): what would go
  * away with it, a page it shares with others split among them. It is known of a process whose
@@ -26,14 +28,15 @@ uint64_t proc_groups__median(const uint64_t *desc, size_t n);
 
 struct proc_group {
 	char name[FL_COMM_LEN]; /* the processes' comm ("" kept as is) */
-	size_t nprocs;
+	size_t nprocs;		/* all of them: those kept and those forgotten */
+	size_t kept;		/* ... of them kept one by one (forgotten.h) */
 	size_t alive;
 	size_t unknown; /* processes whose private cost is not known (not in the two below) */
-	uint64_t private_total; /* sum of the known private costs */
-	uint64_t private_median;
-	uint64_t growth;    /* resident growth (anon + file + shmem) of all of them */
-	uint64_t new_bytes; /* --metric new: the new memory of all of them */
-	size_t first;	    /* its processes are members[first .. first + nprocs) */
+	uint64_t private_total;	 /* sum of the known private costs */
+	uint64_t private_median; /* ... of the processes kept */
+	uint64_t growth;	 /* resident growth (anon + file + shmem) of all of them */
+	uint64_t new_bytes;	 /* --metric new: the new memory of all of them */
+	size_t first;		 /* its processes kept are members[first .. first + kept) */
 };
 
 struct proc_groups {
@@ -45,8 +48,10 @@ struct proc_groups {
 	size_t nmembers;
 };
 
-/* Groups the @n processes @procs into @g (freed with proc_groups__free()). 0 or -ENOMEM. */
-int proc_groups__build(const struct fl_proc_summary *procs, size_t n, struct proc_groups *g);
+/* Groups the @n processes @procs, and those @forgotten sums (NULL: none), into @g (freed with
+ * proc_groups__free()). 0 or -ENOMEM. */
+int proc_groups__build(const struct fl_proc_summary *procs, size_t n,
+		       const struct forgotten *forgotten, struct proc_groups *g);
 void proc_groups__free(struct proc_groups *g);
 
 /* What a bound on the groups shown leaves out, for a "[N more ...]" line. */
@@ -66,7 +71,7 @@ struct proc_groups_rest {
 size_t proc_groups__bound(const struct proc_groups *g, size_t max_groups,
 			  struct proc_groups_rest *rest);
 
-/* At most @per_group of group @grp's processes listed by themselves (0: all): how many. */
+/* At most @per_group of group @grp's processes kept listed by themselves (0: all): how many. */
 size_t proc_group__listed(const struct proc_group *grp, size_t per_group);
 
 #endif /* FAULTLINE_PROCGROUPS_H */

@@ -125,11 +125,14 @@ int report__oldest_age(const struct fl_report *r, const struct fl_call_site *s, 
 bool report__ages_as_of(const struct fl_report *r, uint64_t *ns);
 
 struct cgroup_recon;
+struct forgotten;
 
 struct fl_report {
 	double elapsed_s;
 	const struct fl_proc_summary *procs;
 	size_t nprocs;
+	/* exited processes no longer in @procs, summed (forgotten.h); NULL: none */
+	const struct forgotten *forgotten;
 	/* --cgroup: each selected cgroup's own counters beside its processes' (cgroupmem.h) */
 	const struct cgroup_recon *cgroups;
 	size_t ncgroups;

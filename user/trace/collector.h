@@ -10,6 +10,8 @@
 #include "faultline.h"
 #include "trace/window.h"
 
+struct retired_proc;
+
 struct fl_row {
 	struct fl_key key;
 	struct fl_counts counts;
@@ -147,6 +149,11 @@ uint64_t collector__moves(const struct collector *c);
 
 /* retired_rows__kept_own() of the rows moved so far. */
 bool collector__kept_own(const struct collector *c, uint32_t tgid, uint16_t gen);
+
+/* Forgets the @n processes @procs (sorted here), folded with no row of their own left: the
+ * marks of their rows (retired_rows__forget()) and their last mm states go. Returns 0 or
+ * -ENOMEM (nothing forgotten). */
+int collector__forget(struct collector *c, struct retired_proc *procs, size_t n);
 
 /* What folded process @tgid of generation @gen was charged (its rows are not its own), or
  * NULL when it is not folded. */

@@ -38,6 +38,37 @@ bool collector__kept_own(const struct collector *c, uint32_t tgid, uint16_t gen)
 	return retired_rows__kept_own(c->retired, tgid, gen);
 }
 
+static int cmp_retired_proc(const void *a, const void *b)
+{
+	const struct retired_proc *x = a, *y = b;
+
+	if (x->tgid != y->tgid)
+		return x->tgid < y->tgid ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+int collector__forget(struct collector *c, struct retired_proc *procs, size_t n)
+{
+	size_t kept = 0;
+	int err;
+
+	if (!n)
+		return 0;
+	err = retired_rows__forget(c->retired, procs, n);
+	if (err)
+		return err;
+	/* their last mm states, which each read carries over */
+	qsort(procs, n, sizeof(*procs), cmp_retired_proc);
+	for (size_t i = 0; i < c->nmms; i++) {
+		struct retired_proc want = { c->mms[i].tgid, c->mms[i].gen };
+
+		if (!bsearch(&want, procs, n, sizeof(*procs), cmp_retired_proc))
+			c->mms[kept++] = c->mms[i];
+	}
+	c->nmms = kept;
+	return 0;
+}
+
 const struct retired_sum *collector__folded(const struct collector *c, uint32_t tgid, uint16_t gen)
 {
 	return retired_rows__folded(c->retired, tgid, gen);

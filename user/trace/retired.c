@@ -214,6 +214,59 @@ int retired_rows__fold(struct retired_rows *r, uint32_t tgid, uint16_t gen, bool
 	return 0;
 }
 
+int retired_rows__forget(struct retired_rows *r, const struct retired_proc *procs, size_t n)
+{
+	bool *dead = calloc(r->nprocs ? r->nprocs : 1, sizeof(*dead));
+	size_t *sum_to = calloc(r->nsums ? r->nsums : 1, sizeof(*sum_to));
+	struct retired_sum *sums = malloc((r->nsums ? r->nsums : 1) * sizeof(*sums));
+	size_t kept = 0, nsums = 0;
+
+	if (!dead || !sum_to || !sums) {
+		free(dead);
+		free(sum_to);
+		free(sums);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct proc_mark *m = find_mark(r, proc_id(procs[i].tgid, procs[i].gen));
+		const struct proc_mark *m0 =
+			m && procs[i].gen ? find_mark(r, proc_id(procs[i].tgid, 0)) : NULL;
+
+		if (!m)
+			continue;
+		dead[m - r->procs] = true;
+		if (m0 && m0->sum == m->sum)
+			dead[m0 - r->procs] = true;
+	}
+	/* the marks left, and the sums they hold, closed up in order */
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct proc_mark m = r->procs[i];
+
+		if (dead[i])
+			continue;
+		if (m.sum && !sum_to[m.sum - 1]) {
+			sums[nsums] = r->sums[m.sum - 1];
+			sum_to[m.sum - 1] = ++nsums;
+		}
+		if (m.sum)
+			m.sum = sum_to[m.sum - 1];
+		r->procs[kept++] = m;
+	}
+	free(r->sums);
+	r->sums = sums;
+	r->sums_cap = r->nsums ? r->nsums : 1;
+	r->nsums = nsums;
+	r->nprocs = kept;
+	if (r->proc_ix.cap)
+		memset(r->proc_ix.slots, 0, r->proc_ix.cap * sizeof(*r->proc_ix.slots));
+	for (size_t i = 0; i < kept; i++)
+		*find_slot(&r->proc_ix, mix(r->procs[i].id), same_proc, r->procs, &r->procs[i].id) =
+			i + 1;
+	free(dead);
+	free(sum_to);
+	return 0;
+}
+
 bool retired_rows__kept_own(const struct retired_rows *r, uint32_t tgid, uint16_t gen)
 {
 	const struct proc_mark *m = find_mark(r, proc_id(tgid, gen));

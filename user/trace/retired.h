@@ -52,6 +52,20 @@ bool retired_rows__kept_own(const struct retired_rows *r, uint32_t tgid, uint16_
 const struct retired_sum *retired_rows__folded(const struct retired_rows *r, uint32_t tgid,
 					       uint16_t gen);
 
+/* A process to forget (retired_rows__forget()). */
+struct retired_proc {
+	uint32_t tgid;
+	uint16_t gen;
+};
+
+/*
+ * Forgets the @n processes @procs, each folded with no row of its own left (not
+ * retired_rows__kept_own()): their marks and sums go, and the mark of generation 0 of their pid
+ * when it was theirs. Their rows are already another's; a row of theirs that came later would
+ * stay in the maps as a process no one knows. Returns 0 or -ENOMEM (nothing forgotten).
+ */
+int retired_rows__forget(struct retired_rows *r, const struct retired_proc *procs, size_t n);
+
 /* True when the row of @key belongs to a process folded with portable_only. */
 bool retired_rows__portable_only(const struct retired_rows *r, const struct fl_key *key);
 

@@ -439,6 +439,31 @@ struct target *target_set__find_gen(struct target_set *set, pid_t pid, uint16_t 
 	return t;
 }
 
+size_t target_set__drop(struct target_set *set, bool (*drop)(const struct target *t, void *ctx),
+			void *ctx, size_t *moved)
+{
+	size_t kept = 0, n = set->n;
+
+	for (size_t i = 0; i < n; i++) {
+		bool gone = drop(&set->v[i], ctx);
+
+		if (moved)
+			moved[i] = gone ? 0 : kept + 1;
+		if (gone)
+			target__fini(&set->v[i]);
+		else
+			set->v[kept++] = set->v[i];
+	}
+	set->n = kept;
+	/* fewer pids than before: no index grows, so none fails */
+	set->npids = 0;
+	if (set->nslots)
+		memset(set->slots, 0, set->nslots * sizeof(*set->slots));
+	for (size_t i = 0; i < kept; i++)
+		target_set__index(set, &set->v[i]);
+	return n - kept;
+}
+
 void target_set__fini(struct target_set *set)
 {
 	for (size_t i = 0; i < set->n; i++)

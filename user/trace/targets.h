@@ -25,6 +25,7 @@ struct target {
 	uint16_t gen;
 	pid_t parent;		/* -f: the target that forked it */
 	bool retired;		/* taken out of the BPF target set (it exited) */
+	uint64_t retired_at;	/* ... as collector__moves() said so many */
 	uint64_t unwind_layout; /* symbolizer__layout() its unwind tables were loaded for */
 	bool tables_due;	/* named, its tables to load at the next follow__load_tables() */
 	/* after an exec, ld.so maps the libraries: the maps are read again at settle_at, then
@@ -69,6 +70,14 @@ struct target *target_set__find(struct target_set *set, pid_t pid);
 /* The target of process @pid of generation @gen (fl_key.gen), or NULL. @gen 0, which the rows
  * of allocator and memory calls carry, and the given targets have: the newest of @pid. */
 struct target *target_set__find_gen(struct target_set *set, pid_t pid, uint16_t gen);
+
+/*
+ * Finishes and removes the targets @drop says go, the others kept in their order and indexed
+ * again; @moved (NULL, or room for the set's count before) gets each old index's new index + 1,
+ * 0 for one removed. Returns how many went.
+ */
+size_t target_set__drop(struct target_set *set, bool (*drop)(const struct target *t, void *ctx),
+			void *ctx, size_t *moved);
 
 /* Finishes every target and frees the array. */
 void target_set__fini(struct target_set *set);

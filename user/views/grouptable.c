@@ -76,7 +76,12 @@ void grouptable__render(FILE *out, unsigned width, const struct fl_proc_summary 
 		if (listed == grp->nprocs)
 			continue;
 		fit_name(name, sizeof(name), grp->name);
-		units__emit(out, width, "%7s [%zu more %s processes]", "", grp->nprocs - listed,
-			    name);
+		if (grp->kept == grp->nprocs)
+			units__emit(out, width, "%7s [%zu more %s processes]", "",
+				    grp->nprocs - listed, name);
+		else
+			units__emit(out, width,
+				    "%7s [%zu more %s processes, %zu of them exited and forgotten]",
+				    "", grp->nprocs - listed, name, grp->nprocs - grp->kept);
 	}
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/units.h"
+#include "model/forgotten.h"
 #include "views/alloctable.h"
 #include "views/cgrouptable.h"
 #include "views/flametree.h"
@@ -275,13 +276,25 @@ static void render_groups(FILE *out, const struct fl_report *r, const struct tab
 {
 	struct proc_groups g;
 
-	if (proc_groups__build(r->procs, r->nprocs, &g)) {
+	if (proc_groups__build(r->procs, r->nprocs, r->forgotten, &g)) {
 		units__emit(out, width, "(out of memory: no process table)");
 		return;
 	}
 	grouptable__render(out, width, r->procs, r->nprocs, &g, o->metric, GROUPTABLE_GROUPS,
 			   GROUPTABLE_PER_GROUP);
 	proc_groups__free(&g);
+}
+
+/* The exited processes no longer listed: how many, and that their bytes are still counted. */
+static void render_forgotten(FILE *out, const struct forgotten *f, unsigned width)
+{
+	char growth[UNITS_BUF];
+
+	units__bytes(growth, sizeof(growth), metric__value(&f->attributed, FL_METRIC_RESIDENT));
+	units__emit(out, width,
+		    "%zu exited processes forgotten, the oldest (--keep-exited): their growth %s "
+		    "is in the groups and the tree, not listed",
+		    f->nprocs, growth);
 }
 
 /*
@@ -303,6 +316,8 @@ static void render_procs(FILE *out, const struct fl_report *r, const struct tabl
 	else
 		proctable__render(out, width, r->procs, order, r->nprocs, o->metric,
 				  PROCTABLE_LIVE_LINES);
+	if (r->forgotten && r->forgotten->nprocs)
+		render_forgotten(out, r->forgotten, width);
 	/* under --metric new the table already counts a shared page once */
 	if (o->metric != FL_METRIC_NEW)
 		proctable__render_shared(out, width, r->procs, r->nprocs);

@@ -38,7 +38,7 @@ Test(cgroupmem, sums_the_living_of_the_cgroup)
 	struct cgroup_recon r = { .rel = "/svc" };
 
 	r.procs_net[FL_ANON] = 12345; /* zeroed first */
-	cgroup_recon__sum(&r, procs, sizeof(procs) / sizeof(procs[0]));
+	cgroup_recon__sum(&r, procs, sizeof(procs) / sizeof(procs[0]), NULL);
 	cr_expect_eq(r.nprocs, 3);
 	cr_expect_eq(r.alive, 2);
 	cr_expect_eq(r.procs_kern[FL_ANON], 1500);

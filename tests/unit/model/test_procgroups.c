@@ -65,7 +65,7 @@ Test(procgroups, grouped_by_name_ordered_by_total_cost)
 	struct proc_groups g;
 	const struct proc_group *pg, *cc;
 
-	cr_assert_eq(proc_groups__build(p, 8, &g), 0);
+	cr_assert_eq(proc_groups__build(p, 8, NULL, &g), 0);
 	cr_assert_eq(g.n, 2);
 	cr_expect_eq(g.nmembers, 8);
 	cc = &g.v[0];
@@ -105,7 +105,7 @@ Test(procgroups, unknown_costs_order_by_growth)
 	};
 	struct proc_groups g;
 
-	cr_assert_eq(proc_groups__build(p, 4, &g), 0);
+	cr_assert_eq(proc_groups__build(p, 4, NULL, &g), 0);
 	cr_assert_eq(g.n, 2);
 	cr_expect_str_eq(g.v[0].name, "as", "no cost known anywhere: by growth");
 	cr_expect_eq(g.v[0].unknown, 2);
@@ -120,10 +120,10 @@ Test(procgroups, none_and_one)
 	struct fl_proc_summary p = proc(7, "", true, MIB, 0);
 	struct proc_groups g;
 
-	cr_assert_eq(proc_groups__build(NULL, 0, &g), 0);
+	cr_assert_eq(proc_groups__build(NULL, 0, NULL, &g), 0);
 	cr_expect_eq(g.n, 0);
 	proc_groups__free(&g);
-	cr_assert_eq(proc_groups__build(&p, 1, &g), 0);
+	cr_assert_eq(proc_groups__build(&p, 1, NULL, &g), 0);
 	cr_expect_eq(g.n, 1);
 	cr_expect_str_eq(g.v[0].name, "");
 	cr_expect_eq(g.v[0].private_median, MIB);
@@ -141,7 +141,7 @@ Test(procgroups, bound_sums_the_rest)
 		snprintf(name, sizeof(name), "p%02d", i / 2);
 		p[i] = proc(i + 1, name, i % 2, (int64_t)(i / 2 + 1) * MIB, MIB);
 	}
-	cr_assert_eq(proc_groups__build(p, 12, &g), 0);
+	cr_assert_eq(proc_groups__build(p, 12, NULL, &g), 0);
 	cr_assert_eq(g.n, 6);
 	cr_expect_str_eq(g.v[0].name, "p05");
 	cr_expect_eq(proc_groups__bound(&g, 4, &rest), 4);

@@ -168,3 +168,44 @@ Test(retired, exec_folds_portable_rows_only)
 		     "what it was charged counts every row, its own too");
 	retired_rows__free(r);
 }
+
+/* Processes whose rows are all another's are forgotten: their marks and sums go, with the mark
+ * of generation 0 that was theirs; the others, and the rows, stay as they were. */
+Test(retired, forgotten_processes_leave_the_rest_as_it_was)
+{
+	struct retired_rows *r = retired_rows__new();
+	struct fl_row a = row(100, 7, 1, 4096), b = row(200, 8, 1, 8192), b0 = row(200, 0, 2, 512);
+	struct retired_proc gone[] = { { 200, 8 }, { 999, 1 } }; /* 999: never marked */
+	const struct fl_row *rows;
+	size_t n;
+
+	cr_assert_eq(retired_rows__mark(r, 100, 7, false), 0);
+	cr_assert_eq(retired_rows__mark(r, 300, 9, false), 0);
+	cr_assert_eq(retired_rows__mark(r, 200, 8, true), 0);
+	cr_assert_eq(retired_rows__fold(r, 100, 7, false, 100, 7, false), 0);
+	cr_assert_eq(retired_rows__fold(r, 200, 8, true, 100, 7, false), 0);
+	for (uint32_t pid = 1000; pid < 1500; pid++) {
+		cr_assert_eq(retired_rows__mark(r, pid, 1, false), 0);
+		cr_assert_eq(retired_rows__fold(r, pid, 1, false, 100, 7, false), 0);
+	}
+	cr_assert_eq(retired_rows__add(r, &a, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &b, NULL, true), 0);
+	cr_assert_eq(retired_rows__add(r, &b0, NULL, true), 0);
+	cr_expect_not(retired_rows__kept_own(r, 200, 8), "all its rows are 100's");
+	cr_assert_eq(retired_rows__forget(r, gone, 2), 0);
+	cr_expect_null(retired_rows__folded(r, 200, 8));
+	cr_expect_null(retired_rows__folded(r, 200, 0), "its generation 0 mark went too");
+	cr_expect_not(retired_rows__owns(r, &b.key));
+	cr_assert_not_null(retired_rows__folded(r, 100, 7), "the one it was folded into stays");
+	cr_expect_eq(retired_rows__folded(r, 100, 7)->attributed.grow[FL_ANON], 4096,
+		     "with its own sum, moved as the sums closed up");
+	cr_expect(retired_rows__owns(r, &(struct fl_row){ .key = { .tgid = 300, .gen = 9 } }.key),
+		  "marked, not folded: stays");
+	for (uint32_t pid = 1000; pid < 1500; pid++)
+		cr_assert_not_null(retired_rows__folded(r, pid, 1), "pid %u", pid);
+	rows = retired_rows__rows(r, &n);
+	cr_expect_eq(n, 2, "the rows are 100's: they stay");
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(rows[i].key.tgid, 100);
+	retired_rows__free(r);
+}

@@ -175,3 +175,39 @@ Test(targets, gone_before_read_reconciled_from_its_counters)
 	cr_expect(!t.sum.counters_only);
 	cr_expect_eq(t.sum.now.rss_anon, 7);
 }
+
+static bool odd_pid(const struct target *t, void *ctx)
+{
+	(void)ctx;
+	return t->sum.pid % 2;
+}
+
+/* Targets removed: the rest keep their order and are found again, a pid's older process too;
+ * each old index says where it went. */
+Test(targets, dropped_ones_go_the_rest_found_again)
+{
+	struct target_set set = { 0 };
+	size_t moved[2004];
+
+	add(&set, 7, 0);
+	add(&set, 100, 3);
+	for (pid_t p = 1000; p < 3000; p++)
+		add(&set, p, 1);
+	add(&set, 100, 9);
+	add(&set, 101, 2);
+	cr_assert_eq(set.n, 2004);
+	cr_expect_eq(target_set__drop(&set, odd_pid, NULL, moved), 1002);
+	cr_assert_eq(set.n, 1002);
+	cr_expect_eq(set.v[0].sum.pid, 100, "in their order");
+	cr_expect_eq(moved[0], 0, "7 went");
+	cr_expect_eq(moved[1], 1, "100 is first now");
+	cr_expect_eq(moved[2], 2);
+	cr_expect_eq(moved[3], 0, "1001 went");
+	cr_expect_eq(moved[2002], 1002, "the newest 100, last");
+	cr_expect_eq(target_set__find(&set, 100), &set.v[1001], "the newest");
+	cr_expect_eq(target_set__find_gen(&set, 100, 3), &set.v[0], "the older, through it");
+	cr_expect_null(target_set__find(&set, 1001));
+	cr_expect_null(target_set__find(&set, 101));
+	cr_expect_eq(target_set__find(&set, 2998)->sum.pid, 2998);
+	target_set__fini(&set);
+}

@@ -31,7 +31,7 @@ static char *render_by(const struct fl_proc_summary *p, size_t n, size_t groups,
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(proc_groups__build(p, n, &g), 0);
+	cr_assert_eq(proc_groups__build(p, n, NULL, &g), 0);
 	grouptable__render(f, 100, p, n, &g, m, groups, per);
 	proc_groups__free(&g);
 	fclose(f);
