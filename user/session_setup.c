@@ -115,6 +115,21 @@ static void exits_setup(struct session *s)
 			strerror(-err));
 }
 
+/* -v: where the CO-RE relocations found the kernel's types. */
+static void say_types_cache(const struct tracer *t)
+{
+	bool used;
+	const char *path = tracer__types_cache(t, &used);
+
+	if (used)
+		fprintf(stderr, "faultline: kernel types from the cache %s\n", path);
+	else if (path)
+		fprintf(stderr,
+			"faultline: kernel types read whole; cached as this session ends "
+			"(with bpftool) in %s\n",
+			path);
+}
+
 static void announce(const struct session *s)
 {
 	fprintf(stderr, "faultline: tracing");
@@ -139,6 +154,8 @@ static void announce(const struct session *s)
 			s->cfg->sample_time * 100);
 	if (s->cfg->verbose)
 		features__print(tracer__plan(s->tracer));
+	if (s->cfg->verbose)
+		say_types_cache(s->tracer);
 	if (s->cfg->verbose)
 		fprintf(stderr,
 			"faultline: map sizes: stacks %u, counts %u, threads %u; RSS counter "

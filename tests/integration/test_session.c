@@ -4,7 +4,6 @@
  * middle of a session, and nothing left attached after SIGINT.
  */
 #include <criterion/criterion.h>
-#include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -13,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,8 +58,10 @@ Test(session, nonexistent_pid_is_a_runtime_error)
 	snprintf(pid, sizeof(pid), "%d", dead_pid());
 	code = run_to_end(&s, args);
 	err = h_read_file(s.err_path);
-	cr_expect_eq(code, 1, "faultline -p %s (no such process) exited with %d, not 1; "
-		     "stderr:\n%s", pid, code, err);
+	cr_expect_eq(code, 1,
+		     "faultline -p %s (no such process) exited with %d, not 1; "
+		     "stderr:\n%s",
+		     pid, code, err);
 	cr_expect(strstr(err, pid), "the error does not name pid %s; stderr:\n%s", pid, err);
 	cr_expect(!strstr(err, "faultline: tracing"), "it claimed to trace a process that is gone");
 	free(err);
@@ -308,8 +310,7 @@ Test(session, bad_btf_is_named)
 
 /* faultline @args (NULL-terminated) with the open-files limit @soft/@hard; its stdout and
  * stderr into @out. Returns its exit status. */
-static int run_with_nofile(rlim_t soft, rlim_t hard, const char *const *args, char *out,
-			   size_t len)
+static int run_with_nofile(rlim_t soft, rlim_t hard, const char *const *args, char *out, size_t len)
 {
 	int fds[2], status;
 	ssize_t n, got = 0;
@@ -344,7 +345,8 @@ static int run_with_nofile(rlim_t soft, rlim_t hard, const char *const *args, ch
  */
 Test(session, open_files_limit)
 {
-	const char *cmd[] = { "faultline", "-q", "--", "sh", "-c", "grep 'open files' /proc/self/limits",
+	const char *cmd[] = { "faultline", "-q", "--",
+			      "sh",	   "-c", "grep 'open files' /proc/self/limits",
 			      NULL };
 	char self[16], out[4096];
 	const char *attach[] = { "faultline", "-q", "-d", "1", "-p", self, NULL };
@@ -445,4 +447,69 @@ Test(session, sighup_ends_the_session_with_its_outputs)
 	h_within_ok("touch_c", h_folded_frame(&r.folded, "touch_c"), (int64_t)(12 * H_MIB),
 		    &r.folded);
 	h_folded_free(&r.folded);
+}
+
+/* The .btf files in @dir/btf (a kernel's types cached) of more than 100 bytes (not spoiled). */
+static size_t cached_types(const char *dir)
+{
+	char cmd[160];
+	size_t n = 0;
+	FILE *ls;
+
+	snprintf(cmd, sizeof(cmd), "find %s/btf -name '*.btf' -size +100c 2>/dev/null | wc -l",
+		 dir);
+	ls = popen(cmd, "r");
+	cr_assert_not_null(ls);
+	if (fscanf(ls, "%zu", &n) != 1)
+		n = 0;
+	pclose(ls);
+	return n;
+}
+
+/* Waits until the cache is made in @dir: bpftool, in the background, on a busy machine. */
+static void wait_cached_ok(const char *dir)
+{
+	struct timespec pause = { 0, 50 * 1000000L };
+
+	for (int waited = 0; !cached_types(dir) && waited < 600; waited++)
+		nanosleep(&pause, NULL);
+	cr_assert_eq(cached_types(dir), 1, "no cache made in %s within 30 s", dir);
+}
+
+/* One attach run of threads with -v: faultline's stderr must hold @says; anon as /proc says. */
+static void types_run_ok(const char *says)
+{
+	static const char *const fl[] = { "-v", "--metric", "anon", NULL };
+	struct h_run r;
+	char *err;
+
+	h_attach_run_ok(&r, "threads", NULL, fl);
+	err = h_read_file(r.fl.err_path);
+	cr_expect(strstr(err, says), "no \"%s\" in:\n%s", says, err);
+	h_within_ok("anon growth vs RssAnon delta", h_folded_total(&r.folded),
+		    r.after.anon - r.before.anon, &r.folded);
+	h_within_ok("anon growth under touch_c", h_folded_frame(&r.folded, "touch_c"),
+		    (int64_t)(24 * H_MIB), &r.folded);
+	free(err);
+	h_folded_free(&r.folded);
+}
+
+/*
+ * The kernel types the CO-RE relocations use: read whole by the first session, cached in the
+ * background as it ends, read from the cache by the next, with the same figures; a cache
+ * spoiled is dropped without a word and made again.
+ */
+Test(session, kernel_types_cached_for_the_next_start)
+{
+	char dir[64], cmd[160];
+
+	h_temp_dir_ok(dir);
+	setenv("FAULTLINE_CACHE", dir, 1);
+	types_run_ok("kernel types read whole");
+	wait_cached_ok(dir);
+	types_run_ok("kernel types from the cache");
+	snprintf(cmd, sizeof(cmd), "for f in %s/btf/*.btf; do echo spoiled > $f; done", dir);
+	cr_assert_eq(system(cmd), 0);
+	types_run_ok("kernel types read whole");
+	wait_cached_ok(dir);
 }

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "base/grow.h"
+#include "probes/btfcache.h"
 #include "probes/tracer_state.h"
 
 #define TRACEFS "/sys/kernel/tracing"
@@ -162,39 +163,18 @@ static int on_proc_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int tracer__load(struct tracer **out, const struct tracer_opts *o)
+/* Opens the object, its CO-RE relocations against the kernel types in @btf_path (NULL: the
+ * kernel's own), and sets it up for @o. Returns 0 or -errno (reported). */
+static int open_object(struct tracer *t, const struct tracer_opts *o, const char *btf_path)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);
 	struct alloc_prog progs[ALLOC_PROGS];
-	struct btf *btf = NULL;
-	struct tracer *t;
-	int err, tmpl_fd;
 	bool exact;
 
-	if (!privileged()) {
-		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF, "
-				"CAP_PERFMON and CAP_DAC_READ_SEARCH)\n");
-		return -EPERM;
-	}
-
-	if (access(VMLINUX_BTF, R_OK)) {
-		fprintf(stderr, "faultline: this kernel has no BTF (" VMLINUX_BTF " is missing): "
-				"it needs CONFIG_DEBUG_INFO_BTF=y\n");
-		return -ENOENT;
-	}
-	err = ensure_tracefs();
-	if (err)
-		return err;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	err = features__check(&t->plan, features__uses(o));
-	if (err)
-		goto cleanup;
-	t->skel = faultline__open();
+	t->skel = faultline__open_opts(&opts);
 	if (!t->skel) {
-		err = -errno;
 		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(errno));
-		goto cleanup;
+		return -errno;
 	}
 	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
 	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
@@ -208,8 +188,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t->alloc_churn = o->alloc && o->alloc_churn;
 	/* the first window is open from the attach on: its errors are the session's */
 	t->windowed = t->win_open = t->alloc_churn && o->alloc_windows;
-	if (t->windowed)
-		pthread_mutex_init(&t->win_lock, NULL);
 	/* Linux 6.6: a uprobe_multi link registers many probes and, when closed, waits for one
 	 * grace period for all of them; perf uprobes wait for one each, about 0.1 s here */
 	t->uprobe_multi = o->alloc && (t->plan.have & KF_BIT(KF_UPROBE_MULTI));
@@ -245,11 +223,69 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t->skel->rodata->scope = o->scope;
 	t->skel->rodata->self_tgid = (__u32)getpid();
 	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
-	err = unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
+	return 0;
+}
+
+/* Opens and loads the object, with the cached kernel types when there are some: a cache that
+ * does not fit goes, and the kernel's own are read. Returns 0 or -errno (reported). */
+static int load_object(struct tracer *t, const struct tracer_opts *o)
+{
+	size_t len;
+	const void *obj = faultline__elf_bytes(&len);
+	int err, tmpl_fd;
+
+	btf_cache__find(&t->types, obj, len);
+	for (;;) {
+		const char *btf_path = t->types.have ? t->types.path : NULL;
+
+		err = open_object(t, o, btf_path) ?:
+			      unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
+		if (!err) {
+			err = faultline__load(t->skel);
+			close(tmpl_fd);
+		}
+		/* this session reads the kernel's: the cache is made as it ends */
+		t->cache_types = !err && !btf_path && t->types.path[0];
+		if (!err || !btf_path)
+			return err;
+		unlink(btf_path);
+		t->types.have = false;
+		faultline__destroy(t->skel);
+		t->skel = NULL;
+	}
+}
+
+int tracer__load(struct tracer **out, const struct tracer_opts *o)
+{
+	struct btf *btf = NULL;
+	struct tracer *t;
+	int err;
+
+	if (!privileged()) {
+		fprintf(stderr, "faultline: not permitted: run as root (or with CAP_BPF, "
+				"CAP_PERFMON and CAP_DAC_READ_SEARCH)\n");
+		return -EPERM;
+	}
+
+	if (access(VMLINUX_BTF, R_OK)) {
+		fprintf(stderr, "faultline: this kernel has no BTF (" VMLINUX_BTF " is missing): "
+				"it needs CONFIG_DEBUG_INFO_BTF=y\n");
+		return -ENOENT;
+	}
+	err = ensure_tracefs();
+	if (err)
+		return err;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
-	err = faultline__load(t->skel);
-	close(tmpl_fd);
+	if (o->alloc && o->alloc_churn && o->alloc_windows)
+		pthread_mutex_init(&t->win_lock, NULL);
+	err = load_object(t, o);
+	if (err && !t->skel) /* said as it failed */
+		goto cleanup;
 	if (err) {
 		/* a kernel BTF that cannot be parsed says why better than the load's error */
 		btf = btf__load_vmlinux_btf();
@@ -400,6 +436,14 @@ void tracer__destroy(struct tracer *t)
 	allocprobes__destroy_links(&t->links);
 	ring_buffer__free(t->events);
 	faultline__destroy(t->skel);
+	/* the kernel types this session read whole, for the next to start sooner: now, with
+	 * every probe gone, so that no bpftool of ours shows up in a trace */
+	if (t->cache_types) {
+		size_t len;
+		const void *obj = faultline__elf_bytes(&len);
+
+		btf_cache__make(&t->types, obj, len);
+	}
 	free(t);
 }
 
@@ -492,6 +536,12 @@ void tracer__stop_counting(struct tracer *t)
 uint32_t *tracer__unwind_epoch(const struct tracer *t)
 {
 	return &t->skel->bss->unwind_epoch;
+}
+
+const char *tracer__types_cache(const struct tracer *t, bool *used)
+{
+	*used = t->types.have;
+	return t->types.path[0] ? t->types.path : NULL;
 }
 
 const struct kplan *tracer__plan(const struct tracer *t)

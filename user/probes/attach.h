@@ -106,4 +106,8 @@ struct kplan;
 /* What the kernel lacks of what faultline uses (probes/features.h), probed at the load. */
 const struct kplan *tracer__plan(const struct tracer *t);
 
+/* The file of cached kernel types (btfcache.h), *@used when the load read it (else it is made
+ * as the tracer goes); NULL when the kernel has no build-id to name it by. */
+const char *tracer__types_cache(const struct tracer *t, bool *used);
+
 #endif /* FAULTLINE_ATTACH_H */

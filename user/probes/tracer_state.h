@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include "probes/attach.h"
+#include "probes/btfcache.h"
 #include "probes/features.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
@@ -44,7 +45,9 @@ struct tracer {
 	bool alloc_churn;   /* --alloc=churn: entry probes alone, cookies with their sites */
 	bool regions;	    /* the region programs are loaded (tracer__regions_fd) */
 	bool exit_maps;	    /* -f, Linux 6.7+: the exit mappings program (tracer__exit_maps_fd) */
-	struct link_set links; /* every link, the allocator probes of each target among them */
+	struct btf_cache types; /* the kernel types the object needs, cached (btfcache.h) */
+	bool cache_types;	/* ... made as the tracer goes: this session read the kernel's */
+	struct link_set links;	/* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
 	bool windowed;
 	pthread_mutex_t win_lock;
