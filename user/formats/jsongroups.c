@@ -16,7 +16,7 @@ static void group(struct json *j, const struct fl_report *r, const struct proc_g
 	json__u64(j, "known", grp->nprocs - grp->unknown);
 	json__u64(j, "total", grp->private_total);
 	/* of no process: unknown, not 0 */
-	if (grp->unknown < grp->nprocs)
+	if (grp->median_of)
 		json__u64(j, "median", grp->private_median);
 	else
 		json__null(j, "median");

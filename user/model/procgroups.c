@@ -89,6 +89,7 @@ static void sum_group(const struct fl_proc_summary *procs, const size_t *run, si
 	}
 	grp->unknown = len - known;
 	grp->private_median = proc_groups__median(costs, known);
+	grp->median_of = known;
 }
 
 /* Adds the processes forgotten under each name to its group, made when none is kept. */

@@ -34,6 +34,7 @@ struct proc_group {
 	size_t unknown; /* processes whose private cost is not known (not in the two below) */
 	uint64_t private_total;	 /* sum of the known private costs */
 	uint64_t private_median; /* ... of the processes kept */
+	size_t median_of;	 /* ... of so many (0: no median) */
 	uint64_t growth;	 /* resident growth (anon + file + shmem) of all of them */
 	uint64_t new_bytes;	 /* --metric new: the new memory of all of them */
 	size_t first;		 /* its processes kept are members[first .. first + kept) */

@@ -23,13 +23,13 @@ static void group_row(FILE *out, unsigned width, const struct proc_group *grp, e
 	fit_name(name, sizeof(name), grp->name);
 	units__bytes(growth, sizeof(growth), m == FL_METRIC_NEW ? grp->new_bytes : grp->growth);
 	/* no process of it read: its cost is unknown, not 0 */
-	if (any) {
+	strcpy(total, "-");
+	strcpy(median, "-");
+	if (any)
 		units__bytes(total, sizeof(total), grp->private_total);
+	/* of the processes kept: those forgotten have no figure of their own */
+	if (grp->median_of)
 		units__bytes(median, sizeof(median), grp->private_median);
-	} else {
-		strcpy(total, "-");
-		strcpy(median, "-");
-	}
 	units__emit(out, width, "%-*s %6zu %6zu %6zu %10s %10s %10s", NAME_COLS, name, grp->nprocs,
 		    grp->alive, grp->unknown, growth, total, median);
 }

@@ -109,6 +109,8 @@ Test(forgotten, groups_count_them_and_list_those_kept)
 	cr_expect_eq(sh->growth, 5 * MIB);
 	cr_expect_eq(awk->nprocs, 1);
 	cr_expect_eq(awk->kept, 0);
+	cr_expect_eq(awk->median_of, 0, "no median of none kept");
+	cr_expect_eq(sh->median_of, 1);
 	cr_expect_eq(g.nmembers, 2, "only those kept are listed");
 	cr_expect_eq(proc_group__listed(sh, 10), 1);
 	proc_groups__free(&g);
