@@ -6,15 +6,24 @@
  * do; 0: every frame its own address, the worst case), then times its OTLP encoding, its
  * gzip, and, given a URL, its send to that endpoint, ROUNDS times (default 5):
  *
- *   shipbench [--url URL] [--samples N] [--depth D] [--pool P] [--rounds R]
+ *   shipbench [--url URL | --sink] [--samples N] [--depth D] [--pool P] [--rounds R]
+ *
+ * --sink: the endpoint is a thread of shipbench that reads each request and answers 200 at
+ * once, so the send's time is faultline's side of it alone (libcurl, the loopback), none of a
+ * collector's work.
  *
  * One line per round: "round R: encoded and gzip'd in E ms (K KiB, K KiB sent), sent in S ms".
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "ship/ship.h"
 
 #define MAX_DEPTH 64
@@ -50,6 +59,71 @@ static struct pprof *model(long n, int depth, long pool, char (*names)[24], size
 	return p;
 }
 
+/* Reads one request on @fd (headers, then Content-Length bytes); false at the connection's
+ * end. */
+static bool read_request(int fd)
+{
+	static char buf[1 << 16];
+	size_t have = 0, body = 0;
+	char *end = NULL;
+
+	while (!end) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+
+		if (n <= 0)
+			return false;
+		have += (size_t)n;
+		buf[have] = '\0';
+		end = strstr(buf, "\r\n\r\n");
+		if (!end && have == sizeof(buf) - 1)
+			return false;
+	}
+	for (char *h = strcasestr(buf, "content-length:"); h && h < end; h = NULL)
+		body = strtoul(h + 15, NULL, 10);
+	have -= (size_t)(end + 4 - buf);
+	while (have < body) {
+		ssize_t n = read(fd, buf, sizeof(buf) < body - have ? sizeof(buf) : body - have);
+
+		if (n <= 0)
+			return false;
+		have += (size_t)n;
+	}
+	return true;
+}
+
+/* The sink: every request on every connection answered 200 as soon as it is read. */
+static void *sink(void *arg)
+{
+	static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+	int lfd = *(int *)arg;
+
+	for (;;) {
+		int fd = accept(lfd, NULL, NULL);
+
+		if (fd < 0)
+			return NULL;
+		while (read_request(fd) && write(fd, ok, sizeof(ok) - 1) == sizeof(ok) - 1)
+			;
+		close(fd);
+	}
+}
+
+/* Starts the sink on 127.0.0.1, an ephemeral port: its URL into @url. */
+static int start_sink(char *url, size_t len)
+{
+	static int lfd;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	pthread_t th;
+
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) || listen(lfd, 8) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &alen) || pthread_create(&th, NULL, sink, &lfd))
+		return -errno;
+	snprintf(url, len, "http://127.0.0.1:%d", ntohs(a.sin_port));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = { { "url", required_argument, NULL, 'u' },
@@ -57,8 +131,10 @@ int main(int argc, char **argv)
 					      { "depth", required_argument, NULL, 'd' },
 					      { "pool", required_argument, NULL, 'p' },
 					      { "rounds", required_argument, NULL, 'r' },
+					      { "sink", no_argument, NULL, 's' },
 					      { 0 } };
 	const char *url = NULL;
+	char sink_url[64];
 	long n = 10000, pool = 5000, rounds = 5;
 	int depth = 20, c;
 	static char names[4096][24];
@@ -81,9 +157,16 @@ int main(int argc, char **argv)
 		case 'r':
 			rounds = atol(optarg);
 			break;
+		case 's':
+			if (start_sink(sink_url, sizeof(sink_url))) {
+				perror("shipbench: the sink");
+				return 1;
+			}
+			url = sink_url;
+			break;
 		default:
-			fprintf(stderr, "usage: shipbench [--url URL] [--samples N] [--depth D] "
-					"[--pool P] [--rounds R]\n");
+			fprintf(stderr, "usage: shipbench [--url URL | --sink] [--samples N] "
+					"[--depth D] [--pool P] [--rounds R]\n");
 			return 2;
 		}
 	}
