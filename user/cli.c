@@ -8,8 +8,6 @@
 #include "cli.h"
 #include <argp.h>
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,44 +51,6 @@ struct cli_state {
 	bool done; /* --help or --version printed */
 };
 
-/*
- * The one number parser: @s must be a whole decimal number (a decimal fraction too unless
- * @integer) within [@min, @max]. Rejects "", signs, spaces, "1x", "inf", "nan", hex and
- * overflow. Prints the error for option @opt. Returns 0 or -EINVAL.
- */
-static int parse_number(const char *opt, const char *s, bool integer, double min, double max,
-			double *out)
-{
-	char *end = NULL;
-	double v;
-
-	errno = 0;
-	if (!s || !((*s >= '0' && *s <= '9') || (*s == '.' && !integer)))
-		goto bad;
-	if (integer) {
-		unsigned long long u = strtoull(s, &end, 10);
-
-		v = (double)u;
-		if (u == ULLONG_MAX && errno == ERANGE)
-			v = INFINITY;
-	} else {
-		if (strpbrk(s, "xXnN")) /* hex floats, inf, nan */
-			goto bad;
-		v = strtod(s, &end);
-	}
-	if (end == s || *end || !isfinite(v) || (errno == ERANGE && !integer))
-		goto bad;
-	if (v < min || v > max) {
-		usage_error("%s: '%s' is out of range (%.10g..%.10g)", opt, s, min, max);
-		return -EINVAL;
-	}
-	*out = v;
-	return 0;
-bad:
-	usage_error("%s: invalid number '%s'", opt, s ? s : "");
-	return -EINVAL;
-}
-
 static int add_pid(struct fl_config *cfg, pid_t pid)
 {
 	size_t i;
@@ -122,7 +82,7 @@ static int parse_pids(struct fl_config *cfg, const char *arg)
 		goto cleanup;
 	}
 	for (p = copy; !err && (tok = strtok_r(p, ",", &save)); p = NULL) {
-		err = parse_number("-p", tok, true, 1, INT_MAX, &v);
+		err = cli__parse_number("-p", tok, true, 1, INT_MAX, &v);
 		if (!err)
 			err = add_pid(cfg, (pid_t)v);
 	}
@@ -248,7 +208,7 @@ static int parse_percent(struct fl_config *cfg, const char *arg)
 	}
 	memcpy(num, arg, n);
 	num[n] = '\0';
-	if (parse_number("--sample-time", num, false, MIN_SAMPLE_PCT, MAX_SAMPLE_PCT, &v))
+	if (cli__parse_number("--sample-time", num, false, MIN_SAMPLE_PCT, MAX_SAMPLE_PCT, &v))
 		return -EINVAL;
 	cfg->sample_time = v / 100;
 	return 0;
@@ -271,7 +231,7 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 
 	switch (key) {
 	case 'd':
-		if (parse_number("-d", arg, false, 0, MAX_SECONDS, &v))
+		if (cli__parse_number("-d", arg, false, 0, MAX_SECONDS, &v))
 			return -EINVAL;
 		if (v <= 0) {
 			usage_error("-d: '%s': the duration must be positive", arg);
@@ -280,40 +240,41 @@ static int parse_numeric_opt(struct fl_config *cfg, int key, const char *arg)
 		cfg->duration_s = v;
 		return 0;
 	case 'i':
-		if (parse_number("-i", arg, false, MIN_INTERVAL_S, MAX_SECONDS, &v))
+		if (cli__parse_number("-i", arg, false, MIN_INTERVAL_S, MAX_SECONDS, &v))
 			return -EINVAL;
 		cfg->interval_s = v;
 		return 0;
 	case OPT_TOP:
-		if (parse_number("--top", arg, true, 1, MAX_TOP, &v))
+		if (cli__parse_number("--top", arg, true, 1, MAX_TOP, &v))
 			return -EINVAL;
 		cfg->top = (unsigned)v;
 		return 0;
 	case OPT_WIDTH:
 		return parse_width(arg, &cfg->width);
 	case OPT_STACK_STORAGE:
-		if (parse_number("--stack-storage", arg, true, MIN_STACK_STORAGE, MAX_STACK_STORAGE,
-				 &v))
+		if (cli__parse_number("--stack-storage", arg, true, MIN_STACK_STORAGE,
+				      MAX_STACK_STORAGE, &v))
 			return -EINVAL;
 		cfg->stack_storage = (uint32_t)v;
 		return 0;
 	case OPT_KEEP_EXITED:
-		if (parse_number("--keep-exited", arg, true, MIN_KEEP_EXITED, MAX_KEEP_EXITED, &v))
+		if (cli__parse_number("--keep-exited", arg, true, MIN_KEEP_EXITED, MAX_KEEP_EXITED,
+				      &v))
 			return -EINVAL;
 		cfg->keep_exited = (size_t)v;
 		return 0;
 	case OPT_UNWIND_MEM:
-		if (parse_number("--unwind-mem", arg, true, 0, MAX_UNWIND_MIB, &v))
+		if (cli__parse_number("--unwind-mem", arg, true, 0, MAX_UNWIND_MIB, &v))
 			return -EINVAL;
 		cfg->unwind_mib = (uint32_t)v;
 		return 0;
 	case OPT_MAX_LIVE:
-		if (parse_number("--max-live", arg, true, MIN_MAX_LIVE, MAX_MAX_LIVE, &v))
+		if (cli__parse_number("--max-live", arg, true, MIN_MAX_LIVE, MAX_MAX_LIVE, &v))
 			return -EINVAL;
 		cfg->max_live = (uint32_t)v;
 		return 0;
 	case OPT_SAMPLE_BYTES:
-		if (parse_number("--sample-bytes", arg, true, 1, MAX_SAMPLE_BYTES, &v))
+		if (cli__parse_number("--sample-bytes", arg, true, 1, MAX_SAMPLE_BYTES, &v))
 			return -EINVAL;
 		cfg->sample_bytes = (uint64_t)v;
 		return 0;

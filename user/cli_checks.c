@@ -2,8 +2,12 @@
 /* The options that must go together, or not: checked once the whole command line is read. */
 #include "cli_checks.h"
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli_ship.h"
 
 void usage_error(const char *fmt, ...)
@@ -15,6 +19,39 @@ void usage_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli__parse_number(const char *opt, const char *s, bool integer, double min, double max,
+		      double *out)
+{
+	char *end = NULL;
+	double v;
+
+	errno = 0;
+	if (!s || !((*s >= '0' && *s <= '9') || (*s == '.' && !integer)))
+		goto bad;
+	if (integer) {
+		unsigned long long u = strtoull(s, &end, 10);
+
+		v = (double)u;
+		if (u == ULLONG_MAX && errno == ERANGE)
+			v = INFINITY;
+	} else {
+		if (strpbrk(s, "xXnN")) /* hex floats, inf, nan */
+			goto bad;
+		v = strtod(s, &end);
+	}
+	if (end == s || *end || !isfinite(v) || (errno == ERANGE && !integer))
+		goto bad;
+	if (v < min || v > max) {
+		usage_error("%s: '%s' is out of range (%.10g..%.10g)", opt, s, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+bad:
+	usage_error("%s: invalid number '%s'", opt, s ? s : "");
+	return -EINVAL;
 }
 
 static int check_outputs(const struct fl_config *cfg)

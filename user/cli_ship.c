@@ -61,18 +61,8 @@ int cli_ship__parse(struct fl_config *cfg, int key, const char *arg)
 		}
 		s->service = arg;
 		return 0;
-	case OPT_EVERY: {
-		char *end;
-		double v = strtod(arg, &end);
-
-		if (end == arg || *end || !(v >= 1 && v <= 86400)) {
-			usage_error("--every: '%s' is not a number of seconds from 1 to 86400",
-				    arg);
-			return -EINVAL;
-		}
-		s->every_s = v;
-		return 0;
-	}
+	case OPT_EVERY:
+		return cli__parse_number("--every", arg, false, 1, 86400, &s->every_s);
 	case OPT_CA_FILE:
 		if (access(arg, R_OK)) {
 			usage_error("--ca-file %s: %s", arg, strerror(errno));

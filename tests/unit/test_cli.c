@@ -548,8 +548,10 @@ Test(cli, shipping_errors, .init = quiet)
 			   "1");
 	EXPECT_USAGE_ERROR("no --otlp to send it with", "--otlp-header", "A=b", "-p", "1");
 	EXPECT_USAGE_ERROR("--every: no --otlp or --pyroscope", "--every", "10", "-p", "1");
-	EXPECT_USAGE_ERROR("from 1 to 86400", "--otlp", "http://c", "--every", "0.5", "-p", "1");
-	EXPECT_USAGE_ERROR("from 1 to 86400", "--otlp", "http://c", "--every", "10s", "-p", "1");
+	EXPECT_USAGE_ERROR("--every: '0.5' is out of range (1..86400)", "--otlp", "http://c",
+			   "--every", "0.5", "-p", "1");
+	EXPECT_USAGE_ERROR("--every: invalid number '10s'", "--otlp", "http://c", "--every", "10s",
+			   "-p", "1");
 	EXPECT_USAGE_ERROR("--service 'a{b}'", "--otlp", "http://c", "--service", "a{b}", "-p",
 			   "1");
 	EXPECT_USAGE_ERROR("--ca-file /nonexistent/ca.pem", "--otlp", "https://c", "--ca-file",
