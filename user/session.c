@@ -162,6 +162,7 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 
 	r->elapsed_s = session_now() - s->start;
 	r->forgotten = &s->forgotten;
+	session__ship_status(s, r);
 	r->final = final;
 	r->note = s->note;
 	r->kernel_release = tracer__plan(s->tracer)->release;
@@ -221,10 +222,10 @@ static bool known_process(const struct fl_key *key, void *ctx)
 }
 
 /*
- * --every: the rows since the last window (read again unless @final: show() just did) as one
+ * --every: the rows since the last window (read again unless @fresh: show() just did) as one
  * profile, queued for the endpoints; the next window begins now.
  */
-static int ship_window(struct session *s, bool final)
+static int ship_window(struct session *s, bool fresh)
 {
 	struct snapshot snap = {};
 	struct window_rows w = {};
@@ -232,7 +233,7 @@ static int ship_window(struct session *s, bool final)
 	bool levels = s->cfg->alloc && !s->cfg->alloc_churn;
 	struct timespec now;
 	int64_t end_ns;
-	int err = final ? 0 : collector__read(s->col);
+	int err = fresh ? 0 : collector__read(s->col);
 
 	if (!err)
 		err = collector__window(s->col, &w.rows, levels ? &w.ends : NULL, &w.n);
@@ -510,7 +511,7 @@ static int loop(struct session *s)
 				       { .fd = s->tui ? tui__fd(s->tui) : -1, .events = POLLIN },
 				       { .fd = hear ? tracer__events_fd(s->tracer) : -1,
 					 .events = POLLIN } };
-		bool events;
+		bool events, window, refresh;
 
 		if (cfg->ship.every_s > 0 && s->next_window < until)
 			until = s->next_window;
@@ -533,18 +534,21 @@ static int loop(struct session *s)
 		t = session_now();
 		if ((end && t >= end) || (s->grace_end && t >= s->grace_end))
 			break;
-		if (cfg->ship.every_s > 0 && t >= s->next_window && !s->stop) {
-			err = ship_window(s, false);
-			if (err)
-				return err;
-			s->next_window += cfg->ship.every_s *
-					  (1 + (int)((t - s->next_window) / cfg->ship.every_s));
-		}
-		if (t >= next && !s->stop && any_alive(s)) {
+		window = cfg->ship.every_s > 0 && t >= s->next_window && !s->stop;
+		refresh = t >= next && !s->stop && any_alive(s);
+		if (refresh) {
 			err = show(s, false);
 			if (err)
 				return err;
 			next += cfg->interval_s * (1 + (int)((t - next) / cfg->interval_s));
+		}
+		/* a window that ends with a refresh takes the maps it just read */
+		if (window) {
+			err = ship_window(s, refresh);
+			if (err)
+				return err;
+			s->next_window += cfg->ship.every_s *
+					  (1 + (int)((t - s->next_window) / cfg->ship.every_s));
 		}
 	}
 	return 0;

@@ -199,6 +199,30 @@ int session__ship_window(struct session *s, const struct snapshot *snap, int64_t
 	return 0;
 }
 
+void session__ship_status(struct session *s, struct fl_report *r)
+{
+	struct endpoint e[2];
+	size_t n = endpoints(s->cfg, e);
+
+	r->nendpoints = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct report_endpoint *re = &r->endpoints[r->nendpoints];
+		struct ship_stats st;
+
+		if (!s->queues[i])
+			continue;
+		ship_queue__stats(s->queues[i], &st);
+		*re = (struct report_endpoint){ .option = e[i].what,
+						.url = e[i].target.url,
+						.sent = st.sent,
+						.lost = st.lost,
+						.waiting = st.waiting,
+						.retries = st.retries };
+		snprintf(re->last_error, sizeof(re->last_error), "%s", st.last_error);
+		r->nendpoints++;
+	}
+}
+
 int session__ship_finish(struct session *s)
 {
 	struct endpoint e[2];

@@ -133,4 +133,7 @@ int session__ship_window(struct session *s, const struct snapshot *snap, int64_t
  * sent and lost. Returns 0, or -EIO when a window was lost (the exit status is 1). */
 int session__ship_finish(struct session *s);
 
+/* --every: each endpoint's windows so far into @r (none before the first window). */
+void session__ship_status(struct session *s, struct fl_report *r);
+
 #endif /* FAULTLINE_SESSION_STATE_H */

@@ -475,16 +475,39 @@ Test(ship, alloc_windows_add_up_and_hold_the_live_heap)
 Test(ship, windows_lost_while_down_are_counted)
 {
 	struct h_session s = {};
-	char *err;
-	const char *args[] = { "--otlp", "http://127.0.0.1:1", "--every", "1", NULL };
+	char json[128], *err, *text;
+	const char *args[] = {
+		"--otlp", "http://127.0.0.1:1", "--every", "1", "--json", json, NULL
+	};
+	const struct jv *ep;
+	uint64_t lost_then, waiting;
 	long made = 0, lost;
+	struct jv doc;
 
+	snprintf(json, sizeof(json), "/tmp/faultline-ship-%d.json", (int)getpid());
 	cr_expect_eq(launch_cmd(&s, args, faultbench(), &err), 1, "%s", err);
 	for (const char *p = err; (p = strstr(p, ": window of ")); p++)
 		made++;
 	lost = after(err, "faultline: --otlp http://127.0.0.1:1: 0 windows sent, ", " lost");
 	cr_expect(made >= 3, "windows made: %ld\n%s", made, err);
 	cr_expect_eq(lost, made, "lost %ld of %ld windows made:\n%s", lost, made, err);
+	/* the final document, written before the last window: every earlier one lost or
+	 * waiting, none sent, and the failure in words */
+	text = h_read_file(json);
+	unlink(json);
+	cr_assert_eq(jv_parse(text, strlen(text), &doc), 0, "--json: not JSON");
+	ep = jv_get(&doc, "shipping");
+	cr_assert(ep && ep->n == 1, "shipping: %zu endpoints", ep ? ep->n : 0);
+	ep = &ep->items[0];
+	cr_expect_str_eq(jv_get(ep, "option")->text, "--otlp");
+	cr_expect(jv_u64(jv_get(ep, "sent"), &lost_then) && lost_then == 0);
+	cr_assert(jv_u64(jv_get(ep, "lost"), &lost_then) &&
+		  jv_u64(jv_get(ep, "waiting"), &waiting));
+	cr_expect_eq(lost_then + waiting, (uint64_t)made - 1, "lost %lu + waiting %lu of %ld",
+		     (unsigned long)lost_then, (unsigned long)waiting, made - 1);
+	cr_expect_eq(jv_get(ep, "last_error")->type, JV_STR);
+	jv_free(&doc);
+	free(text);
 	free(err);
 }
 

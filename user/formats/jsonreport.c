@@ -119,6 +119,29 @@ static void stack_shares(struct json *j, const struct fl_report *r)
 	json__object_end(j);
 }
 
+/* --every: each endpoint's windows so far (empty without a window yet). */
+static void shipping(struct json *j, const struct fl_report *r)
+{
+	json__array_begin(j, "shipping");
+	for (size_t i = 0; i < r->nendpoints; i++) {
+		const struct report_endpoint *e = &r->endpoints[i];
+
+		json__object_begin(j, NULL);
+		json__str(j, "option", e->option);
+		json__str(j, "url", e->url);
+		json__u64(j, "sent", e->sent);
+		json__u64(j, "lost", e->lost);
+		json__u64(j, "waiting", e->waiting);
+		json__u64(j, "retries", e->retries);
+		if (e->last_error[0])
+			json__str(j, "last_error", e->last_error);
+		else
+			json__null(j, "last_error");
+		json__object_end(j);
+	}
+	json__array_end(j);
+}
+
 static void header(struct json *j, const struct fl_report *r, const struct jsonreport_opts *o)
 {
 	json__str(j, "schema", JSONREPORT_SCHEMA);
@@ -160,6 +183,7 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 	for (int i = 0; i < FL_DROP__COUNT; i++)
 		json__u64(j, drop_keys[i], r->drops[i]);
 	json__object_end(j);
+	shipping(j, r);
 	stack_shares(j, r);
 }
 

@@ -127,12 +127,22 @@ bool report__ages_as_of(const struct fl_report *r, uint64_t *ns);
 struct cgroup_recon;
 struct forgotten;
 
+/* --every: where an endpoint's windows are (ship/queue.h's figures, as of the report) */
+struct report_endpoint {
+	const char *option; /* "--otlp", "--pyroscope" */
+	const char *url;
+	uint64_t sent, lost, waiting, retries;
+	char last_error[320]; /* the last failure's words; "" when none */
+};
+
 struct fl_report {
 	double elapsed_s;
 	const struct fl_proc_summary *procs;
 	size_t nprocs;
 	/* exited processes no longer in @procs, summed (forgotten.h); NULL: none */
 	const struct forgotten *forgotten;
+	struct report_endpoint endpoints[2]; /* --every with --otlp, --pyroscope */
+	size_t nendpoints;
 	/* --cgroup: each selected cgroup's own counters beside its processes' (cgroupmem.h) */
 	const struct cgroup_recon *cgroups;
 	size_t ncgroups;

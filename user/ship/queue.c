@@ -157,6 +157,7 @@ void ship_queue__stats(struct ship_queue *q, struct ship_stats *st)
 {
 	pthread_mutex_lock(&q->lock);
 	*st = q->st;
+	st->waiting = q->n;
 	pthread_mutex_unlock(&q->lock);
 }
 

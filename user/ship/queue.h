@@ -17,6 +17,7 @@ struct ship_queue;
 
 struct ship_stats {
 	uint64_t sent, lost, retries;
+	uint64_t waiting;     /* in the queue now (ship_queue__stats()) */
 	char last_error[320]; /* the last failure's words; "" when none */
 };
 

@@ -227,6 +227,20 @@ static void render_drops(FILE *out, unsigned width, const struct fl_report *r)
 	units__emit(out, width, "%s", any ? line : "drops: none");
 }
 
+/* --every: each endpoint's windows so far. */
+static void render_endpoints(FILE *out, unsigned width, const struct fl_report *r)
+{
+	for (size_t i = 0; i < r->nendpoints; i++) {
+		const struct report_endpoint *e = &r->endpoints[i];
+
+		units__emit(out, width,
+			    "%s %s: windows sent %" PRIu64 ", lost %" PRIu64 ", waiting %" PRIu64
+			    "%s%s",
+			    e->option, e->url, e->sent, e->lost, e->waiting,
+			    e->last_error[0] ? "; last failure: " : "", e->last_error);
+	}
+}
+
 /* How whole the stacks are, and what the unwind tables cost. */
 static void render_stacks(FILE *out, unsigned width, const struct fl_report *r)
 {
@@ -343,6 +357,7 @@ static void render_header(FILE *out, const struct fl_report *r, const struct tab
 	for (i = 0; i < r->ncgroups; i++)
 		cgrouptable__render(out, width, &r->cgroups[i]);
 	render_drops(out, width, r);
+	render_endpoints(out, width, r);
 	render_stacks(out, width, r);
 	if (r->note)
 		units__emit(out, width, "note: %s", r->note);

@@ -212,6 +212,46 @@ Test(jsonreport, header)
 	cr_expect_eq(jv_get(&d, "drops")->n, FL_DROP__COUNT, "every drop, by name");
 	for (size_t i = 0; i < jv_get(&d, "drops")->n; i++)
 		cr_expect(jv_u64(&jv_get(&d, "drops")->items[i], &(uint64_t){ 0 }));
+	cr_expect_eq(jv_get(&d, "shipping")->n, 0, "no window yet");
+	jv_free(&d);
+	free(s);
+	profile__free(m.p);
+}
+
+/* --every: each endpoint's windows as of the document. */
+Test(jsonreport, shipping)
+{
+	struct model m;
+	const struct jv *e;
+	struct jv d;
+	char *s;
+
+	build(&m, true, true);
+	m.r.endpoints[0] = (struct report_endpoint){ .option = "--otlp",
+						     .url = "http://c:4318",
+						     .sent = 12,
+						     .lost = 3,
+						     .waiting = 2,
+						     .retries = 9 };
+	snprintf(m.r.endpoints[0].last_error, sizeof(m.r.endpoints[0].last_error), "%s",
+		 "HTTP 503: busy");
+	m.r.endpoints[1] = (struct report_endpoint){ .option = "--pyroscope",
+						     .url = "http://p:4040",
+						     .sent = 15 };
+	m.r.nendpoints = 2;
+	s = write_doc(&m, &d);
+	cr_assert_eq(jv_get(&d, "shipping")->n, 2);
+	e = &jv_get(&d, "shipping")->items[0];
+	EXPECT_STR(e, "option", "--otlp");
+	EXPECT_STR(e, "url", "http://c:4318");
+	EXPECT_U64(e, "sent", 12);
+	EXPECT_U64(e, "lost", 3);
+	EXPECT_U64(e, "waiting", 2);
+	EXPECT_U64(e, "retries", 9);
+	EXPECT_STR(e, "last_error", "HTTP 503: busy");
+	e = &jv_get(&d, "shipping")->items[1];
+	EXPECT_U64(e, "sent", 15);
+	cr_expect_eq(jv_get(e, "last_error")->type, JV_NULL);
 	jv_free(&d);
 	free(s);
 	profile__free(m.p);

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "views/table.h"
 #include "base/units.h"
 #include "unit/model_builder.h"
+#include "views/table.h"
 
 #define MIB (1024ULL * 1024)
 
@@ -17,7 +17,9 @@ static void add(struct profile *p, const char *path, uint64_t anon, uint64_t fau
 
 static struct table_opts opts(unsigned width, unsigned top, double min_share)
 {
-	return (struct table_opts){ .width = width, .top = top, .metric = FL_METRIC_RESIDENT,
+	return (struct table_opts){ .width = width,
+				    .top = top,
+				    .metric = FL_METRIC_RESIDENT,
 				    .min_share = min_share };
 }
 
@@ -91,8 +93,9 @@ static struct profile *sample(void)
 
 	add(p, "demo;main;alloc_big;memset", 64 * MIB, 16384);
 	add(p, "demo;main;alloc_small;malloc", 16 * MIB, 700);
-	add(p, "demo;main;parse_config_with_a_name_long_enough_to_need_cutting_at_any_width_"
-	       "(std::vector<std::string, std::allocator<std::string>> const&)",
+	add(p,
+	    "demo;main;parse_config_with_a_name_long_enough_to_need_cutting_at_any_width_"
+	    "(std::vector<std::string, std::allocator<std::string>> const&)",
 	    8 * MIB, 500);
 	add(p, "demo;worker;job", 12 * MIB, 30);
 	profile__sort(p, FL_METRIC_RESIDENT);
@@ -264,7 +267,7 @@ Test(table, stacks_beyond_top_collapse)
 	l = line_with(out, "[other stacks]");
 	cr_assert_not_null(l, "%s", out);
 	cr_expect_not_null(strstr(l, "6.0 MiB"), "'%s'", l); /* 1 + 2 + 3 */
-	cr_expect_not_null(strstr(l, " 28.6%"), "'%s'", l); /* 6 / 21 */
+	cr_expect_not_null(strstr(l, " 28.6%"), "'%s'", l);  /* 6 / 21 */
 	cr_expect_not_null(strstr(l, " 6 "), "'%s'", l);
 	cr_expect_gt(line_of(out, "[other stacks]"), line_of(out, " f4"));
 	free(l);
@@ -315,6 +318,39 @@ Test(table, empty_profile)
 
 	cr_expect_neq(line_of(out, "(no growth attributed yet)"), -1, "%s", out);
 	cr_expect_neq(line_of(out, "drops: none"), -1, "%s", out);
+	free(out);
+	profile__free(p);
+}
+
+/* --every: a line per endpoint under the drops, the last failure's words on it. */
+Test(table, endpoints_windows)
+{
+	struct profile *p = sample();
+	struct fl_report r = report();
+	struct table_opts o = opts(200, 20, 0.01);
+	char *out, *l;
+
+	r.endpoints[0] = (struct report_endpoint){ .option = "--otlp",
+						   .url = "http://c:4318",
+						   .sent = 12,
+						   .lost = 3,
+						   .waiting = 2 };
+	snprintf(r.endpoints[0].last_error, sizeof(r.endpoints[0].last_error), "%s",
+		 "connection refused");
+	r.endpoints[1] = (struct report_endpoint){ .option = "--pyroscope",
+						   .url = "http://p:4040",
+						   .sent = 15 };
+	r.nendpoints = 2;
+	out = render(&r, p, &o);
+	l = line_with(out, "--otlp");
+	cr_assert_not_null(l, "%s", out);
+	cr_expect_str_eq(l, "--otlp http://c:4318: windows sent 12, lost 3, waiting 2; last "
+			    "failure: connection refused");
+	free(l);
+	l = line_with(out, "--pyroscope");
+	cr_assert_not_null(l, "%s", out);
+	cr_expect_str_eq(l, "--pyroscope http://p:4040: windows sent 15, lost 0, waiting 0");
+	free(l);
 	free(out);
 	profile__free(p);
 }
@@ -436,9 +472,11 @@ Test(table, process_figures)
 Test(table, followed_child_first_seen)
 {
 	struct profile *p = sample();
-	struct fl_proc_summary s = {
-		.pid = 43, .comm = "demo", .alive = true, .followed = true, .since = SINCE_FORK
-	};
+	struct fl_proc_summary s = { .pid = 43,
+				     .comm = "demo",
+				     .alive = true,
+				     .followed = true,
+				     .since = SINCE_FORK };
 	struct fl_report r = report();
 	struct table_opts o = opts(100, 20, 0.01);
 	char *out;
