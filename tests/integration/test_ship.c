@@ -325,6 +325,22 @@ static const char *const *faultbench(void)
 	return cmd;
 }
 
+/* The windows faultline says it sent to @url (its stderr @err: 3 to 63, none lost), each
+ * request the collector wrote of them parsed into @reqs. */
+static long windows_sent_ok(const struct collector *c, const char *url, const char *err,
+			    struct jv *reqs)
+{
+	char prefix[96];
+	long sent;
+
+	snprintf(prefix, sizeof(prefix), "faultline: --otlp %s: ", url);
+	sent = after(err, prefix, " windows sent, ");
+	cr_assert(sent >= 3 && sent < 64, "windows sent: %ld\n%s", sent, err);
+	cr_expect(strstr(err, " windows sent, 0 lost"), "%s", err);
+	collector_requests_ok(c, reqs, (size_t)sent);
+	return sent;
+}
+
 /* Runs @cmd with --every 1 to the collector; its windows' resident samples must add up to the
  * folded file of the same session, to the byte, each window holding some. */
 static void windows_add_up_ok(const char *const *cmd, const char *const *more, uint64_t least)
@@ -333,7 +349,7 @@ static void windows_add_up_ok(const char *const *cmd, const char *const *more, u
 	struct h_session s = {};
 	struct h_folded f;
 	struct jv reqs[64];
-	char url[64], *err, prefix[96];
+	char url[64], *err;
 	const char *args[8] = { "--otlp", url, "--every", "1" };
 	uint64_t sum = 0;
 	long sent;
@@ -343,11 +359,7 @@ static void windows_add_up_ok(const char *const *cmd, const char *const *more, u
 	collector_start_ok(&c, NULL, NULL);
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d", c.port);
 	cr_assert_eq(launch_cmd(&s, args, cmd, &err), 0, "%s", err);
-	snprintf(prefix, sizeof(prefix), "faultline: --otlp %s: ", url);
-	sent = after(err, prefix, " windows sent, ");
-	cr_assert(sent >= 3 && sent < 64, "windows sent: %ld\n%s", sent, err);
-	cr_expect(strstr(err, " windows sent, 0 lost"), "%s", err);
-	collector_requests_ok(&c, reqs, (size_t)sent);
+	sent = windows_sent_ok(&c, url, err, reqs);
 	for (long i = 0; i < sent; i++) {
 		uint64_t w = check_request_ok(&reqs[i], "resident");
 
@@ -418,7 +430,7 @@ Test(ship, alloc_windows_add_up_and_hold_the_live_heap)
 	struct h_run r;
 	struct jv reqs[64], doc;
 	const char *wl[] = { "live", "1000", "4", "200", NULL };
-	char url[64], dir[64], json[96], prefix[96], *text, *err;
+	char url[64], dir[64], json[96], *text, *err;
 	const char *fl[] = { "--alloc", "--otlp", url, "--every", "1", "--json", json, NULL };
 	const struct jv *procs;
 	uint64_t allocs = 0, live = 0, want_allocs, want_live, held_windows = 0;
@@ -436,11 +448,7 @@ Test(ship, alloc_windows_add_up_and_hold_the_live_heap)
 	collector_wait_requests_ok(&c, collector_count(&c) + 2);
 	h_attach_stop_ok(&r, SIGINT);
 	err = h_read_file(r.fl.err_path);
-	snprintf(prefix, sizeof(prefix), "faultline: --otlp %s: ", url);
-	sent = after(err, prefix, " windows sent, ");
-	cr_assert(sent >= 3 && sent < 64, "windows sent: %ld\n%s", sent, err);
-	cr_expect(strstr(err, " windows sent, 0 lost"), "%s", err);
-	collector_requests_ok(&c, reqs, (size_t)sent);
+	sent = windows_sent_ok(&c, url, err, reqs);
 	for (long i = 0; i < sent; i++) {
 		uint64_t held = check_request_ok(&reqs[i], "live-count");
 
