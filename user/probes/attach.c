@@ -173,8 +173,10 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 
 	t->skel = faultline__open_opts(&opts);
 	if (!t->skel) {
-		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(errno));
-		return -errno;
+		int err = -errno;
+
+		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(-err));
+		return err;
 	}
 	bpf_map__set_max_entries(t->skel->maps.stacks, o->stack_storage);
 	bpf_map__set_max_entries(t->skel->maps.counts, o->max_counts);
@@ -226,8 +228,21 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 	return 0;
 }
 
-/* Opens and loads the object, with the cached kernel types when there are some: a cache that
- * does not fit goes, and the kernel's own are read. Returns 0 or -errno (reported). */
+/* Why the load failed: a kernel BTF that cannot be parsed says it better than the error. */
+static void explain_failed_load(int err)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (!btf)
+		explain_btf();
+	else
+		explain_load_error(err);
+	btf__free(btf);
+}
+
+/* Opens and loads the object, with the cached kernel types when there are some: a cache the
+ * load fails with goes, and the load is made again with the kernel's own. Returns 0 or -errno
+ * (reported). */
 static int load_object(struct tracer *t, const struct tracer_opts *o)
 {
 	size_t len;
@@ -240,14 +255,18 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 
 		err = open_object(t, o, btf_path) ?:
 			      unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
-		if (!err) {
-			err = faultline__load(t->skel);
-			close(tmpl_fd);
-		}
+		if (err)
+			return err;
+		err = faultline__load(t->skel);
+		close(tmpl_fd);
 		/* this session reads the kernel's: the cache is made as it ends */
 		t->cache_types = !err && !btf_path && t->types.path[0];
-		if (!err || !btf_path)
+		if (!err)
+			return 0;
+		if (!btf_path) {
+			explain_failed_load(err);
 			return err;
+		}
 		unlink(btf_path);
 		t->types.have = false;
 		faultline__destroy(t->skel);
@@ -257,7 +276,6 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
 {
-	struct btf *btf = NULL;
 	struct tracer *t;
 	int err;
 
@@ -284,17 +302,8 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	if (o->alloc && o->alloc_churn && o->alloc_windows)
 		pthread_mutex_init(&t->win_lock, NULL);
 	err = load_object(t, o);
-	if (err && !t->skel) /* said as it failed */
+	if (err)
 		goto cleanup;
-	if (err) {
-		/* a kernel BTF that cannot be parsed says why better than the load's error */
-		btf = btf__load_vmlinux_btf();
-		if (!btf)
-			explain_btf();
-		else
-			explain_load_error(err);
-		goto cleanup;
-	}
 	t->rss_batched = rss_batched(t->skel);
 	t->events =
 		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, NULL, NULL);
@@ -307,7 +316,6 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	*out = t;
 	return 0;
 cleanup:
-	btf__free(btf);
 	tracer__destroy(t);
 	return err;
 }

@@ -3,6 +3,7 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,28 @@ static const char *cache_dir(void)
 	return d && d[0] ? d : BTF_CACHE_DIR;
 }
 
+/* Ours (root's or this user's), no one else's to write, of type @type (no symlink). */
+static bool trusted(const struct stat *st, mode_t type)
+{
+	return (st->st_mode & S_IFMT) == type && (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* The cache folder and its btf/ folder, trusted: none but us can put a file in either. With
+ * @missing_ok, one that is not there yet is trusted too (made as the session ends). */
+static bool trusted_dirs(bool missing_ok)
+{
+	char btf_dir[PATH_MAX];
+	const char *dirs[] = { cache_dir(), btf_dir };
+	struct stat st;
+
+	snprintf(btf_dir, sizeof(btf_dir), "%s/btf", cache_dir());
+	for (size_t i = 0; i < 2; i++)
+		if (lstat(dirs[i], &st) ? !(missing_ok && errno == ENOENT) : !trusted(&st, S_IFDIR))
+			return false;
+	return true;
+}
+
 static bool parses(const char *path)
 {
 	struct btf *btf = btf__parse_raw(path);
@@ -106,11 +129,14 @@ void btf_cache__find(struct btf_cache *c, const void *obj, size_t objlen)
 	idlen = n > 0 ? btf_cache__kernel_id(notes, (size_t)n, id, sizeof(id)) : 0;
 	if (!idlen)
 		return;
+	/* a folder others may write to is neither read nor written */
+	if (!trusted_dirs(true))
+		return;
 	btf_cache__name(id, idlen, obj, objlen, name, sizeof(name));
 	snprintf(c->path, sizeof(c->path), "%s/btf/%s", cache_dir(), name);
-	/* libbpf trusts its offsets: a file anyone could have written is not read */
-	c->have = !stat(c->path, &st) && S_ISREG(st.st_mode) &&
-		  (st.st_uid == 0 || st.st_uid == geteuid()) && !(st.st_mode & (S_IWGRP | S_IWOTH));
+	/* libbpf trusts its offsets, and opens the file by its path: none but us may have
+	 * written it or be able to swap it */
+	c->have = trusted_dirs(false) && !lstat(c->path, &st) && trusted(&st, S_IFREG);
 	/* one cut or spoiled goes without a word from libbpf, and is made again */
 	if (c->have && !parses(c->path)) {
 		unlink(c->path);
@@ -143,47 +169,45 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* In the background process: the object to a file, bpftool on it, the result renamed into
- * place (atomic: a session starting meanwhile reads all of it or nothing). */
+/* In the background process: in a folder of its own in the cache (none but us can enter
+ * it), the object to a file, bpftool on it, the result renamed into place (atomic: a session
+ * starting meanwhile reads all of it or nothing). Returns the exit status. */
 static int make_now(const char *path, const char *bpftool, const void *obj, size_t objlen)
 {
-	char dir[PATH_MAX], objpath[PATH_MAX + 16], tmp[PATH_MAX + 16];
-	int fd, status = -1;
+	char dir[PATH_MAX], work[PATH_MAX + 16], objpath[PATH_MAX + 32], out[PATH_MAX + 32];
+	int fd, status = -1, done = 1;
 	pid_t pid;
 
 	snprintf(dir, sizeof(dir), "%s/btf", cache_dir());
 	mkdir(cache_dir(), 0755);
 	mkdir(dir, 0755);
-	snprintf(objpath, sizeof(objpath), "%s.%d.o", path, (int)getpid());
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	fd = open(objpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	snprintf(work, sizeof(work), "%s/.make-XXXXXX", dir);
+	if (!trusted_dirs(false) || !mkdtemp(work))
 		return 1;
-	if (write_all(fd, obj, objlen)) {
+	snprintf(objpath, sizeof(objpath), "%s/obj.o", work);
+	snprintf(out, sizeof(out), "%s/out.btf", work);
+	fd = open(objpath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0 && !write_all(fd, obj, objlen)) {
 		close(fd);
-		unlink(objpath);
-		return 1;
-	}
-	close(fd);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		dup2(null, STDOUT_FILENO);
-		dup2(null, STDERR_FILENO);
-		execl(bpftool, bpftool, "gen", "min_core_btf", KERNEL_BTF, tmp, objpath,
-		      (char *)NULL);
-		_exit(127);
-	}
-	if (pid > 0)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		pid = fork();
+		if (pid == 0) {
+			execl(bpftool, bpftool, "gen", "min_core_btf", KERNEL_BTF, out, objpath,
+			      (char *)NULL);
+			_exit(127);
+		}
+		while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
+		fd = pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) ?
+			     open(out, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) :
+			     -1;
+		done = fd < 0 || fchmod(fd, 0644) || rename(out, path);
+	}
+	if (fd >= 0)
+		close(fd);
 	unlink(objpath);
-	if (pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status) && !chmod(tmp, 0644) &&
-	    !rename(tmp, path))
-		return 0;
-	unlink(tmp);
-	return 1;
+	unlink(out);
+	rmdir(work);
+	return done;
 }
 
 int btf_cache__make(const struct btf_cache *c, const void *obj, size_t objlen)
@@ -200,9 +224,24 @@ int btf_cache__make(const struct btf_cache *c, const void *obj, size_t objlen)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		/* none of faultline's files (BPF links, maps, the target's fds): its probes go
-		 * when it ends, whatever this still does */
-		close_range(3, ~0U, 0);
+		sigset_t none;
+		int null = open("/dev/null", O_RDWR);
+
+		/* none of faultline's files (BPF links, maps, the target's fds, the pipe a reader
+		 * of its output waits on the end of): its probes go when it ends, whatever this
+		 * still does */
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		if (close_range(3, ~0U, 0))
+			for (int fd = 3; fd < 65536; fd++)
+				close(fd);
+		/* the signals faultline blocks for its signalfd are bpftool's again */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		setsid();
 		/* the grandchild, whom init reaps: faultline waits for no one */
 		if (fork() != 0)

@@ -31,9 +31,9 @@ size_t btf_cache__kernel_id(const uint8_t *buf, size_t len, uint8_t *id, size_t 
 void btf_cache__name(const uint8_t *kid, size_t kidlen, const void *obj, size_t objlen, char *out,
 		     size_t len);
 
-/* The cache of the running kernel and object @obj under $FAULTLINE_CACHE/btf: c->path, and
- * c->have when the file is there, a regular file of root's (or ours) that no one else may
- * write. */
+/* The cache of the running kernel and object @obj under $FAULTLINE_CACHE/btf: c->path ("" when
+ * the kernel has no build-id, or a folder on the way may be written by others), and c->have
+ * when the file is there, a regular file of root's (or ours) that no one else may write. */
 void btf_cache__find(struct btf_cache *c, const void *obj, size_t objlen);
 
 /* Makes c->path in the background (bpftool in processes of their own, which hold none of

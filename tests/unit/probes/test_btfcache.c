@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /* The cache of kernel types: the kernel's build-id among its notes, and the file's name. */
+#include <bpf/btf.h>
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "probes/btfcache.h"
 
 /* An ELF note: namesz, descsz, type, the name and the description, each padded to 4 bytes. */
@@ -51,4 +56,60 @@ Test(btfcache, named_by_kernel_and_object)
 	cr_expect_eq(strlen(a), strlen("ab01-") + 16 + strlen(".btf"), "%s", a);
 	cr_expect_str_neq(a, b);
 	cr_expect_str_neq(a, c);
+}
+
+/* A small BTF that parses: one int type. */
+static void write_btf(const char *path)
+{
+	struct btf *b = btf__new_empty();
+	const void *raw;
+	uint32_t len;
+	FILE *f = fopen(path, "w");
+
+	cr_assert(b && f);
+	cr_assert_gt(btf__add_int(b, "int", 4, BTF_INT_SIGNED), 0);
+	raw = btf__raw_data(b, &len);
+	cr_assert_eq(fwrite(raw, 1, len, f), len);
+	fclose(f);
+	btf__free(b);
+}
+
+/* The cache is read only from folders and a file none but us may write; a file that does not
+ * parse is removed. */
+Test(btfcache, trusted_files_only)
+{
+	char dir[] = "/tmp/faultline-btfcache-XXXXXX", btf_dir[64];
+	struct btf_cache c;
+
+	cr_assert_not_null(mkdtemp(dir));
+	setenv("FAULTLINE_CACHE", dir, 1);
+	btf_cache__find(&c, "object", 6);
+	if (!c.path[0]) /* a kernel without a build-id note: nothing to test */
+		cr_skip_test("no build-id in /sys/kernel/notes");
+	cr_expect_not(c.have, "nothing made yet");
+	snprintf(btf_dir, sizeof(btf_dir), "%s/btf", dir);
+	cr_assert_eq(mkdir(btf_dir, 0755), 0);
+	write_btf(c.path);
+	chmod(c.path, 0644);
+	btf_cache__find(&c, "object", 6);
+	cr_expect(c.have, "%s", c.path);
+	chmod(c.path, 0666);
+	btf_cache__find(&c, "object", 6);
+	cr_expect_not(c.have, "a file others may write");
+	chmod(c.path, 0644);
+	chmod(btf_dir, 0777);
+	btf_cache__find(&c, "object", 6);
+	cr_expect_eq(c.path[0], '\0', "a folder others may write: no cache at all");
+	chmod(btf_dir, 0755);
+	btf_cache__find(&c, "another object", 14);
+	cr_expect_not(c.have, "another build's object");
+	btf_cache__find(&c, "object", 6);
+	cr_expect(c.have);
+	cr_assert_eq(truncate(c.path, 5), 0);
+	btf_cache__find(&c, "object", 6);
+	cr_expect_not(c.have, "cut short");
+	cr_expect_neq(access(c.path, F_OK), 0, "removed, to be made again");
+	rmdir(btf_dir);
+	rmdir(dir);
+	unsetenv("FAULTLINE_CACHE");
 }
