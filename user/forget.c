@@ -41,7 +41,7 @@ static bool marked(const struct target *t, void *ctx)
 
 /* Takes the @n processes marked in @gone out of everything that holds them; their summaries
  * @sums into the session's forgotten. */
-static int forget(struct session *s, bool *gone, struct retired_proc *procs,
+static int forget(struct session *s, const bool *gone, struct retired_proc *procs,
 		  const struct fl_proc_summary *sums, size_t n)
 {
 	struct marks m = { s->targets.v, gone };
