@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * The state of one session, shared by its setup and teardown (session_setup.c), the loop
- * (session.c), the targets' lifecycle (follow.c) and debug files fetched meanwhile
+ * (session.c), the targets' lifecycle (follow.c, forget.c), their inventories
+ * (session_inventory.c), shipping (session_ship.c) and debug files fetched meanwhile
  * (debuginfo.c); nothing else sees it.
  */
 #ifndef FAULTLINE_SESSION_STATE_H
@@ -114,7 +115,8 @@ int session__setup(struct session *s);
 void session__teardown(struct session *s);
 
 /* Reads @t's inventory at the end (or live: @paced), and notes on it who mapped each
- * anonymous region the session saw mapped (--alloc): the allocator or the application. */
+ * anonymous region the session saw mapped (--alloc): the allocator or the application
+ * (session_inventory.c). */
 void session__read_inventory(struct session *s, struct target *t, bool paced);
 
 /* --otlp, --pyroscope: @snap's profile sent to each endpoint given (session_ship.c). A failure
