@@ -8,11 +8,12 @@
 /*
  * Whether exited target @t can go: a child whose rows all moved under another's key (folded,
  * none kept its own, its names gone with them), retired before the last move but one, so that
- * no row of its teardown can still come.
+ * no row of its teardown can still come; and not the newest process of its pid while an older
+ * one is listed (the rows without a generation would find that older one), which goes first.
  */
 static bool forgettable(const struct session *s, const struct target *t)
 {
-	return t->sum.followed && t->retired && !t->sum.alive && !t->sym &&
+	return t->sum.followed && t->retired && !t->sum.alive && !t->sym && !t->older &&
 	       collector__moves(s->col) > t->retired_at + 1 &&
 	       collector__folded(s->col, (uint32_t)t->sum.pid, t->gen) &&
 	       !collector__kept_own(s->col, (uint32_t)t->sum.pid, t->gen);
