@@ -76,9 +76,10 @@ void forget__exited(struct session *s)
 	struct retired_proc *procs;
 	bool *gone;
 
-	/* by a quarter of the bound at a time, and not again before as many more exited: each
-	 * pass walks every target */
-	if (exited <= limit + limit / 4 || exited < s->forget_at)
+	/* by a quarter of the bound at a time; again once as many more exited, or rows moved
+	 * (some kept may have become forgettable): each pass walks every target */
+	if (exited <= limit + limit / 4 ||
+	    (exited < s->forget_at && collector__moves(s->col) == s->forget_moves))
 		return;
 	over = exited - limit;
 	gone = calloc(s->targets.n, sizeof(*gone));
@@ -100,6 +101,7 @@ void forget__exited(struct session *s)
 		fprintf(stderr, "faultline: %zu exited processes forgotten (--keep-exited %zu)\n",
 			n, limit);
 	s->forget_at = exited - n + limit / 4;
+	s->forget_moves = collector__moves(s->col);
 	free(gone);
 	free(procs);
 	free(sums);

@@ -11,7 +11,7 @@
 #include "session_state.h"
 
 /* Forgets the oldest exited processes that can go once a quarter more than the bound are kept,
- * down to the bound. */
+ * down to the bound; again as more exit or rows move (some kept may have become forgettable). */
 void forget__exited(struct session *s);
 
 #endif /* FAULTLINE_FORGET_H */

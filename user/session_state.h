@@ -62,6 +62,7 @@ struct session {
 	size_t nfold_waits, fold_waits_cap;
 	struct forgotten forgotten; /* exited processes past --keep-exited, summed */
 	size_t forget_at;	    /* ... forgotten next when so many children exited */
+	uint64_t forget_moves;	    /* ... or when collector__moves() is past this */
 	size_t child_syms;	    /* live children holding a symbolizer (an fd or two each) */
 	size_t fd_budget;	    /* ... at most so many */
 	struct launch launch;
