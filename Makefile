@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
-# faultline: CO-RE BPF objects -> one linked object -> skeleton -> loader.
+# faultline: CO-RE BPF objects -> one linked object -> skeleton -> loader; the exit mappings'
+# program (kfuncs) apart, in an object and a skeleton of its own.
 
 OUTPUT ?= build
 CLANG ?= clang
@@ -40,9 +41,10 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$
 LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw libcurl 2>/dev/null \
 	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo -lcurl) -ldw -llzma -ldl -lpthread -lm
 
-BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_SRCS := $(filter-out bpf/exitmaps.bpf.c,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/faultline.skel.h
+EXIT_SKEL := $(OUTPUT)/exitmaps.skel.h
 
 # user/ holds the program (main, session, cli, snapshot, diff) and one folder per stage.
 USER_SRCS := $(wildcard user/*.c user/*/*.c)
@@ -74,8 +76,17 @@ $(SKEL): $(OUTPUT)/faultline.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name faultline > $@
 
+$(OUTPUT)/exitmaps.bpf.o: $(OUTPUT)/bpf/exitmaps.bpf.o
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(EXIT_SKEL): $(OUTPUT)/exitmaps.bpf.o
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name faultline_exitmaps > $@
+
 # Only the modules that embed a skeleton need it; listing it keeps parallel builds right.
 $(OUTPUT)/user/probes/attach.o $(OUTPUT)/user/probes/allocprobes.o $(OUTPUT)/user/probes/scope.o: $(SKEL)
+$(OUTPUT)/user/probes/exitprobe.o: $(EXIT_SKEL)
 
 $(OUTPUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
@@ -137,6 +148,7 @@ $(SAN_OUT)/user/%.o: user/%.c
 	$(Q)$(CLANG) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
 $(SAN_OUT)/user/probes/attach.o $(SAN_OUT)/user/probes/allocprobes.o $(SAN_OUT)/user/probes/scope.o: $(SKEL)
+$(SAN_OUT)/user/probes/exitprobe.o: $(EXIT_SKEL)
 
 # faultline itself so built, to run the integration tests against (FAULTLINE=...)
 $(SAN_OUT)/faultline: $(SAN_OUT)/user/main.o $(SAN_OBJS)

@@ -16,9 +16,6 @@
 #include "maps.bpf.h"
 #include "stack.bpf.h"
 
-/* uprobe sessions (Linux 6.10 for kprobes, 6.13 for uprobes): fl_alloc_call only */
-extern bool bpf_session_is_return(void) __ksym __weak;
-
 /* --sample-bytes: mean bytes between sample points; 0 records every allocation. */
 const volatile __u64 sample_mean = 0;
 
@@ -357,7 +354,10 @@ int fl_alloc_exit(struct pt_regs *ctx)
 SEC("uprobe")
 int fl_alloc_call(struct pt_regs *ctx)
 {
-	if (bpf_session_is_return()) {
+	/* At the entry the pc is the probe's address, at the return the caller's. Not
+	 * bpf_session_is_return(): a kfunc makes libbpf read the kernel's whole BTF (10-20 ms of
+	 * start-up). */
+	if (ctx->ip != bpf_get_func_ip(ctx)) {
 		fl_alloc_end(ctx);
 		return 0;
 	}

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
- * The maps every program family shares, and the helpers that update them. Maps are __weak so
+ * The maps every program family of the main object shares, and the helpers that update them. Maps are __weak so
  * that each .bpf.c can include this header and `bpftool gen object` links them into one.
  * Sizes here are defaults: the loader sets them before load.
  *
@@ -17,14 +17,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
-
-/* The target set: tgid -> per-process baseline state. */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, FL_MAX_PROCS);
-	__type(key, __u32);
-	__type(value, struct fl_proc);
-} procs SEC(".maps") __weak;
+#include "targets.bpf.h"
 
 /* Last RSS counter values per mm, keyed by the tracepoint's mm_id: one per target, and the old
  * mm of a target that exec'd until it is torn down. */
@@ -98,16 +91,8 @@ static __always_inline __attribute__((unused)) void fl_wake_loader(__u32 tgid)
 	bpf_ringbuf_output(&proc_events, &tgid, sizeof(tgid), 0);
 }
 
-extern struct fl_stats stats;
-
 /* bpf_map_update_elem(BPF_NOEXIST) lost a race to another CPU: the entry is there. */
 #define FL_EEXIST 17
-
-static __always_inline void fl_drop(enum fl_drop why)
-{
-	if (why < FL_DROP__COUNT)
-		__sync_fetch_and_add(&stats.drops[why], 1);
-}
 
 /* The target entry of @tgid, or NULL when it is not traced (yet, or since it exited: its pid
  * may be another process's soon). */

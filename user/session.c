@@ -125,6 +125,7 @@ static enum collector_walk walk_for(const struct session *s, bool final)
 static void fill_report(struct session *s, struct fl_report *r, bool final)
 {
 	const struct fl_config *cfg = s->cfg;
+	struct fl_stats stats;
 
 	r->elapsed_s = session_now() - s->start;
 	r->forgotten = &s->forgotten;
@@ -141,7 +142,8 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	if (s->windows)
 		r->probed_s = (double)probe_windows__in_ns(s->windows) / 1e9;
 	r->now_ns = (uint64_t)(session_now() * 1e9);
-	memcpy(r->drops, tracer__stats(s->tracer)->drops, sizeof(r->drops));
+	tracer__stats(s->tracer, &stats);
+	memcpy(r->drops, stats.drops, sizeof(r->drops));
 	unwinder__stats(s->unwind, &r->unwind);
 	if (s->scope.ncg) {
 		scope__reconcile(&s->scope, r->procs, r->nprocs, r->forgotten);

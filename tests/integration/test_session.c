@@ -274,7 +274,8 @@ Test(session, capabilities_without_root)
 }
 
 /* An empty and a garbage file in place of the kernel's BTF (bind-mounted in a mount namespace
- * of the test's own): the message must blame the BTF, not say "No such process". */
+ * of the test's own), with no kernel types cached (a cache made for this kernel needs no
+ * BTF file): the message must blame the BTF, not say "No such process". */
 Test(session, bad_btf_is_named)
 {
 	static const char *const contents[] = { "", "garbage, not BTF\n" };
@@ -291,9 +292,9 @@ Test(session, bad_btf_is_named)
 		fputs(contents[i], f);
 		fclose(f);
 		snprintf(cmd, sizeof(cmd),
-			 "unshare -m sh -c 'mount --bind %s /sys/kernel/btf/vmlinux && exec %s -q "
-			 "-d 1 -p %d' >/dev/null 2>%s/err",
-			 btf, getenv("FAULTLINE"), getpid(), dir);
+			 "unshare -m sh -c 'mount --bind %s /sys/kernel/btf/vmlinux && "
+			 "FAULTLINE_CACHE=%s exec %s -q -d 1 -p %d' >/dev/null 2>%s/err",
+			 btf, dir, getenv("FAULTLINE"), getpid(), dir);
 		status = system(cmd);
 		snprintf(btf + strlen(dir), sizeof(btf) - strlen(dir), "/err");
 		err = h_read_file(btf);

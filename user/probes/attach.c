@@ -3,6 +3,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -170,11 +171,11 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);
 	struct alloc_prog progs[ALLOC_PROGS];
 	bool exact;
+	int err;
 
 	t->skel = faultline__open_opts(&opts);
 	if (!t->skel) {
-		int err = -errno;
-
+		err = -errno;
 		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(-err));
 		return err;
 	}
@@ -214,18 +215,13 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 	bpf_program__set_autoload(t->skel->progs.fl_page_alloc, o->new_pages);
 	bpf_program__set_autoload(t->skel->progs.fl_mm_exit, t->plan.have & KF_BIT(KF_EXIT_MMAP));
 	t->skel->rodata->map_classes = o->map_classes;
-	/* -f: the mappings of targets as they exit, where the kernel can walk them (Linux 6.7) */
-	t->exit_maps = o->follow_children && (t->plan.have & KF_BIT(KF_ITER_TASK_VMA));
-	bpf_program__set_autoload(t->skel->progs.fl_exit_maps, t->exit_maps);
-	if (!t->exit_maps)
-		bpf_map__set_max_entries(t->skel->maps.exit_maps, (uint32_t)getpagesize());
 	/* without -f, forks cost nothing: the program is not even loaded */
 	bpf_program__set_autoload(t->skel->progs.fl_fork, o->follow_children || o->scope);
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
 	t->skel->rodata->scope = o->scope;
 	t->skel->rodata->self_tgid = (__u32)getpid();
-	bpf_map__set_max_entries(t->skel->maps.procs, FL_MAX_PROCS);
-	return 0;
+	err = bpf_map__reuse_fd(t->skel->maps.procs, t->procs_fd);
+	return err ? explain_load_error(err) : 0;
 }
 
 /* Why the load failed: a kernel BTF that cannot be parsed says it better than the error. */
@@ -238,6 +234,32 @@ static void explain_failed_load(int err)
 	else
 		explain_load_error(err);
 	btf__free(btf);
+}
+
+/*
+ * Whether the open-files limit leaves room for the load: a map or program takes an fd each,
+ * and libbpf's answer to a map it cannot create for want of one is to retry it without its
+ * BTF, which a task storage map needs: the error then names something else (EINVAL). Says
+ * what to do when there is not. @objects: the fds the objects will take.
+ */
+static int check_fd_room(size_t objects)
+{
+	size_t open_fds = 0;
+	struct rlimit r;
+	struct dirent *e;
+	DIR *d;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) || r.rlim_cur == RLIM_INFINITY ||
+	    !(d = opendir("/proc/self/fd")))
+		return 0;
+	while ((e = readdir(d)))
+		open_fds += e->d_name[0] != '.';
+	closedir(d);
+	/* a margin for libbpf's own (its BTF, a probe of the kernel's features) */
+	if (open_fds + objects + 16 <= r.rlim_cur)
+		return 0;
+	explain_fd_limit(-EMFILE, "loading the BPF programs");
+	return -EMFILE;
 }
 
 /* Opens and loads the object, with the cached kernel types when there are some: a cache the
@@ -254,6 +276,7 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 		const char *btf_path = t->types.have ? t->types.path : NULL;
 
 		err = open_object(t, o, btf_path) ?:
+			      check_fd_room((size_t)(t->skel->skeleton->map_cnt + t->skel->skeleton->prog_cnt)) ?:
 			      unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
 		if (err)
 			return err;
@@ -272,6 +295,36 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 		faultline__destroy(t->skel);
 		t->skel = NULL;
 	}
+}
+
+/* The target set, which the exit mappings' object shares: made before either loads. */
+static int make_procs_map(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "procs", sizeof(__u32), sizeof(struct fl_proc),
+				FL_MAX_PROCS, NULL);
+
+	if (fd < 0)
+		explain_load_error(fd);
+	return fd;
+}
+
+/* Loads the main object, and beside it, on a thread, the exit mappings' (-f, Linux 6.7). */
+static int load_objects(struct tracer *t, const struct tracer_opts *o)
+{
+	int err;
+
+	t->procs_fd = make_procs_map();
+	if (t->procs_fd < 0)
+		return t->procs_fd;
+	if (o->follow_children && (t->plan.have & KF_BIT(KF_ITER_TASK_VMA))) {
+		err = exit_probe__start(&t->exits, t->procs_fd);
+		if (err)
+			return explain_load_error(err);
+	}
+	err = load_object(t, o);
+	if (!err && t->exits && (err = exit_probe__wait(t->exits)))
+		explain_load_error(err);
+	return err;
 }
 
 int tracer__load(struct tracer **out, const struct tracer_opts *o)
@@ -296,12 +349,13 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->procs_fd = -1;
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
 	if (o->alloc && o->alloc_churn && o->alloc_windows)
 		pthread_mutex_init(&t->win_lock, NULL);
-	err = load_object(t, o);
+	err = load_objects(t, o);
 	if (err)
 		goto cleanup;
 	t->rss_batched = rss_batched(t->skel);
@@ -401,11 +455,8 @@ int tracer__attach(struct tracer *t)
 	int err = 0;
 
 	/* first: at a target's exit its records are in the ring before fl_exit marks it gone */
-	if (t->exit_maps) {
-		t->skel->links.fl_exit_maps = bpf_program__attach(t->skel->progs.fl_exit_maps);
-		if (!t->skel->links.fl_exit_maps)
-			err = -errno;
-	}
+	if (t->exits)
+		err = exit_probe__attach(t->exits);
 	if (!err)
 		err = faultline__attach(t->skel);
 
@@ -423,6 +474,11 @@ int tracer__attach(struct tracer *t)
 static void take_skeleton_links(struct tracer *t)
 {
 	const struct bpf_object_skeleton *sk = t->skel ? t->skel->skeleton : NULL;
+	struct bpf_link *exit_link = exit_probe__take_link(t->exits);
+
+	if (exit_link)
+		allocprobes__keep_link(&t->links,
+				       (struct probe_link){ .link = exit_link, .fd = -1 });
 
 	for (int i = 0; sk && i < sk->prog_cnt; i++) {
 		const struct bpf_prog_skeleton *p =
@@ -444,6 +500,9 @@ void tracer__destroy(struct tracer *t)
 	allocprobes__destroy_links(&t->links);
 	ring_buffer__free(t->events);
 	faultline__destroy(t->skel);
+	exit_probe__destroy(t->exits);
+	if (t->procs_fd >= 0)
+		close(t->procs_fd);
 	/* the kernel types this session read whole, for the next to start sooner: now, with
 	 * every probe gone, so that no bpftool of ours shows up in a trace */
 	if (t->cache_types) {
@@ -506,9 +565,11 @@ int tracer__threads_fd(const struct tracer *t)
 	return bpf_map__fd(t->skel->maps.threads);
 }
 
-const struct fl_stats *tracer__stats(const struct tracer *t)
+void tracer__stats(const struct tracer *t, struct fl_stats *out)
 {
-	return &t->skel->bss->stats;
+	*out = t->skel->bss->stats;
+	if (t->exits)
+		out->drops[FL_DROP_EXIT_MAPS] += exit_probe__drops(t->exits);
 }
 
 bool tracer__rss_batched(const struct tracer *t)
@@ -518,7 +579,7 @@ bool tracer__rss_batched(const struct tracer *t)
 
 int tracer__exit_maps_fd(const struct tracer *t)
 {
-	return t->exit_maps ? bpf_map__fd(t->skel->maps.exit_maps) : -1;
+	return t->exits ? exit_probe__ring_fd(t->exits) : -1;
 }
 
 int tracer__unwind_tables_fd(const struct tracer *t)

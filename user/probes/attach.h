@@ -95,8 +95,8 @@ int tracer__unwind_procs_fd(const struct tracer *t);
 int tracer__unwind_objects_fd(const struct tracer *t);
 /* The BPF side's unwind_epoch (live, memory-mapped): bumped after each change of unwind_procs. */
 uint32_t *tracer__unwind_epoch(const struct tracer *t);
-/* The BPF side's global counters (live, memory-mapped). */
-const struct fl_stats *tracer__stats(const struct tracer *t);
+/* The BPF side's global counters, both objects' added up, as they stand. */
+void tracer__stats(const struct tracer *t, struct fl_stats *out);
 
 /* True when the kernel batches RSS counter updates per task (before Linux 6.2), which makes
  * per-stack byte attribution approximate. */

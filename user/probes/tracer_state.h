@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include "probes/attach.h"
 #include "probes/btfcache.h"
+#include "probes/exitprobe.h"
 #include "probes/features.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
@@ -39,15 +40,16 @@ struct tracer {
 	struct faultline *skel;
 	struct ring_buffer *events; /* proc_events: targets that exec'd */
 	bool rss_batched;
-	struct kplan plan;  /* what the kernel lacks (probes/features.h) */
-	bool uprobe_multi;  /* the allocator probes go through uprobe_multi links */
-	bool alloc_session; /* --sample-bytes: entry and return are one uprobe session */
-	bool alloc_churn;   /* --alloc=churn: entry probes alone, cookies with their sites */
-	bool regions;	    /* the region programs are loaded (tracer__regions_fd) */
-	bool exit_maps;	    /* -f, Linux 6.7+: the exit mappings program (tracer__exit_maps_fd) */
-	struct btf_cache types; /* the kernel types the object needs, cached (btfcache.h) */
-	bool cache_types;	/* ... made as the tracer goes: this session read the kernel's */
-	struct link_set links;	/* every link, the allocator probes of each target among them */
+	struct kplan plan;	  /* what the kernel lacks (probes/features.h) */
+	bool uprobe_multi;	  /* the allocator probes go through uprobe_multi links */
+	bool alloc_session;	  /* --sample-bytes: entry and return are one uprobe session */
+	bool alloc_churn;	  /* --alloc=churn: entry probes alone, cookies with their sites */
+	bool regions;		  /* the region programs are loaded (tracer__regions_fd) */
+	struct exit_probe *exits; /* -f, Linux 6.7+: the exit mappings program (exitprobe.h) */
+	int procs_fd;		  /* the target set, given to both objects */
+	struct btf_cache types;	  /* the kernel types the object needs, cached (btfcache.h) */
+	bool cache_types;	  /* ... made as the tracer goes: this session read the kernel's */
+	struct link_set links;	  /* every link, the allocator probes of each target among them */
 	/* --sample-time: the allocator probes by target instead, and whether they are in */
 	bool windowed;
 	pthread_mutex_t win_lock;
