@@ -38,8 +38,8 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes 
 CFLAGS ?= -O2 -g
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFAULTLINE_VERSION='"$(VERSION)"' \
 	-Ibpf -Iuser -I$(OUTPUT) -MMD -MP
-LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw libcurl 2>/dev/null \
-	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo -lcurl) -ldw -llzma -ldl -lpthread -lm
+LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/null \
+	|| echo -lbpf -lelf -lz -lcapstone -lncursesw -ltinfo) -ldw -llzma -ldl -lpthread -lm
 
 BPF_SRCS := $(filter-out bpf/exitmaps.bpf.c,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))

@@ -226,6 +226,9 @@ int session__setup(struct session *s)
 
 	if (cfg->command && (err = launch__check(cfg->command[0])))
 		return err;
+	err = session__ship_ready(s);
+	if (err)
+		return err;
 	err = scope__resolve(cfg, &s->scope);
 	if (err)
 		return err;

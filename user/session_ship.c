@@ -126,6 +126,17 @@ static int send_now(const struct endpoint *e, const struct pprof *p, const struc
 	return err ? -EIO : 0;
 }
 
+int session__ship_ready(const struct session *s)
+{
+	struct endpoint e[2];
+	char why[256];
+
+	if (!endpoints(s->cfg, e) || !http__ready(why, sizeof(why)))
+		return 0;
+	fprintf(stderr, "faultline: %s needs an HTTP client: %s\n", e[0].what, why);
+	return -ENOSYS;
+}
+
 /* A look at the endpoint waits this long at most. */
 #define REACH_TIMEOUT_MS 3000
 

@@ -124,6 +124,9 @@ void session__read_inventory(struct session *s, struct target *t, bool paced);
  * is one line on stderr each. Returns 0, or -EIO when one failed (the exit status is 1). */
 struct snapshot;
 int session__ship(struct session *s, const struct snapshot *snap);
+/* Before anything is traced: a session that ships needs the HTTP client (libcurl, loaded
+ * then). Returns 0, or -ENOSYS having said so. */
+int session__ship_ready(const struct session *s);
 /* Once the probes are live: each endpoint that cannot be reached now (a wrong host, nothing
  * listening, a certificate refused) is said in one line, long before the end; the session goes
  * on, its files are written and the send is tried at the end all the same. */

@@ -825,3 +825,39 @@ Test(ship, endpoint_failures_are_told_and_files_kept)
 	free(err);
 	free(e.request);
 }
+
+/* Without libcurl (every flavor of it hidden by bind mounts in a mount namespace of the test's
+ * own), a session that ships says so before tracing and exits 1; one that does not ship runs. */
+Test(ship, no_http_client_is_said_at_start)
+{
+	char dir[64], cmd[1024], path[96], *err;
+	int status;
+
+	h_temp_dir_ok(dir);
+	for (int ship = 1; ship >= 0; ship--) {
+		snprintf(
+			cmd, sizeof(cmd),
+			"unshare -m sh -c 'for l in $(ldconfig -p | awk \"/libcurl(-gnutls)?\\.so\\.4 "
+			"/ {print \\$NF}\"); do mount --bind /dev/null $(readlink -f $l) || exit 9; "
+			"done; exec %s -q -d 0.5 %s -p %d' >/dev/null 2>%s/err",
+			getenv("FAULTLINE"), ship ? "--otlp http://127.0.0.1:1" : "", getpid(),
+			dir);
+		status = system(cmd);
+		snprintf(path, sizeof(path), "%s/err", dir);
+		err = h_read_file(path);
+		if (strstr(err, "unshare:") || strstr(err, "mount:") ||
+		    (WIFEXITED(status) && WEXITSTATUS(status) == 9))
+			cr_skip_test("no private mount namespace here: %s", err);
+		if (ship) {
+			cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 1,
+				  "exit status %d: %s", status, err);
+			cr_expect(strstr(err, "faultline: --otlp needs an HTTP client: libcurl") &&
+					  !strstr(err, "tracing"),
+				  "%s", err);
+		} else {
+			cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+				  "exit status %d: %s", status, err);
+		}
+		free(err);
+	}
+}

@@ -26,6 +26,10 @@ struct http_result {
 	char error[256]; /* why it failed: curl's words, or the status and the answer's start */
 };
 
+/* Whether the HTTP client is there (libcurl, loaded on the first call): 0, or -ENOSYS with
+ * the reason in @why. */
+int http__ready(char *why, size_t len);
+
 /* Sends @req. Returns 0 when the server answered 2xx, else -EIO with @res saying why. */
 int http__post(const struct http_post *req, struct http_result *res);
 
