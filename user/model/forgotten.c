@@ -5,46 +5,73 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/grow.h"
+#include "base/intern.h"
 #include "model/cgroupmem.h"
 #include "model/procgroups.h"
 
-/* The entry of @name, made when new: past the bound, the one of FORGOTTEN_OTHER_NAME. */
+/*
+ * The index of @key among the strings @ids holds, @key interned when new, unless @ids holds
+ * @max - 1 already: then the index of @other (the entry past the bound). -1 when out of
+ * memory. *@fresh says whether the index is new.
+ */
+static long index_of(struct intern *ids, const char *key, size_t max, const char *other,
+		     bool *fresh)
+{
+	uint64_t id = intern__find(ids, key);
+
+	*fresh = false;
+	if (!id && ids->n >= max - 1 && strcmp(key, other))
+		return index_of(ids, other, max, other, fresh);
+	if (!id) {
+		id = intern__id(ids, key);
+		*fresh = id != 0;
+	}
+	return (long)id - 1;
+}
+
+/* The entry of @name (cut as kept), made when new: past the bound, FORGOTTEN_OTHER_NAME's. */
 static struct forgotten_name *name_entry(struct forgotten *f, const char *name)
 {
-	struct forgotten_name *v;
+	/* room first: every name interned has its entry */
+	struct forgotten_name *v = grow__reserve(f->names, &f->names_cap, f->nnames, sizeof(*v));
+	char key[FL_COMM_LEN];
+	bool fresh;
+	long i;
 
-	for (size_t i = 0; i < f->nnames; i++)
-		if (!strncmp(f->names[i].name, name, FL_COMM_LEN))
-			return &f->names[i];
-	if (f->nnames >= FORGOTTEN_MAX_NAMES - 1 && strcmp(name, FORGOTTEN_OTHER_NAME))
-		return name_entry(f, FORGOTTEN_OTHER_NAME);
-	v = grow__reserve(f->names, &f->names_cap, f->nnames, sizeof(*v));
 	if (!v)
 		return NULL;
 	f->names = v;
-	v = &f->names[f->nnames++];
-	memset(v, 0, sizeof(*v));
-	snprintf(v->name, sizeof(v->name), "%s", name);
-	return v;
+	snprintf(key, sizeof(key), "%s", name);
+	i = index_of(&f->name_ids, key, FORGOTTEN_MAX_NAMES, FORGOTTEN_OTHER_NAME, &fresh);
+	if (i < 0)
+		return NULL;
+	if (fresh) {
+		memset(&v[i], 0, sizeof(v[i]));
+		memcpy(v[i].name, key, sizeof(key));
+		f->nnames++;
+	}
+	return &v[i];
 }
 
 static struct forgotten_cgroup *cgroup_entry(struct forgotten *f, const char *path)
 {
-	struct forgotten_cgroup *v;
+	struct forgotten_cgroup *v =
+		grow__reserve(f->cgroups, &f->cgroups_cap, f->ncgroups, sizeof(*v));
+	bool fresh;
+	long i;
 
-	for (size_t i = 0; i < f->ncgroups; i++)
-		if (!strcmp(f->cgroups[i].path, path))
-			return &f->cgroups[i];
-	if (f->ncgroups >= FORGOTTEN_MAX_CGROUPS - 1 && strcmp(path, FORGOTTEN_OTHER_CGROUP))
-		return cgroup_entry(f, FORGOTTEN_OTHER_CGROUP);
-	v = grow__reserve(f->cgroups, &f->cgroups_cap, f->ncgroups, sizeof(*v));
 	if (!v)
 		return NULL;
 	f->cgroups = v;
-	v = &f->cgroups[f->ncgroups++];
-	memset(v, 0, sizeof(*v));
-	snprintf(v->path, sizeof(v->path), "%s", path);
-	return v;
+	i = index_of(&f->cgroup_ids, path, FORGOTTEN_MAX_CGROUPS, FORGOTTEN_OTHER_CGROUP, &fresh);
+	if (i < 0)
+		return NULL;
+	if (fresh) {
+		memset(&v[i], 0, sizeof(v[i]));
+		snprintf(v[i].path, sizeof(v[i].path), "%s", path);
+		f->ncgroups++;
+	}
+	return &v[i];
 }
 
 int forgotten__add(struct forgotten *f, const struct fl_proc_summary *s)
@@ -72,10 +99,12 @@ int forgotten__add(struct forgotten *f, const struct fl_proc_summary *s)
 
 const struct forgotten_name *forgotten__name(const struct forgotten *f, const char *name)
 {
-	for (size_t i = 0; i < f->nnames; i++)
-		if (!strncmp(f->names[i].name, name, FL_COMM_LEN))
-			return &f->names[i];
-	return NULL;
+	char key[FL_COMM_LEN];
+	uint64_t id;
+
+	snprintf(key, sizeof(key), "%s", name);
+	id = intern__find(&f->name_ids, key);
+	return id && id <= f->nnames ? &f->names[id - 1] : NULL;
 }
 
 size_t forgotten__in_cgroup(const struct forgotten *f, const char *rel)
@@ -92,5 +121,7 @@ void forgotten__fini(struct forgotten *f)
 {
 	free(f->names);
 	free(f->cgroups);
+	intern__fini(&f->name_ids);
+	intern__fini(&f->cgroup_ids);
 	memset(f, 0, sizeof(*f));
 }

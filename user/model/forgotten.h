@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "base/intern.h"
 #include "model/report.h"
 
 #define FORGOTTEN_MAX_NAMES 1024
@@ -36,10 +37,12 @@ struct forgotten {
 	size_t nprocs;
 	struct fl_counts attributed; /* all of them, summed (held at the types' limits) */
 	uint64_t hugetlb_faults;
-	struct forgotten_name *names;
+	struct forgotten_name *names; /* by id - 1 in name_ids */
 	size_t nnames, names_cap;
+	struct intern name_ids;		  /* zeroed: empty */
 	struct forgotten_cgroup *cgroups; /* of the processes whose cgroup was known */
 	size_t ncgroups, cgroups_cap;
+	struct intern cgroup_ids;
 };
 
 /* Adds exited process @s to @f. Returns 0 or -ENOMEM (@f unchanged). */
