@@ -163,7 +163,7 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 		snprintf(path, sizeof(path), "%s", plan->path);
 	else
 		snprintf(path, sizeof(path), "%s/root%s", dir, plan->path);
-	allocprobes__progs(t->skel, progs);
+	allocprobes__progs(t->alloc_skel, progs);
 	for (size_t j = 0; j < ALLOC_PROGS && !err && t->uprobe_multi; j++)
 		if (allocprobes__used(t, &progs[j]))
 			err = attach_multi(t, s, &progs[j], pid, path, plan);

@@ -262,9 +262,22 @@ static int check_fd_room(size_t objects)
 	return -EMFILE;
 }
 
-/* Opens and loads the object, with the cached kernel types when there are some: a cache the
- * load fails with goes, and the load is made again with the kernel's own. Returns 0 or -errno
- * (reported). */
+static void destroy_objects(struct tracer *t)
+{
+	for (int i = 0; i < SIDE_LOADS; i++) {
+		faultline__destroy(t->side[i]);
+		t->side[i] = NULL;
+	}
+	faultline__destroy(t->skel);
+	t->skel = t->alloc_skel = NULL;
+}
+
+/*
+ * Opens and loads the object, with the cached kernel types when there are some: a cache the
+ * load fails with goes, and the load is made again with the kernel's own. With the cache the
+ * walkers load beside each other (sideload.h); without, each instance would read the kernel's
+ * whole BTF for itself, and all load in one. Returns 0 or -errno (reported).
+ */
 static int load_object(struct tracer *t, const struct tracer_opts *o)
 {
 	size_t len;
@@ -274,13 +287,22 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 	btf_cache__find(&t->types, obj, len);
 	for (;;) {
 		const char *btf_path = t->types.have ? t->types.path : NULL;
+		LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);
+		size_t fds;
 
-		err = open_object(t, o, btf_path) ?:
-			      check_fd_room((size_t)(t->skel->skeleton->map_cnt + t->skel->skeleton->prog_cnt)) ?:
-			      unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
+		err = open_object(t, o, btf_path);
 		if (err)
 			return err;
-		err = faultline__load(t->skel);
+		if (btf_path && (err = sideload__open(t->skel, t->side, &opts)))
+			return explain_load_error(err);
+		t->alloc_skel = t->side[0] ?: t->skel;
+		/* each instance holds an fd of every map, each program one */
+		fds = t->skel->skeleton->map_cnt * (1 + !!t->side[0] + !!t->side[1]) +
+		      t->skel->skeleton->prog_cnt;
+		err = check_fd_room(fds) ?: unwind_template(t->skel->maps.unwind_tables, &tmpl_fd);
+		if (err)
+			return err;
+		err = faultline__load(t->skel) ?: sideload__load(t->skel, t->side);
 		close(tmpl_fd);
 		/* this session reads the kernel's: the cache is made as it ends */
 		t->cache_types = !err && !btf_path && t->types.path[0];
@@ -292,8 +314,7 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 		}
 		unlink(btf_path);
 		t->types.have = false;
-		faultline__destroy(t->skel);
-		t->skel = NULL;
+		destroy_objects(t);
 	}
 }
 
@@ -459,6 +480,9 @@ int tracer__attach(struct tracer *t)
 		err = exit_probe__attach(t->exits);
 	if (!err)
 		err = faultline__attach(t->skel);
+	for (int i = 0; i < SIDE_LOADS && !err; i++)
+		if (t->side[i])
+			err = faultline__attach(t->side[i]);
 
 	if (err && !explain_fd_limit(err, "attaching the BPF programs"))
 		fprintf(stderr, "faultline: attaching the BPF programs failed: %s\n",
@@ -471,14 +495,9 @@ int tracer__attach(struct tracer *t)
  * tracepoint link waits for a grace period when it goes (40-90 ms here), and --vm's ten
  * syscall tracepoints one after another made SIGINT-to-exit take 0.95 s.
  */
-static void take_skeleton_links(struct tracer *t)
+static void take_links(struct tracer *t, const struct faultline *skel)
 {
-	const struct bpf_object_skeleton *sk = t->skel ? t->skel->skeleton : NULL;
-	struct bpf_link *exit_link = exit_probe__take_link(t->exits);
-
-	if (exit_link)
-		allocprobes__keep_link(&t->links,
-				       (struct probe_link){ .link = exit_link, .fd = -1 });
+	const struct bpf_object_skeleton *sk = skel ? skel->skeleton : NULL;
 
 	for (int i = 0; sk && i < sk->prog_cnt; i++) {
 		const struct bpf_prog_skeleton *p =
@@ -491,6 +510,18 @@ static void take_skeleton_links(struct tracer *t)
 	}
 }
 
+static void take_skeleton_links(struct tracer *t)
+{
+	struct bpf_link *exit_link = exit_probe__take_link(t->exits);
+
+	if (exit_link)
+		allocprobes__keep_link(&t->links,
+				       (struct probe_link){ .link = exit_link, .fd = -1 });
+	take_links(t, t->skel);
+	for (int i = 0; i < SIDE_LOADS; i++)
+		take_links(t, t->side[i]);
+}
+
 void tracer__destroy(struct tracer *t)
 {
 	if (!t)
@@ -499,7 +530,7 @@ void tracer__destroy(struct tracer *t)
 	allocprobes__destroy_windowed(t);
 	allocprobes__destroy_links(&t->links);
 	ring_buffer__free(t->events);
-	faultline__destroy(t->skel);
+	destroy_objects(t);
 	exit_probe__destroy(t->exits);
 	if (t->procs_fd >= 0)
 		close(t->procs_fd);

@@ -14,6 +14,7 @@
 #include "probes/btfcache.h"
 #include "probes/exitprobe.h"
 #include "probes/features.h"
+#include "probes/sideload.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
 #include "faultline.skel.h"
@@ -38,7 +39,9 @@ struct windowed {
 
 struct tracer {
 	struct faultline *skel;
-	struct ring_buffer *events; /* proc_events: targets that exec'd */
+	struct faultline *side[SIDE_LOADS]; /* the walkers' instances (sideload.h), or NULL */
+	struct faultline *alloc_skel;	    /* the instance with the allocator programs */
+	struct ring_buffer *events;	    /* proc_events: targets that exec'd */
 	bool rss_batched;
 	struct kplan plan;	  /* what the kernel lacks (probes/features.h) */
 	bool uprobe_multi;	  /* the allocator probes go through uprobe_multi links */
