@@ -292,7 +292,7 @@ void follow__retire(struct session *s, struct target *t)
 			collector__keep_gen(s->col, (uint32_t)t->sum.pid, p.exec_id);
 	}
 	/* the blocks it leaves would sit in the live table for the rest of the session */
-	if ((!have || !p.exec_id) && collector__forget_blocks(s->col, (uint32_t)t->sum.pid))
+	if (collector__forget_blocks(s->col, (uint32_t)t->sum.pid, have ? p.exec_id : 0))
 		fprintf(stderr,
 			"faultline: out of memory: blocks of process %d stay in the live "
 			"table\n",

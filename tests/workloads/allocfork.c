@@ -4,17 +4,19 @@
  * processes do (a BGSAVE child, a database backend), for --alloc -f: blocks that no free can
  * ever match once their process is gone.
  *
- *   allocfork [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]             (default: 4 500 400)
+ *   allocfork [--exec] [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]    (default: 4 500 400)
  *
  * Work (after SIGUSR1, see workload.h): CHILDREN children are forked one after the other; each
  * waits WAIT_MS (the time a profiler following it needs to probe it), makes BLOCKS malloc(64)
  * calls from child_leak(), frees none, and exits; the parent reaps it. The parent then prints
- * "children N" and finishes as workload.h says.
+ * "children N" and finishes as workload.h says. With --exec each child first execs this
+ * program again (as "allocfork --leak BLOCKS WAIT_MS"), as a build's compilers are: the blocks
+ * are its new image's.
  */
 #include "workload.h"
 #include <sys/wait.h>
 
-#define USAGE "allocfork [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]"
+#define USAGE "allocfork [--exec] [--now] [--exit] [CHILDREN [BLOCKS [WAIT_MS]]]"
 #define MAX_CHILDREN 10000
 #define MAX_BLOCKS 1000000
 #define MAX_WAIT_MS 60000
@@ -28,13 +30,33 @@ __attribute__((noinline)) void child_leak(unsigned long blocks)
 		sink = malloc(BLOCK_SIZE);
 }
 
+/* A child: waits @wait_ms for the profiler, leaks @blocks, exits. */
+static void child(unsigned long blocks, unsigned long wait_ms)
+{
+	struct timespec ts = { (time_t)(wait_ms / 1000), (long)(wait_ms % 1000) * 1000000 };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	child_leak(blocks);
+	_exit(0);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long children, blocks, wait_ms;
+	char line[64], nblocks[24], nwait[24];
+	bool exec_children = false;
 	struct wl_args a;
-	char line[64];
 	int status;
 
+	if (argc == 4 && !strcmp(argv[1], "--leak"))
+		child(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
+	if (argc > 1 && !strcmp(argv[1], "--exec")) {
+		exec_children = true;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	wl_init(argc, argv, &a, USAGE);
 	if (a.nargs > 3)
 		wl_usage(USAGE);
@@ -48,15 +70,14 @@ int main(int argc, char **argv)
 
 		if (pid < 0)
 			wl_die("fork");
-		if (pid == 0) {
-			struct timespec ts = { (time_t)(wait_ms / 1000),
-					       (long)(wait_ms % 1000) * 1000000 };
-
-			while (nanosleep(&ts, &ts) && errno == EINTR)
-				;
-			child_leak(blocks);
-			_exit(0);
+		if (pid == 0 && exec_children) {
+			snprintf(nblocks, sizeof(nblocks), "%lu", blocks);
+			snprintf(nwait, sizeof(nwait), "%lu", wait_ms);
+			execl("/proc/self/exe", "allocfork", "--leak", nblocks, nwait, (char *)NULL);
+			_exit(127);
 		}
+		if (pid == 0)
+			child(blocks, wait_ms);
 		while (waitpid(pid, &status, 0) < 0)
 			if (errno != EINTR)
 				wl_die("waitpid");

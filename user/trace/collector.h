@@ -107,11 +107,16 @@ uint64_t collector__walked(const struct collector *c, bool *now);
  * leaves behind. Returns 0 or -ENOMEM. */
 int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen);
 
-/* Process @tgid exited without an exec (collector__keep_gen() was not called for it): its live
- * blocks can never be freed and count nowhere, but they fill the live table and every walk
- * reads them. The next walk deletes those allocated before now; one is due at the walks' pace
- * even when nothing shows the ages. Returns 0 or -ENOMEM; does nothing without a live table. */
-int collector__forget_blocks(struct collector *c, uint32_t tgid);
+/*
+ * Process @tgid exited: the live blocks of its last image (exec id @gen, 0 when it never
+ * exec'd: all of them) can never be freed and count nowhere but in its rows, and they fill the
+ * live table and every walk reads them (a compiler's heap, at each of a build's thousands of
+ * cc1). The next walk deletes those allocated before now; one is due at the walks' pace even
+ * when nothing shows the ages. The blocks earlier images left behind stay, told apart by the
+ * exec id collector__keep_gen() kept: they count as freed at the exec. Returns 0 or -ENOMEM;
+ * does nothing without a live table.
+ */
+int collector__forget_blocks(struct collector *c, uint32_t tgid, uint32_t gen);
 
 /* The live blocks of @tgid's execs left behind at the last read (weights, as rows count). */
 void collector__exec_dropped(const struct collector *c, uint32_t tgid, uint64_t *count,

@@ -70,23 +70,28 @@ int collector__keep_gen(struct collector *c, uint32_t tgid, uint32_t gen)
 	return push_gen(&c->kept, &c->nkept, &c->kept_cap, tgid, gen);
 }
 
-int collector__forget_blocks(struct collector *c, uint32_t tgid)
+int collector__forget_blocks(struct collector *c, uint32_t tgid, uint32_t gen)
 {
 	struct collector_gone *g;
 
 	if (c->live_fd < 0)
 		return 0;
-	/* its pid's process before it, gone since the last walk too: one entry, the later time */
+	/* its pid's process before it, gone since the last walk too: one entry, the later time;
+	 * of every image when the two differ (the earlier images' leftovers of the one that
+	 * exec'd then count as still held, which only a pid reused within a walk's interval
+	 * can cause) */
 	for (size_t i = 0; i < c->ngone; i++)
 		if (c->gone[i].tgid == tgid) {
 			c->gone[i].before = pace__now();
+			if (c->gone[i].gen != gen)
+				c->gone[i].gen = 0;
 			return 0;
 		}
 	g = grow__reserve(c->gone, &c->gone_cap, c->ngone, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	c->gone = g;
-	g[c->ngone++] = (struct collector_gone){ tgid, pace__now() };
+	g[c->ngone++] = (struct collector_gone){ .tgid = tgid, .gen = gen, .before = pace__now() };
 	return 0;
 }
 
@@ -97,14 +102,14 @@ static int cmp_gone(const void *a, const void *b)
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
 
-/* True when the block of @k, allocated at @ts, belongs to a process gone without an exec. */
+/* True when the block of @k, allocated at @ts, belongs to the last image of a process gone. */
 static bool of_the_gone(const struct collector *c, const struct fl_live_key *k, uint64_t ts)
 {
 	struct collector_gone want = { .tgid = k->tgid };
 	const struct collector_gone *g =
 		c->ngone ? bsearch(&want, c->gone, c->ngone, sizeof(*g), cmp_gone) : NULL;
 
-	return g && ts < g->before;
+	return g && ts < g->before && (!g->gen || k->gen == g->gen);
 }
 
 static int push_doomed(struct collector *c, const struct fl_live_key *k)

@@ -68,7 +68,7 @@ struct collector {
 	size_t nwalk_gens, walk_gens_cap;
 	struct collector_drop *drops; /* the live blocks execs left behind, merged by row */
 	size_t ndrops, drops_cap;
-	/* processes gone without an exec: their live blocks go at the next walk */
+	/* processes gone: the live blocks of their last image go at the next walk */
 	struct collector_gone *gone; /* sorted by tgid at each walk */
 	size_t ngone, gone_cap;
 	struct fl_live_key *doomed; /* ... the keys that walk found */
@@ -76,10 +76,11 @@ struct collector {
 	struct window_base *windows; /* --every: the rows as the window began; NULL: none */
 };
 
-/* A process gone without an exec, and when it was found gone (CLOCK_MONOTONIC ns, as the live
- * blocks' times): its blocks are all older (a new process with its pid has newer ones). */
+/* A process gone, and when it was found gone (CLOCK_MONOTONIC ns, as the live blocks' times):
+ * its blocks are all older (a new process with its pid has newer ones). */
 struct collector_gone {
 	uint32_t tgid;
+	uint32_t gen; /* the exec id of its last image's blocks; 0: every block of it */
 	uint64_t before;
 };
 
