@@ -398,7 +398,9 @@ static void reap(struct session *s)
 	if (s->cfg->children && (err = collector__sweep(s->col)))
 		fprintf(stderr, "faultline: reading the BPF maps failed: %s\n", strerror(-err));
 	follow__drop_folded_names(s);
-	forget__exited(s);
+	/* not under a paused view: its report still lists them, and counts the forgotten live */
+	if (!(s->tui && tui__paused(s->tui)))
+		forget__exited(s);
 	while (s->launched && waitpid(s->launch.pid, &status, WNOHANG) == s->launch.pid) {
 		switch (launch__on_wait(&s->launch, status)) {
 		case LAUNCH_AT_EXIT: /* its last mappings and figures are still readable */
