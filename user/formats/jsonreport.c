@@ -456,6 +456,7 @@ static void forgotten(struct json *j, const struct fl_report *r)
 
 	json__object_begin(j, "forgotten");
 	json__u64(j, "processes", f->nprocs);
+	json__u64(j, "past_cgroup_bound", forgotten__past_cgroup_bound(f));
 	counts(j, "attributed", &f->attributed, r);
 	json__object_end(j);
 }

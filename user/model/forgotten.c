@@ -107,6 +107,13 @@ const struct forgotten_name *forgotten__name(const struct forgotten *f, const ch
 	return id && id <= f->nnames ? &f->names[id - 1] : NULL;
 }
 
+size_t forgotten__past_cgroup_bound(const struct forgotten *f)
+{
+	uint64_t id = intern__find(&f->cgroup_ids, FORGOTTEN_OTHER_CGROUP);
+
+	return id && id <= f->ncgroups ? f->cgroups[id - 1].nprocs : 0;
+}
+
 size_t forgotten__in_cgroup(const struct forgotten *f, const char *rel)
 {
 	size_t n = 0;

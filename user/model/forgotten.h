@@ -51,6 +51,10 @@ int forgotten__add(struct forgotten *f, const struct fl_proc_summary *s);
 /* The entry of name @name, or NULL. */
 const struct forgotten_name *forgotten__name(const struct forgotten *f, const char *name);
 
+/* The processes forgotten whose cgroup came past the bound (FORGOTTEN_OTHER_CGROUP): in no
+ * cgroup's count. */
+size_t forgotten__past_cgroup_bound(const struct forgotten *f);
+
 /* The processes forgotten whose cgroup is @rel or below it (cgroup_recon__contains()). */
 size_t forgotten__in_cgroup(const struct forgotten *f, const char *rel);
 

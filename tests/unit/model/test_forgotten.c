@@ -130,3 +130,30 @@ Test(forgotten, cgroups_count_them)
 	cr_expect_eq(r.alive, 0);
 	forgotten__fini(&f);
 }
+
+/* Cgroups past the bound: counted together, and said (in no cgroup's count). */
+Test(forgotten, cgroups_past_the_bound_are_counted_apart)
+{
+	struct forgotten f = { 0 };
+	struct cgroup_recon r = { .rel = "/svc/unit-0" };
+	char cg[64];
+
+	for (int i = 0; i < FORGOTTEN_MAX_CGROUPS + 200; i++) {
+		struct fl_proc_summary s;
+
+		snprintf(cg, sizeof(cg), "/svc/unit-%d", i);
+		s = gone(i + 1, "job", cg, 4096, -1);
+		cr_assert_eq(forgotten__add(&f, &s), 0);
+		/* the first cgroup again, after the bound: still its own */
+		if (i == FORGOTTEN_MAX_CGROUPS + 100) {
+			s = gone(i + 100000, "job", "/svc/unit-0", 4096, -1);
+			cr_assert_eq(forgotten__add(&f, &s), 0);
+		}
+	}
+	cr_expect_eq(f.ncgroups, FORGOTTEN_MAX_CGROUPS);
+	cr_expect_eq(forgotten__past_cgroup_bound(&f), 201);
+	cgroup_recon__sum(&r, NULL, 0, &f);
+	cr_expect_eq(r.nprocs, 2);
+	cr_expect_eq(f.nprocs, FORGOTTEN_MAX_CGROUPS + 201, "every one counted");
+	forgotten__fini(&f);
+}
