@@ -230,30 +230,36 @@ static size_t read_code(struct elf_file *f, const struct alloc_probe *p, uint8_t
 }
 
 /* A site past the entry that another probed function branches into would count twice. */
+static int cmp_addr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 {
 	static uint8_t code[CODE_MAX];
-	uint64_t lo = UINT64_MAX, hi = 0;
+	uint64_t sites[ALLOC_MAX_PROBES];
+	size_t nsites = 0;
 
-	/* one sweep of each function against the span of all later sites; a hit is looked at
-	 * site by site */
+	/* each function's bytes scanned for a branch to any site past an entry; one that may
+	 * is decoded, site by site */
 	for (size_t i = 0; i < plan->nprobes; i++) {
 		const struct alloc_probe *p = &plan->probes[i];
-		uint64_t site = p->vaddr + p->site.offset;
 
-		if (p->state == ALLOC_PROBE_ATTACH && p->site.offset) {
-			lo = site < lo ? site : lo;
-			hi = site + 1 > hi ? site + 1 : hi;
-		}
+		if (p->state == ALLOC_PROBE_ATTACH && p->site.offset)
+			sites[nsites++] = p->vaddr + p->site.offset;
 	}
-	for (size_t j = 0; j < plan->nprobes && lo < hi; j++) {
+	qsort(sites, nsites, sizeof(sites[0]), cmp_addr);
+	for (size_t j = 0; j < plan->nprobes && nsites; j++) {
 		struct alloc_probe *other = &plan->probes[j];
 		size_t len;
 
 		if (other->state != ALLOC_PROBE_ATTACH)
 			continue;
 		len = read_code(f, other, code);
-		if (!placement__branches_into(code, len, other->vaddr, lo, hi))
+		if (!placement__may_branch_to(code, len, other->vaddr, sites, nsites))
 			continue;
 		for (size_t i = 0; i < plan->nprobes; i++) {
 			struct alloc_probe *p = &plan->probes[i];

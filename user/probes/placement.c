@@ -2,6 +2,8 @@
 #include "probes/placement.h"
 #include <capstone/capstone.h>
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* rsp beside the PLACE_* bits: once it moves, the probe no longer sees the caller's frame. */
 #define PLACE_RSP (1u << 7)
@@ -316,6 +318,55 @@ bool placement__branches_to(const uint8_t *code, size_t len, uint64_t addr, uint
 	if (target == UINT64_MAX)
 		return false;
 	return placement__branches_into(code, len, addr, target, target + 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The target of a direct branch whose opcode is at @code[@i] (@addr + @i), as if one were
+ * there: call/jmp rel32, jcc rel32, jmp/jcc/loop rel8. False for any other byte. */
+static bool raw_target(const uint8_t *code, size_t len, size_t i, uint64_t addr, uint64_t *target)
+{
+	size_t op = 1, disp = 4;
+	int32_t d;
+
+	if (code[i] == 0xe8 || code[i] == 0xe9)
+		;
+	else if (code[i] == 0x0f && i + 1 < len && (code[i + 1] & 0xf0) == 0x80)
+		op = 2;
+	else if (code[i] == 0xeb || (code[i] & 0xf0) == 0x70 ||
+		 (code[i] >= 0xe0 && code[i] <= 0xe3))
+		disp = 1;
+	else
+		return false;
+	if (i + op + disp > len)
+		return false;
+	if (disp == 1) {
+		d = (int8_t)code[i + op];
+	} else {
+		uint32_t u = (uint32_t)code[i + op] | (uint32_t)code[i + op + 1] << 8 |
+			     (uint32_t)code[i + op + 2] << 16 | (uint32_t)code[i + op + 3] << 24;
+
+		memcpy(&d, &u, sizeof(d));
+	}
+	*target = addr + i + op + disp + (uint64_t)(int64_t)d;
+	return true;
+}
+
+bool placement__may_branch_to(const uint8_t *code, size_t len, uint64_t addr,
+			      const uint64_t *targets, size_t n)
+{
+	uint64_t t;
+
+	for (size_t i = 0; code && i < len && n; i++)
+		if (raw_target(code, len, i, addr, &t) &&
+		    bsearch(&t, targets, n, sizeof(*targets), cmp_u64))
+			return true;
+	return false;
 }
 
 bool placement__is_tail_jump(const uint8_t *code, size_t len)
