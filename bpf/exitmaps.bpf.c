@@ -16,6 +16,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "pages.bpf.h"
 #include "targets.bpf.h"
 
 extern int bpf_iter_task_vma_new(struct bpf_iter_task_vma *it, struct task_struct *task,
@@ -132,7 +133,7 @@ static __noinline void fl_record(struct vm_area_struct *vma, __u32 tgid, __u64 s
 	s->rec.ino = BPF_CORE_READ(f, f_inode, i_ino);
 	s->rec.vm_start = vma->vm_start;
 	s->rec.vm_end = vma->vm_end;
-	s->rec.pgoff = (__u64)vma->vm_pgoff << 12;
+	s->rec.pgoff = (__u64)vma->vm_pgoff << page_shift;
 	s->rec.prot = vma->vm_flags & (VM_READ | VM_WRITE | VM_EXEC | VM_SHARED);
 	id = fl_file_id(s->rec.dev, s->rec.ino);
 	if (!bpf_map_lookup_elem(&paths_sent, &id))

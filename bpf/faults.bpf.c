@@ -232,7 +232,7 @@ static __always_inline void fl_rss_own(void *ctx, __u32 mm_id, int member, __s64
 		key.origin = FL_ORIGIN_EXEC;
 	} else {
 		fl_user_stack(ctx, &key, false, false);
-		if (map_classes && member == FL_ANON && delta == FL_HPAGE_PMD_SIZE)
+		if (map_classes && member == FL_ANON && delta == fl_pmd_bytes())
 			key.map_class = FL_MAP_THP;
 	}
 	fl_charge(mm, &key, member, delta);

@@ -10,13 +10,13 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "pages.bpf.h"
 
 /* --by mapping: tag every change with the class of the mapping it hit */
 const volatile bool map_classes __weak = false;
 
 #define FL_VM_HUGETLB 0x00400000  /* include/linux/mm.h */
 #define FL_TMPFS_MAGIC 0x01021994 /* include/uapi/linux/magic.h: tmpfs, memfd, SysV shm */
-#define FL_HPAGE_PMD_SIZE (2ULL << 20)
 #define FL_EBUSY 16
 
 /* One lookup: the thread's stack pointer in, the mapping's range and class out. */

@@ -10,6 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
 #include "maps.bpf.h"
+#include "pages.bpf.h"
 #include "stack.bpf.h"
 #include "vm_math.h"
 
@@ -37,7 +38,7 @@ int fl_page_alloc(__u64 *ctx)
 	fl_user_stack(ctx, &key, false, false);
 	c = fl_counts_get(&key);
 	if (c)
-		__sync_fetch_and_add(&c->new_bytes, (__u64)FL_PAGE_SIZE << order);
+		__sync_fetch_and_add(&c->new_bytes, fl_page_bytes() << order);
 	return 0;
 }
 

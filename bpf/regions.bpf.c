@@ -13,6 +13,7 @@
 #include "alloc_task.bpf.h"
 #include "faultline.h"
 #include "maps.bpf.h"
+#include "pages.bpf.h"
 #include "stack.bpf.h"
 #include "syscalls_x86.h"
 #include "vm_math.h"
@@ -84,7 +85,7 @@ int fl_region_exit(__u64 *ctx)
 	 * prot, flags, ...) */
 	if (nr == NR_MUNMAP) {
 		k.start = BPF_CORE_READ(regs, di);
-		fl_region_unmap(&k, fl_page_align(BPF_CORE_READ(regs, si)));
+		fl_region_unmap(&k, fl_page_align(BPF_CORE_READ(regs, si), fl_page_bytes()));
 		return 0;
 	}
 	if (nr == NR_MREMAP) {

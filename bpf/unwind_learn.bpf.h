@@ -18,10 +18,10 @@
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
 #include "maps.bpf.h"
+#include "pages.bpf.h"
 #include "unwind_procs.bpf.h"
 
 #define FL_LEARN_VM_EXEC 0x00000004 /* include/linux/mm.h */
-#define FL_PAGE_SHIFT 12	    /* x86: vm_pgoff counts 4 KiB pages */
 
 /* The objects with a table loaded, by fl_file_id() of their file: the loader adds each. */
 struct {
@@ -67,7 +67,7 @@ static long fl_vma_learn(struct task_struct *task, struct vm_area_struct *vma, v
 	}
 	l->m.table = o->table;
 	l->m.rows = o->rows;
-	l->m.bias = vma->vm_start - (vma->vm_pgoff << FL_PAGE_SHIFT) + o->off_minus_vaddr;
+	l->m.bias = vma->vm_start - (vma->vm_pgoff << page_shift) + o->off_minus_vaddr;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "pages.bpf.h"
 
 /*
  * @ip, or where it really is while the thread single-steps a probed instruction out of line: a
@@ -35,7 +36,7 @@ static __always_inline bool fl_in_trampoline(struct task_struct *task, __u64 ip)
 	if (!xa)
 		return false;
 	base = BPF_CORE_READ(xa, vaddr);
-	return ip >= base && ip - base < 4096;
+	return ip >= base && ip - base < fl_page_bytes(); /* the area is one page */
 }
 
 /*

@@ -11,6 +11,7 @@
 #include "faultline.h"
 #include "mapping.bpf.h"
 #include "maps.bpf.h"
+#include "pages.bpf.h"
 #include "stack.bpf.h"
 #include "syscalls_x86.h"
 #include "vm_math.h"
@@ -74,7 +75,7 @@ static __always_inline void fl_vm_exit(void *ctx, long ret)
 	fl_stack_cache_forget();
 	/* after the walk: each outcome known here would have the verifier walk it anew (4x
 	 * its instructions, 0.23 s of --vm's start-up) */
-	b = fl_vm_result(v, ret);
+	b = fl_vm_result(v, ret, fl_page_bytes());
 	v->call = 0;
 	c = fl_counts_get(&key);
 	if (!c)

@@ -19,12 +19,12 @@
 #define FL_MADV_COLD 20
 #define FL_MADV_PAGEOUT 21
 
-#define FL_PAGE_SIZE 4096ULL
 #define FL_MAX_ERRNO 4095
 
-static inline __u64 fl_page_align(__u64 len)
+/* @len rounded up to whole pages of @page bytes (a power of two). */
+static inline __u64 fl_page_align(__u64 len, __u64 page)
 {
-	return (len + FL_PAGE_SIZE - 1) & ~(FL_PAGE_SIZE - 1);
+	return (len + page - 1) & ~(page - 1);
 }
 
 /* The kind of an mmap with @flags. */
@@ -90,18 +90,19 @@ struct fl_vm_bytes {
 };
 
 /*
- * The bytes the call noted in @v did, given its return value @ret. brk returns the new break,
- * or the old one when it fails; the others return -errno on failure.
+ * The bytes the call noted in @v did, given its return value @ret, with pages of @page bytes.
+ * brk returns the new break, or the old one when it fails; the others return -errno on
+ * failure.
  */
-static inline struct fl_vm_bytes fl_vm_result(const struct fl_vm_task *v, long ret)
+static inline struct fl_vm_bytes fl_vm_result(const struct fl_vm_task *v, long ret, __u64 page)
 {
 	struct fl_vm_bytes b = {};
 	__u64 old, want;
 
 	if (v->call == FL_VM_BRK_GROW || v->call == FL_VM_BRK_SHRINK) {
 		b.failed = (__u64)ret != v->arg;
-		old = fl_page_align(v->old_brk);
-		want = fl_page_align(v->arg);
+		old = fl_page_align(v->old_brk, page);
+		want = fl_page_align(v->arg, page);
 		if (b.failed)
 			return b;
 		if (want > old)
@@ -117,21 +118,21 @@ static inline struct fl_vm_bytes fl_vm_result(const struct fl_vm_task *v, long r
 	case FL_VM_MMAP_ANON:
 	case FL_VM_MMAP_SHARED:
 	case FL_VM_MMAP_FILE:
-		b.reserved = fl_page_align(v->len);
+		b.reserved = fl_page_align(v->len, page);
 		break;
 	case FL_VM_MUNMAP:
-		b.unmapped = fl_page_align(v->len);
+		b.unmapped = fl_page_align(v->len, page);
 		break;
 	case FL_VM_MREMAP:
-		old = fl_page_align(v->len);
-		want = fl_page_align(v->arg);
+		old = fl_page_align(v->len, page);
+		want = fl_page_align(v->arg, page);
 		if (want > old)
 			b.reserved = want - old;
 		else
 			b.unmapped = old - want;
 		break;
 	default:
-		b.advised = fl_page_align(v->len);
+		b.advised = fl_page_align(v->len, page);
 		break;
 	}
 	return b;

@@ -220,6 +220,7 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 	bpf_program__set_autoload(t->skel->progs.fl_cgroup_attach, o->scope == FL_SCOPE_CGROUPS);
 	t->skel->rodata->scope = o->scope;
 	t->skel->rodata->self_tgid = (__u32)getpid();
+	t->skel->rodata->page_shift = features__page_shift();
 	err = bpf_map__reuse_fd(t->skel->maps.procs, t->procs_fd);
 	return err ? explain_load_error(err) : 0;
 }

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include "faultline.h"
+#include "probes/features.h"
 
 /* after faultline.h: the skeleton names its types */
 #include "exitmaps.skel.h"
@@ -26,6 +27,7 @@ static void *load(void *arg)
 		p->err = -errno;
 		return NULL;
 	}
+	p->skel->rodata->page_shift = features__page_shift();
 	p->err = bpf_map__reuse_fd(p->skel->maps.procs, p->procs_fd) ?:
 			 faultline_exitmaps__load(p->skel);
 	return NULL;

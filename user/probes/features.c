@@ -340,3 +340,15 @@ int features__check(struct kplan *p, uint32_t uses)
 				info[f].name, info[f].since, info[f].without);
 	return 0;
 }
+
+unsigned features__page_shift(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned shift = 0;
+
+	while (page > 1 && !(page & 1) && shift < 30) {
+		page >>= 1;
+		shift++;
+	}
+	return page == 1 ? shift : 12;
+}

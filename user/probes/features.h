@@ -97,4 +97,7 @@ uint32_t features__probe(uint32_t uses);
  * the refusal and returns -EOPNOTSUPP; an optional one missing: says so once on stderr. */
 int features__check(struct kplan *p, uint32_t uses);
 
+/* log2 of the kernel's page size (sysconf): 12 on x86, 12, 14 or 16 on arm64. */
+unsigned features__page_shift(void);
+
 #endif /* FAULTLINE_FEATURES_H */

@@ -45,7 +45,7 @@ static struct fl_vm_bytes result(__u32 call, __u64 len, __u64 arg, __u64 old_brk
 {
 	struct fl_vm_task v = { .call = call, .len = len, .arg = arg, .old_brk = old_brk };
 
-	return fl_vm_result(&v, ret);
+	return fl_vm_result(&v, ret, 4096);
 }
 
 /* Lengths count whole pages, as the kernel maps them. */
@@ -64,6 +64,19 @@ Test(vm_math, mmap_munmap_madvise_bytes)
 }
 
 /* A failed call counts as a call and moves no byte; an address above 2^63 is no error. */
+/* arm64 kernels with 16 KiB or 64 KiB pages round to theirs: the page size is never assumed. */
+Test(vm_math, larger_pages)
+{
+	struct fl_vm_task v = { .call = FL_VM_MMAP_ANON, .len = 4 * MIB + 1 };
+
+	cr_expect_eq(fl_vm_result(&v, 0x7f0000000000, 16384).reserved, 4 * MIB + 16384);
+	cr_expect_eq(fl_vm_result(&v, 0x7f0000000000, 65536).reserved, 4 * MIB + 65536);
+	v = (struct fl_vm_task){ .call = FL_VM_MUNMAP, .len = 1 };
+	cr_expect_eq(fl_vm_result(&v, 0, 65536).unmapped, 65536);
+	cr_expect_eq(fl_page_align(16384, 16384), 16384);
+	cr_expect_eq(fl_page_align(0, 65536), 0);
+}
+
 Test(vm_math, failures)
 {
 	cr_expect(result(FL_VM_MMAP_ANON, MIB, 0, 0, -ENOMEM).failed);

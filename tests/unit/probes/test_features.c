@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "probes/attach.h"
 #include "probes/features.h"
 
@@ -180,4 +181,9 @@ Test(features, what_a_session_uses_follows_its_options)
 	cr_expect_eq(features__uses(&o), KF_USE_FORK | KF_USE_CGROUP | KF_USE_NEW);
 	o = (struct tracer_opts){ .vm = true, .follow_children = true };
 	cr_expect_eq(features__uses(&o), KF_USE_SYSCALLS | KF_USE_FORK);
+}
+
+Test(features, page_shift_is_the_systems)
+{
+	cr_expect_eq(1L << features__page_shift(), sysconf(_SC_PAGESIZE));
 }
