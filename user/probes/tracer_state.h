@@ -107,4 +107,10 @@ void allocprobes__forget(struct tracer *t, pid_t pid);
 /* --sample-time: every target's probes and plans go. */
 void allocprobes__destroy_windowed(struct tracer *t);
 
+/* objects.c: loads the BPF objects for @o (0 or -errno, reported); frees them; true, having said
+ * what to do, when @err is the open-files limit being too low for @what. */
+int objects__load(struct tracer *t, const struct tracer_opts *o);
+void objects__destroy(struct tracer *t);
+bool objects__explain_fd_limit(int err, const char *what);
+
 #endif /* FAULTLINE_TRACER_STATE_H */
