@@ -235,6 +235,11 @@ static int walk(struct collector *c)
 	if (!err) /* every block of theirs was seen */
 		c->ngone = 0;
 	c->ndrops = livewalk__merge_drops(c->drops, c->ndrops);
+	if (!err) { /* the exited whose earlier images left nothing need no exec id kept */
+		ssize_t n = livewalk__prune_kept(c->kept, c->nkept, c->drops, c->ndrops);
+
+		c->nkept = n < 0 ? c->nkept : (size_t)n;
+	}
 	if (!err)
 		err = keep_ages(c);
 	if (!err)

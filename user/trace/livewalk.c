@@ -158,6 +158,32 @@ int livewalk__drops_moved(const struct collector_gen *was, size_t nwas,
 	return moved;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+ssize_t livewalk__prune_kept(struct collector_gen *kept, size_t n,
+			     const struct collector_drop *drops, size_t nd)
+{
+	uint32_t *tgids = nd ? malloc(nd * sizeof(*tgids)) : NULL;
+	size_t out = 0;
+
+	if (nd && !tgids)
+		return -ENOMEM;
+	for (size_t i = 0; i < nd; i++)
+		tgids[i] = drops[i].row.tgid;
+	if (nd > 1)
+		qsort(tgids, nd, sizeof(*tgids), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (nd && bsearch(&kept[i].tgid, tgids, nd, sizeof(*tgids), cmp_u32))
+			kept[out++] = kept[i];
+	free(tgids);
+	return (ssize_t)out;
+}
+
 size_t livewalk__keep_drops(struct collector_drop *drops, size_t nd,
 			    const struct collector_gen *now, size_t nnow)
 {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include "base/pace.h"
 #include "trace/collector.h"
 
@@ -51,6 +52,15 @@ int livewalk__drops_moved(const struct collector_gen *was, size_t nwas,
  * would count them; returns how many are left (in order). */
 size_t livewalk__keep_drops(struct collector_drop *drops, size_t nd,
 			    const struct collector_gen *now, size_t nnow);
+
+/*
+ * Keeps of the @n exec ids @kept (of exited processes, in any order) those whose process has a
+ * drop among the @nd @drops a whole walk found: the others have no block left behind to tell
+ * apart (the walk deleted their last image's), and each would cost every read a turn for the
+ * rest of the session. Returns how many are left (in order), or -ENOMEM (@kept unchanged).
+ */
+ssize_t livewalk__prune_kept(struct collector_gen *kept, size_t n,
+			     const struct collector_drop *drops, size_t nd);
 
 /* Orders struct collector_gen by tgid. */
 int livewalk__cmp_gen(const void *a, const void *b);

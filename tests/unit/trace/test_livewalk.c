@@ -143,3 +143,17 @@ Test(livewalk, drops_of_processes_gone_from_the_exec_ids)
 	cr_expect_eq(d[1].row.tgid, 3, "a new exec id keeps them: they can never be freed");
 	cr_expect_eq(livewalk__keep_drops(d, 2, NULL, 0), 0);
 }
+
+/* After a whole walk, an exited process keeps its exec id only while blocks its earlier images
+ * left behind remain (its drops): the others would cost every read for the whole session. */
+Test(livewalk, kept_exec_ids_go_with_their_drops)
+{
+	struct collector_gen kept[] = { { 7, 3 }, { 2, 5 }, { 9, 1 }, { 4, 2 } };
+	struct collector_drop d[] = { drop(9, 5, 1), drop(2, 6, 2), drop(2, 8, 1) };
+
+	cr_assert_eq(livewalk__prune_kept(kept, 4, d, 3), 2);
+	cr_expect_eq(kept[0].tgid, 2);
+	cr_expect_eq(kept[0].gen, 5);
+	cr_expect_eq(kept[1].tgid, 9);
+	cr_expect_eq(livewalk__prune_kept(kept, 2, NULL, 0), 0, "no drops: none kept");
+}
