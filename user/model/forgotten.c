@@ -10,21 +10,30 @@
 #include "model/procgroups.h"
 
 /*
- * The index of @key among the strings @ids holds, @key interned when new, unless @ids holds
- * @max - 1 already: then the index of @other (the entry past the bound). -1 when out of
- * memory. *@fresh says whether the index is new.
+ * The index of @key's entry in *@arr (*@n entries of @size bytes, room for *@cap), made when
+ * new (zeroed, *@fresh set); past @max - 1 keys, the entry of @other. Room is made before a key
+ * is interned, so every interned key has its entry. -1 when out of memory.
  */
-static long index_of(struct intern *ids, const char *key, size_t max, const char *other,
-		     bool *fresh)
+static long entry_of(struct intern *ids, void **arr, size_t *n, size_t *cap, size_t size,
+		     const char *key, size_t max, const char *other, bool *fresh)
 {
-	uint64_t id = intern__find(ids, key);
+	void *v = grow__reserve(*arr, cap, *n, size);
+	uint64_t id;
 
 	*fresh = false;
+	if (!v)
+		return -1;
+	*arr = v;
+	id = intern__find(ids, key);
 	if (!id && ids->n >= max - 1 && strcmp(key, other))
-		return index_of(ids, other, max, other, fresh);
+		return entry_of(ids, arr, n, cap, size, other, max, other, fresh);
 	if (!id) {
 		id = intern__id(ids, key);
-		*fresh = id != 0;
+		if (!id)
+			return -1;
+		*fresh = true;
+		memset((char *)v + (id - 1) * size, 0, size);
+		(*n)++;
 	}
 	return (long)id - 1;
 }
@@ -32,46 +41,34 @@ static long index_of(struct intern *ids, const char *key, size_t max, const char
 /* The entry of @name (cut as kept), made when new: past the bound, FORGOTTEN_OTHER_NAME's. */
 static struct forgotten_name *name_entry(struct forgotten *f, const char *name)
 {
-	/* room first: every name interned has its entry */
-	struct forgotten_name *v = grow__reserve(f->names, &f->names_cap, f->nnames, sizeof(*v));
 	char key[FL_COMM_LEN];
 	bool fresh;
 	long i;
 
-	if (!v)
-		return NULL;
-	f->names = v;
 	snprintf(key, sizeof(key), "%s", name);
-	i = index_of(&f->name_ids, key, FORGOTTEN_MAX_NAMES, FORGOTTEN_OTHER_NAME, &fresh);
+	i = entry_of(&f->name_ids, (void **)&f->names, &f->nnames, &f->names_cap, sizeof(*f->names),
+		     key, FORGOTTEN_MAX_NAMES, FORGOTTEN_OTHER_NAME, &fresh);
 	if (i < 0)
 		return NULL;
-	if (fresh) {
-		memset(&v[i], 0, sizeof(v[i]));
-		memcpy(v[i].name, key, sizeof(key));
-		f->nnames++;
-	}
-	return &v[i];
+	if (fresh)
+		snprintf(f->names[i].name, sizeof(f->names[i].name), "%s",
+			 (const char *)intern__get(&f->name_ids, (uint64_t)i + 1));
+	return &f->names[i];
 }
 
 static struct forgotten_cgroup *cgroup_entry(struct forgotten *f, const char *path)
 {
-	struct forgotten_cgroup *v =
-		grow__reserve(f->cgroups, &f->cgroups_cap, f->ncgroups, sizeof(*v));
 	bool fresh;
-	long i;
+	long i = entry_of(&f->cgroup_ids, (void **)&f->cgroups, &f->ncgroups, &f->cgroups_cap,
+			  sizeof(*f->cgroups), path, FORGOTTEN_MAX_CGROUPS, FORGOTTEN_OTHER_CGROUP,
+			  &fresh);
 
-	if (!v)
-		return NULL;
-	f->cgroups = v;
-	i = index_of(&f->cgroup_ids, path, FORGOTTEN_MAX_CGROUPS, FORGOTTEN_OTHER_CGROUP, &fresh);
 	if (i < 0)
 		return NULL;
-	if (fresh) {
-		memset(&v[i], 0, sizeof(v[i]));
-		snprintf(v[i].path, sizeof(v[i].path), "%s", path);
-		f->ncgroups++;
-	}
-	return &v[i];
+	if (fresh)
+		snprintf(f->cgroups[i].path, sizeof(f->cgroups[i].path), "%s",
+			 (const char *)intern__get(&f->cgroup_ids, (uint64_t)i + 1));
+	return &f->cgroups[i];
 }
 
 int forgotten__add(struct forgotten *f, const struct fl_proc_summary *s)

@@ -230,13 +230,6 @@ static size_t read_code(struct elf_file *f, const struct alloc_probe *p, uint8_t
 }
 
 /* A site past the entry that another probed function branches into would count twice. */
-static int cmp_addr(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 {
 	static uint8_t code[CODE_MAX];
@@ -251,7 +244,7 @@ static void refuse_shared_sites(struct elf_file *f, struct alloc_plan *plan)
 		if (p->state == ALLOC_PROBE_ATTACH && p->site.offset)
 			sites[nsites++] = p->vaddr + p->site.offset;
 	}
-	qsort(sites, nsites, sizeof(sites[0]), cmp_addr);
+	qsort(sites, nsites, sizeof(sites[0]), placement__cmp_addr);
 	for (size_t j = 0; j < plan->nprobes && nsites; j++) {
 		struct alloc_probe *other = &plan->probes[j];
 		size_t len;

@@ -344,11 +344,8 @@ int features__check(struct kplan *p, uint32_t uses)
 unsigned features__page_shift(void)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned shift = 0;
 
-	while (page > 1 && !(page & 1) && shift < 30) {
-		page >>= 1;
-		shift++;
-	}
-	return page == 1 ? shift : 12;
+	/* a power of two, or 4 KiB when sysconf cannot say */
+	return page > 0 && !(page & (page - 1)) ? (unsigned)__builtin_ctzl((unsigned long)page) :
+						  12;
 }

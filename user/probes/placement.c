@@ -320,7 +320,7 @@ bool placement__branches_to(const uint8_t *code, size_t len, uint64_t addr, uint
 	return placement__branches_into(code, len, addr, target, target + 1);
 }
 
-static int cmp_u64(const void *a, const void *b)
+int placement__cmp_addr(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -364,7 +364,7 @@ bool placement__may_branch_to(const uint8_t *code, size_t len, uint64_t addr,
 
 	for (size_t i = 0; code && i < len && n; i++)
 		if (raw_target(code, len, i, addr, &t) &&
-		    bsearch(&t, targets, n, sizeof(*targets), cmp_u64))
+		    bsearch(&t, targets, n, sizeof(*targets), placement__cmp_addr))
 			return true;
 	return false;
 }

@@ -80,6 +80,9 @@ bool placement__branches_into(const uint8_t *code, size_t len, uint64_t addr, ui
 bool placement__may_branch_to(const uint8_t *code, size_t len, uint64_t addr,
 			      const uint64_t *targets, size_t n);
 
+/* Orders uint64_t addresses, as placement__may_branch_to() wants its targets. */
+int placement__cmp_addr(const void *a, const void *b);
+
 /*
  * True when the function's first instruction is an unconditional jmp (a tail call such as
  * jemalloc's `operator delete: jmp free@plt`), after an endbr64 if there is one: the caller

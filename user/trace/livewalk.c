@@ -158,29 +158,23 @@ int livewalk__drops_moved(const struct collector_gen *was, size_t nwas,
 	return moved;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 ssize_t livewalk__prune_kept(struct collector_gen *kept, size_t n,
 			     const struct collector_drop *drops, size_t nd)
 {
-	uint32_t *tgids = nd ? malloc(nd * sizeof(*tgids)) : NULL;
+	/* the processes with drops, as exec ids by tgid (the drops are in key order) */
+	struct collector_gen *with = nd ? malloc(nd * sizeof(*with)) : NULL;
 	size_t out = 0;
 
-	if (nd && !tgids)
+	if (nd && !with)
 		return -ENOMEM;
 	for (size_t i = 0; i < nd; i++)
-		tgids[i] = drops[i].row.tgid;
+		with[i] = (struct collector_gen){ .tgid = drops[i].row.tgid };
 	if (nd > 1)
-		qsort(tgids, nd, sizeof(*tgids), cmp_u32);
+		qsort(with, nd, sizeof(*with), livewalk__cmp_gen);
 	for (size_t i = 0; i < n; i++)
-		if (nd && bsearch(&kept[i].tgid, tgids, nd, sizeof(*tgids), cmp_u32))
+		if (find_gen(with, nd, kept[i].tgid))
 			kept[out++] = kept[i];
-	free(tgids);
+	free(with);
 	return (ssize_t)out;
 }
 
