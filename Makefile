@@ -84,9 +84,9 @@ $(EXIT_SKEL): $(OUTPUT)/exitmaps.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name faultline_exitmaps > $@
 
-# Only the modules that embed a skeleton need it; listing it keeps parallel builds right.
-$(OUTPUT)/user/probes/attach.o $(OUTPUT)/user/probes/allocprobes.o $(OUTPUT)/user/probes/scope.o: $(SKEL)
-$(OUTPUT)/user/probes/exitprobe.o: $(EXIT_SKEL)
+# The skeletons come before the probes stage, whose modules include them (through
+# tracer_state.h); the .d files then rebuild what a changed skeleton touches.
+$(filter $(OUTPUT)/user/probes/%.o,$(USER_OBJS)): | $(SKEL) $(EXIT_SKEL)
 
 $(OUTPUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
