@@ -43,8 +43,10 @@ LDLIBS := $(shell pkg-config --libs libbpf libelf zlib capstone ncursesw 2>/dev/
 
 BPF_SRCS := $(filter-out bpf/exitmaps.bpf.c,$(wildcard bpf/*.bpf.c))
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+LEGACY_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/legacy/%.bpf.o,$(BPF_SRCS))
 SKEL := $(OUTPUT)/faultline.skel.h
 EXIT_SKEL := $(OUTPUT)/exitmaps.skel.h
+LEGACY_SKEL := $(OUTPUT)/legacy.skel.h
 
 # user/ holds the program (main, session, cli, snapshot, diff) and one folder per stage.
 USER_SRCS := $(wildcard user/*.c user/*/*.c)
@@ -76,6 +78,22 @@ $(SKEL): $(OUTPUT)/faultline.bpf.o
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name faultline > $@
 
+# The legacy object: the same sources and maps for kernels before 5.17 (bpf/legacy.bpf.h),
+# opened through the main skeleton, so their skeletons must declare the same things.
+$(OUTPUT)/bpf/legacy/%.bpf.o: bpf/%.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DFL_LEGACY -c $< -o $@
+
+$(OUTPUT)/legacy.bpf.o: $(LEGACY_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(BPFTOOL) gen object $@ $^
+
+$(LEGACY_SKEL): $(OUTPUT)/legacy.bpf.o $(SKEL)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name faultline_legacy > $@.tmp
+	$(Q)scripts/skel-same.sh $(SKEL) $@.tmp && mv $@.tmp $@
+
 $(OUTPUT)/exitmaps.bpf.o: $(OUTPUT)/bpf/exitmaps.bpf.o
 	$(call msg,LINK,$@)
 	$(Q)$(BPFTOOL) gen object $@ $^
@@ -86,7 +104,7 @@ $(EXIT_SKEL): $(OUTPUT)/exitmaps.bpf.o
 
 # The skeletons come before the probes stage, whose modules include them (through
 # tracer_state.h); the .d files then rebuild what a changed skeleton touches.
-$(filter $(OUTPUT)/user/probes/%.o,$(USER_OBJS)): | $(SKEL) $(EXIT_SKEL)
+$(filter $(OUTPUT)/user/probes/%.o,$(USER_OBJS)): | $(SKEL) $(EXIT_SKEL) $(LEGACY_SKEL)
 
 $(OUTPUT)/user/%.o: user/%.c
 	$(call msg,CC,$@)
@@ -282,6 +300,6 @@ clean:
 	$(call msg,CLEAN,$(OUTPUT))
 	$(Q)rm -rf $(OUTPUT)
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d \
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/bpf/legacy/*.d $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d \
 	$(SAN_OUT)/user/*.d $(SAN_OUT)/user/*/*.d $(FUZZ_OUT)/user/*.d $(FUZZ_OUT)/user/*/*.d \
 	$(FUZZ_OUT)/*.d)

@@ -13,8 +13,10 @@
 #include "alloc_math.h"
 #include "alloc_task.bpf.h"
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "maps.bpf.h"
 #include "stack.bpf.h"
+#include "threads.bpf.h"
 
 /* --sample-bytes: mean bytes between sample points; 0 records every allocation. */
 const volatile __u64 sample_mean = 0;
@@ -22,7 +24,7 @@ const volatile __u64 sample_mean = 0;
 /* Blocks allocated since attach and not freed yet (sampled ones only under sampling). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, 1048576);
 	__type(key, struct fl_live_key);
 	__type(value, struct fl_live);
@@ -31,18 +33,11 @@ struct {
 /* Size and latency histograms per allocation row (same keys as counts). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct fl_key);
 	__type(value, struct fl_alloc_hist);
 } alloc_hists SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_churn_task);
-} churn_task SEC(".maps");
 
 static const struct fl_alloc_hist zero_hist;
 
@@ -103,7 +98,7 @@ static __always_inline __u64 fl_call_size(__u32 fn, const struct pt_regs *ctx)
 /* fl_live_key.gen of the blocks of @task (the current one): one load, no lookup. */
 static __always_inline __u32 fl_gen(const struct task_struct *task)
 {
-	return (__u32)task->self_exec_id;
+	return (__u32)FL_TASK(task, self_exec_id);
 }
 
 /* Removes the live entry of @ptr into @out; false when there is none (or a racing free of the
@@ -222,7 +217,9 @@ static __always_inline void fl_ret_stack(struct task_struct *task, struct pt_reg
 static __noinline void fl_alloc_record(struct task_struct *task, struct pt_regs *ctx,
 				       struct fl_alloc_task *st, __u64 ptr, __u64 now)
 {
-	struct fl_key key = { .tgid = task->tgid, .tid = task->pid, .call = st->fn };
+	struct fl_key key = { .tgid = FL_TASK(task, tgid),
+			      .tid = FL_TASK(task, pid),
+			      .call = st->fn };
 	struct fl_live_key lk = { .tgid = key.tgid, .gen = fl_gen(task), .ptr = ptr };
 	struct fl_live l = { .bytes = st->bytes, .count = st->count };
 	struct fl_counts *c;
@@ -258,14 +255,14 @@ static __noinline void fl_alloc_record(struct task_struct *task, struct pt_regs 
  */
 static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = fl_current_task();
 	__u32 fn = bpf_get_attach_cookie(ctx);
 	struct fl_alloc_task *st;
 	__u64 now = 0, size;
 
 	/* No target lookup: the probes are attached to the targets' pids only, and a launched
 	 * child calls no allocator between the attach and its exec (read(), then execvp()). */
-	st = bpf_task_storage_get(&alloc_task, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = fl_thread_get(&alloc_task, task, true);
 	if (!st) {
 		fl_drop(FL_DROP_ALLOC_STATE);
 		return false;
@@ -291,18 +288,18 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 	/* realloc's old block leaves the live table now: once realloc has freed it, another
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
-		st->have_old = fl_live_take(task->tgid, fl_gen(task), st->arg, &st->old);
+		st->have_old = fl_live_take(FL_TASK(task, tgid), fl_gen(task), st->arg, &st->old);
 	return true;
 }
 
 /* The return of an allocator call whose entry fl_alloc_begin() wanted it. */
 static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = fl_current_task();
 	struct fl_alloc_task *st;
 	__u64 ptr = ctx->ax, now;
 
-	st = bpf_task_storage_get(&alloc_task, task, NULL, 0);
+	st = fl_thread_get(&alloc_task, task, false);
 	if (!st || !st->sp)
 		return;
 	/* the outermost call returns with its return address popped: sp = entry sp + 8 */
@@ -319,11 +316,13 @@ static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 			ptr = 0;
 	}
 	if (st->have_old) {
-		struct fl_live_key k = { .tgid = task->tgid, .gen = fl_gen(task), .ptr = st->arg };
+		struct fl_live_key k = { .tgid = FL_TASK(task, tgid),
+					 .gen = fl_gen(task),
+					 .ptr = st->arg };
 
 		/* realloc frees the old block when it succeeds, or when asked for 0 bytes */
 		if (ptr || !st->size)
-			fl_free_charge(task->tgid, &st->old);
+			fl_free_charge(FL_TASK(task, tgid), &st->old);
 		else
 			bpf_map_update_elem(&live, &k, &st->old, BPF_ANY);
 		st->have_old = 0;
@@ -367,8 +366,8 @@ int fl_alloc_call(struct pt_regs *ctx)
 SEC("uprobe")
 int fl_free_enter(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = task->tgid;
+	struct task_struct *task = fl_current_task();
+	__u32 tgid = FL_TASK(task, tgid);
 	struct fl_alloc_task *st;
 	struct fl_key key = { .tgid = tgid, .origin = FL_ORIGIN_UNMATCHED };
 	struct fl_counts *c;
@@ -386,7 +385,7 @@ int fl_free_enter(struct pt_regs *ctx)
 		return 0;
 	/* A free inside realloc (glibc's realloc(p, 0) calls free) is part of that call, which
 	 * took the block out at its entry: only a miss needs the check. */
-	st = bpf_task_storage_get(&alloc_task, task, NULL, 0);
+	st = fl_thread_get(&alloc_task, task, false);
 	if (st && fl_nested(st, ctx->sp, bpf_ktime_get_ns()))
 		return 0;
 	c = fl_counts_get(&key);
@@ -403,7 +402,7 @@ int fl_free_enter(struct pt_regs *ctx)
  */
 static __always_inline __u64 fl_real_ret(__u64 sp, __u64 word)
 {
-	struct uprobe_task *ut = BPF_CORE_READ(bpf_get_current_task_btf(), utask);
+	struct uprobe_task *ut = BPF_CORE_READ(fl_current_task(), utask);
 	struct return_instance *ri = ut ? fl_pending_ri(ut, sp) : NULL;
 
 	if (ri && BPF_CORE_READ(ri, stack) == sp)
@@ -447,8 +446,7 @@ int fl_alloc_churn(struct pt_regs *ctx)
 	__u64 word = 0, ret, size, bytes, count;
 	struct fl_counts *c;
 
-	st = bpf_task_storage_get(&churn_task, bpf_get_current_task_btf(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = fl_thread_get(&churn_task, fl_current_task(), true);
 	if (!st) {
 		fl_drop(FL_DROP_ALLOC_STATE);
 		return 0;

@@ -9,20 +9,14 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_alloc_task);
-} alloc_task SEC(".maps") __weak;
+#include "threads.bpf.h"
 
 /* Whether the current thread, its user stack pointer at @sp, is inside an allocator call the
  * probes saw begin (fl_alloc_task.sp: the stack pointer at the outermost entry). */
 static __always_inline __attribute__((unused)) bool fl_in_allocator(struct task_struct *task,
 								    __u64 sp)
 {
-	struct fl_alloc_task *st = bpf_task_storage_get(&alloc_task, task, NULL, 0);
+	struct fl_alloc_task *st = fl_thread_get(&alloc_task, task, false);
 
 	return st && st->sp && sp < st->sp;
 }

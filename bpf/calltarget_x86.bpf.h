@@ -127,8 +127,7 @@ static __always_inline enum fl_call fl_call_to_regs(struct pt_regs *regs, __u64 
  */
 __weak __noinline int fl_call_to(__u64 ret, __u64 entry)
 {
-	return fl_call_to_regs((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), ret,
-			       entry);
+	return fl_call_to_regs((struct pt_regs *)bpf_task_pt_regs(fl_current_task()), ret, entry);
 }
 
 #endif /* FAULTLINE_CALLTARGET_X86_BPF_H */

@@ -418,6 +418,18 @@ struct fl_map_path {
 	char path[FL_PATH_MAX + FL_NAME_MAX]; /* room for one more component past FL_PATH_MAX */
 };
 
+/* --by mapping, per thread: one lookup, the thread's stack pointer in, the mapping's range and class out. */
+struct fl_map_probe {
+	__u64 mm;    /* the mm the answer is about: an exec replaces it, the sequence restarts */
+	__u64 sp;    /* the faulting thread's user stack pointer */
+	__u64 start; /* out: the mapping's range */
+	__u64 end;
+	__u32 class; /* out: enum fl_map_class */
+	__u32 seq;   /* the mm's mmap_lock sequence when the lookup began */
+	__u64 file;  /* out: fl_file_id() for FL_MAP_FILE */
+};
+_Static_assert(sizeof(struct fl_map_probe) == 48, "fl_map_probe layout");
+
 /* Per-thread state of a memory syscall between its entry and its exit (--vm). */
 struct fl_vm_task {
 	__u32 call; /* enum fl_vm_call; 0: in none */

@@ -8,6 +8,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "mapping.bpf.h"
 #include "maps.bpf.h"
 #include "rss_math.h"
@@ -94,7 +95,7 @@ static __always_inline bool fl_mm_in_exec(struct task_struct *task, const struct
 /* The state of a target's mm seen for the first time, with its baseline (rss_math.h). */
 static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u32 mm_id)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = fl_current_task();
 	struct fl_mm mm = { .tgid = tgid,
 			    .gen = (__u16)p->gen,
 			    .mm_ptr = (__u64)BPF_CORE_READ(task, mm) };
@@ -123,7 +124,7 @@ static __noinline struct fl_mm *fl_mm_create(struct fl_proc *p, __u32 tgid, __u3
  */
 static __always_inline __s64 fl_mm_advance(struct fl_mm *mm, int member, __s64 size)
 {
-	__s64 old = __sync_lock_test_and_set(&mm->last[member & (FL_MEMBERS - 1)], size);
+	__s64 old = fl_xchg(&mm->last[member & (FL_MEMBERS - 1)], size);
 	struct fl_proc *p;
 
 	if (old == FL_SIZE_UNKNOWN && (p = bpf_map_lookup_elem(&procs, &mm->tgid)) &&
@@ -151,7 +152,7 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 	*shared = false;
 	if (mm && mm->tgid == tgid)
 		return mm;
-	task = bpf_get_current_task_btf();
+	task = fl_current_task();
 	/* vfork_done: set in a child its parent waits for (CLONE_VFORK), which shares its mm;
 	 * a new mm that reuses the id of a freed one is no child's */
 	/* read, not loaded (maps.bpf.h) */
@@ -180,7 +181,7 @@ static __always_inline struct fl_mm *fl_own_mm(__u32 tgid, __u32 mm_id, bool *sh
 static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = fl_current_task();
 	struct fl_key key = {};
 	struct fl_mm *mm = bpf_map_lookup_elem(&mm_state, &mm_id);
 	struct fl_proc *p;
@@ -195,7 +196,7 @@ static __always_inline void fl_rss_foreign(__u32 mm_id, int member, __s64 size)
 		key.tid = (__u32)pid_tgid;
 	} else if (p->flags & FL_PROC_EXITED) {
 		key.origin = FL_ORIGIN_EXIT;
-	} else if (task->flags & (PF_KSWAPD | PF_MEMALLOC)) {
+	} else if (FL_TASK(task, flags) & (PF_KSWAPD | PF_MEMALLOC)) {
 		key.origin = FL_ORIGIN_RECLAIM;
 	} else {
 		key.origin = FL_ORIGIN_REMOTE;

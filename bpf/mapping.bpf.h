@@ -10,7 +10,10 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "pages.bpf.h"
+#include "regs_x86.bpf.h"
+#include "threads.bpf.h"
 
 /* --by mapping: tag every change with the class of the mapping it hit */
 const volatile bool map_classes __weak = false;
@@ -18,30 +21,6 @@ const volatile bool map_classes __weak = false;
 #define FL_VM_HUGETLB 0x00400000  /* include/linux/mm.h */
 #define FL_TMPFS_MAGIC 0x01021994 /* include/uapi/linux/magic.h: tmpfs, memfd, SysV shm */
 #define FL_EBUSY 16
-
-/* One lookup: the thread's stack pointer in, the mapping's range and class out. */
-struct fl_map_probe {
-	__u64 mm;    /* the mm the answer is about: an exec replaces it, the sequence restarts */
-	__u64 sp;    /* the faulting thread's user stack pointer */
-	__u64 start; /* out: the mapping's range */
-	__u64 end;
-	__u32 class; /* out: enum fl_map_class */
-	__u32 seq;   /* the mm's mmap_lock sequence when the lookup began */
-	__u64 file;  /* out: fl_file_id() for FL_MAP_FILE */
-};
-
-/*
- * Each thread's last lookup. bpf_find_vma() costs about 5 us inside the page fault handler
- * (interrupts are off there, so it releases mmap_lock through an irq_work), but a thread
- * faults through one mapping many times in a row: the last answer holds while the mm's
- * mmap_lock sequence, which every change of the mappings bumps, stays the same.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_map_probe);
-} map_cache SEC(".maps") __weak;
 
 /* mm_struct.mm_lock_seq: a seqcount since Linux 6.13 (as in vmlinux.h), an int from 6.4
  * (per-VMA locks). Each flavor is one more scan of the kernel's BTF at load: one only. */
@@ -64,7 +43,8 @@ static __always_inline bool fl_mm_seq(struct mm_struct *mm, __u32 *seq)
 	return false;
 }
 
-static long fl_vma_class(struct task_struct *task, struct vm_area_struct *vma, void *ctx)
+static __attribute__((unused)) long fl_vma_class(struct task_struct *task,
+						 struct vm_area_struct *vma, void *ctx)
 {
 	struct fl_map_probe *m = ctx;
 	struct mm_struct *mm = BPF_CORE_READ(vma, vm_mm);
@@ -102,14 +82,17 @@ static long fl_vma_class(struct task_struct *task, struct vm_area_struct *vma, v
 /* Sets the mapping fields of @key from the mapping at @addr of the current process. */
 static __noinline __attribute__((unused)) void fl_classify(struct fl_key *key, __u64 addr)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+#ifndef FL_LEGACY /* no bpf_find_vma(): the loader refuses --by mapping */
+	struct task_struct *task = fl_current_task();
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
-	struct fl_map_probe *c, m = { .mm = (__u64)mm, .sp = regs->sp };
+	struct fl_map_probe *c, m = { .mm = (__u64)mm };
 	bool cacheable = fl_mm_seq(mm, &m.seq), covered;
+	struct fl_uregs r;
 	long err;
 
-	c = bpf_task_storage_get(&map_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	fl_user_regs(task, &r);
+	m.sp = r.sp;
+	c = fl_thread_get(&map_cache, task, true);
 	covered = c && c->mm == m.mm && c->start <= addr && addr < c->end;
 	if (covered && cacheable && c->seq == m.seq)
 		goto cached;
@@ -138,6 +121,7 @@ cached:
 	if (c->class == FL_MAP_ANON || c->class == FL_MAP_THREAD_STACK)
 		key->map_class = c->start <= m.sp && m.sp < c->end ? FL_MAP_THREAD_STACK :
 								     FL_MAP_ANON;
+#endif
 }
 
 #endif /* FAULTLINE_MAPPING_BPF_H */

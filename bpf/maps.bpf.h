@@ -17,6 +17,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "targets.bpf.h"
 
 /* Last RSS counter values per mm, keyed by the tracepoint's mm_id: one per target, and the old
@@ -48,7 +49,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, 65536);
 	__type(key, struct fl_key);
 	__type(value, struct fl_counts);
@@ -57,7 +58,7 @@ struct {
 /* User stacks by the hash of their frames; allocated as stacks appear (1 KiB each). */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, __u64);
 	__type(value, struct fl_stack);
@@ -118,7 +119,7 @@ static __always_inline __attribute__((unused)) void fl_keep_last(struct fl_proc 
 	if (p->image_mm ? mm->mm_ptr != p->image_mm : mm->flags & FL_MM_IN_EXEC)
 		return;
 	__builtin_memcpy(p->gone_last, mm->last, sizeof(p->gone_last));
-	__sync_fetch_and_or(&p->flags, FL_PROC_LAST_KEPT);
+	fl_or(&p->flags, FL_PROC_LAST_KEPT);
 }
 
 static __noinline __attribute__((unused)) void fl_note_thread(__u32 tgid, __u32 tid)

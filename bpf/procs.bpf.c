@@ -8,8 +8,10 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "maps.bpf.h"
 #include "scope.bpf.h"
+#include "threads.bpf.h"
 #include "unwind_procs.bpf.h"
 
 /*
@@ -30,10 +32,10 @@ int fl_exec(struct trace_event_raw_sched_process_exec *ctx)
 		return 0;
 	p->flags = (p->flags & ~(FL_PROC_AWAIT_EXEC | FL_PROC_SEEDED)) | FL_PROC_FRESH;
 	/* exec bumped it already: the new image's blocks carry it (alloc.bpf.c) */
-	p->exec_id = (__u32)bpf_get_current_task_btf()->self_exec_id;
+	p->exec_id = (__u32)FL_TASK(fl_current_task(), self_exec_id);
 	/* the new image runs from here: its mm's changes are its own (fl_mm_in_exec); read, not
 	 * loaded (maps.bpf.h) */
-	p->image_mm = (__u64)BPF_CORE_READ(bpf_get_current_task_btf(), mm);
+	p->image_mm = (__u64)BPF_CORE_READ(fl_current_task(), mm);
 	/* the teardown of the image it left was not its exit: what it held is the image's; a
 	 * member with no value kept held its seed, if it had one */
 	if (p->flags & FL_PROC_LAST_KEPT)
@@ -83,7 +85,7 @@ static __always_inline long fl_admit(struct task_struct *task, __u32 tgid, __u32
 		fl_drop(FL_DROP_COUNTS_FULL);
 	fresh.parent = parent;
 	fresh.flags = flags;
-	fresh.gen = __sync_fetch_and_add(&fl_next_gen, 1) % 65535 + 1;
+	fresh.gen = fl_fetch_add(&fl_next_gen, 1) % 65535 + 1;
 	fresh.start = BPF_CORE_READ(task, group_leader, start_boottime);
 	fresh.image_mm = (__u64)BPF_CORE_READ(task, mm);
 	return bpf_map_update_elem(&procs, &tgid, &fresh, BPF_NOEXIST);
@@ -166,21 +168,22 @@ int fl_cgroup_attach(__u64 *ctx)
 SEC("raw_tp/sched_process_exit")
 int fl_exit(__u64 *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = task->tgid;
+	struct task_struct *task = fl_current_task();
+	__u32 tgid = FL_TASK(task, tgid);
 	struct fl_proc *p;
 	struct fl_mm *mm;
 
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
+	fl_thread_forget(FL_TASK(task, pid));
 	/* read, not loaded (maps.bpf.h); a target's exit only */
 	if (BPF_CORE_READ(task, signal, live.counter))
 		return 0;
 	mm = (p->flags & FL_PROC_MM_KNOWN) ? bpf_map_lookup_elem(&mm_state, &p->mm_id) : NULL;
 	if (mm && mm->tgid == tgid)
 		fl_keep_last(p, mm);
-	__sync_fetch_and_or(&p->flags, FL_PROC_EXITED);
+	fl_or(&p->flags, FL_PROC_EXITED);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include "alloc_task.bpf.h"
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "maps.bpf.h"
 #include "pages.bpf.h"
 #include "stack.bpf.h"
@@ -22,7 +23,7 @@
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, FL_MAX_REGIONS);
 	__type(key, struct fl_region_key);
 	__type(value, struct fl_region);
@@ -38,8 +39,7 @@ static __noinline void fl_region_record(void *ctx, __u64 start, __u64 len, __u64
 
 	fl_user_stack(ctx, &key, false, false);
 	r.stack = key.stack;
-	r.owner = fl_in_allocator(bpf_get_current_task_btf(), sp) ? FL_OWNER_ALLOCATOR :
-								    FL_OWNER_APP;
+	r.owner = fl_in_allocator(fl_current_task(), sp) ? FL_OWNER_ALLOCATOR : FL_OWNER_APP;
 	if (bpf_map_update_elem(&regions, &k, &r, BPF_ANY))
 		fl_drop(FL_DROP_REGIONS_FULL);
 }

@@ -10,27 +10,11 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "legacy.bpf.h"
 #include "maps.bpf.h"
+#include "regs_x86.bpf.h"
+#include "threads.bpf.h"
 #include "unwind.bpf.h"
-
-/*
- * The stack of each thread's last page fault (or traced memory syscall, --vm) with the user
- * registers it was taken at. A fault is seen twice (page_fault_user, then rss_stat while the
- * fault is handled) with the same user registers: the second event reuses the walk instead of
- * repeating it. Only faults and traced syscall entries fill the cache, so a hit is never
- * stale: a syscall's user registers point after its syscall instruction, which no fault has
- * as its ip, and a traced syscall forgets its walk when it returns. A fault walks afresh
- * unless the last one had the same registers and every stack word its walk read is unchanged
- * (fl_cache_check): a loop that faults page after page is walked once. Two calls of a
- * frameless libc wrapper from different callers can share ip, sp and bp, which is why the
- * walks of untraced syscalls are never cached.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_stack_cache);
-} stack_cache SEC(".maps") __weak;
 
 #define VM_EXEC 0x00000004 /* include/linux/mm.h */
 
@@ -45,7 +29,7 @@ static __always_inline __u64 fl_leaf_ret(struct task_struct *task, __u64 word)
 {
 	bool exec = false;
 
-	if (word < 4096)
+	if (word < 4096 || FL_IS_LEGACY)
 		return 0;
 	/* fails with -EBUSY when mmap_lock is contended: then the frame is just not added */
 	if (bpf_find_vma(task, word, fl_vma_exec, &exec, 0) || !exec)
@@ -131,7 +115,7 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
  * was checked again for each of the states a walk ends in (13,900 of fl_page_fault's 37,700
  * instructions). Its pointers may be NULL to the verifier since Linux 6.8.
  */
-__weak __noinline int fl_cache_words(struct fl_stack_cache *c, struct fl_scratch *s, __u32 n)
+FL_SUBPROG int fl_cache_words(struct fl_stack_cache *c, struct fl_scratch *s, __u32 n)
 {
 	__u32 i, idx, max = 0;
 
@@ -199,6 +183,45 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 	return same;
 }
 
+#ifdef FL_LEGACY
+/*
+ * The legacy object's walk (legacy.bpf.h): frame pointers alone, in a bounded loop. No stack
+ * from it is whole: a function that keeps no frame pointer hides its caller unseen, and the
+ * chain's end cannot tell the outermost frame from a lost one (FL_END_FP).
+ */
+static __always_inline void fl_fp_walk(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp)
+{
+	__u64 h = (FL_HASH_INIT ^ ip) * 0x100000001b3ull, frame[2];
+	__u32 n = 1, i, end = FL_END_DEPTH;
+
+	s->st.ips[0] = ip;
+	for (i = 1; i < FL_MAX_STACK_DEPTH; i++) {
+		/* a frame lies above the last, word-aligned, and holds a return address */
+		if (bp < sp || bp & 7 || bpf_probe_read_user(frame, sizeof(frame), (void *)bp) ||
+		    !frame[1]) {
+			end = FL_END_FP;
+			break;
+		}
+		s->st.ips[i] = frame[1];
+		h = (h ^ frame[1]) * 0x100000001b3ull;
+		n++;
+		sp = bp + sizeof(frame);
+		bp = frame[0];
+	}
+	for (i = n; i < FL_MAX_STACK_DEPTH && s->st.ips[i]; i++)
+		s->st.ips[i] = 0; /* what a longer walk left */
+	s->st.end = end;
+	s->w.end = end;
+	s->w.n = n;
+	s->w.hash = fl_hash_end(h);
+	s->w.have_win = 0;
+	s->w.have_word = 0;
+	s->w.leaf_by_row = 0;
+	s->w.nslots = 0;
+	s->w.nocache = 1;
+}
+#endif
+
 /*
  * The walk itself, from (@ip, @sp, @bp), into @s (held by the caller): s->st, and in s->w the
  * stack's hash, the word at sp (with have_word) and leaf_by_row. A global function, checked
@@ -208,16 +231,19 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
  * is loaded here once: each load of a pointer from the task has the verifier search the
  * kernel's BTF by name, linearly (some 1.5 ms on 6.18), for each state that reaches it.
  */
-__weak __noinline int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, int exact)
+FL_SUBPROG int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, int exact)
 {
 	struct fl_walk_state w = { .s = s };
 
 	if (!s)
 		return 0;
+#ifdef FL_LEGACY
+	fl_fp_walk(s, ip, sp, bp);
+	return 1;
+#endif
 	/* exact & 1: bool(exact) is a branch, and the verifier then went through the walk
 	 * once for each side of it */
-	fl_unwind_begin(&w, BPF_CORE_READ(bpf_get_current_task_btf(), utask), ip, sp, bp,
-			exact & 1);
+	fl_unwind_begin(&w, BPF_CORE_READ(fl_current_task(), utask), ip, sp, bp, exact & 1);
 	/* a window past the top of the stack fails whole: then the walk reads frame by frame */
 	s->w.have_win = !bpf_probe_read_user(s->win, FL_WINDOW, (void *)s->w.win_base);
 	s->w.have_word = s->w.have_win; /* before the window moves */
@@ -334,30 +360,29 @@ static __always_inline void fl_walk(struct task_struct *task, __u64 ip, __u64 bp
 static __noinline __attribute__((unused)) void fl_user_stack_walk(struct fl_key *key,
 								  struct fl_stack_cache *c, int how)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u64 ip = regs->ip, sp = regs->sp;
-	__u64 bp = regs->bp;
+	struct task_struct *task = fl_current_task();
+	struct fl_uregs r;
 	bool exact = how & FL_STACK_EXACT;
 
+	fl_user_regs(task, &r);
 	if (!c) {
 		fl_drop(FL_DROP_TASK_STORAGE);
-		fl_walk(task, ip, bp, sp, exact, key, NULL, false);
+		fl_walk(task, r.ip, r.bp, r.sp, exact, key, NULL, false);
 		return;
 	}
 	if (!(how & FL_STACK_REFILL)) {
-		fl_walk(task, ip, bp, sp, exact, key, c, false);
+		fl_walk(task, r.ip, r.bp, r.sp, exact, key, c, false);
 		return;
 	}
-	fl_walk(task, ip, bp, sp, exact, key, c, exact);
+	fl_walk(task, r.ip, r.bp, r.sp, exact, key, c, exact);
 	c->stack = key->stack;
 	c->leaf_ret = key->leaf_ret;
 	c->map_class = key->map_class;
 	c->map_file = key->map_file;
 	c->call = key->call;
-	c->ip = ip;
-	c->sp = sp;
-	c->bp = bp;
+	c->ip = r.ip;
+	c->sp = r.sp;
+	c->bp = r.bp;
 }
 
 /*
@@ -373,14 +398,13 @@ static __noinline __attribute__((unused)) void fl_user_stack_walk(struct fl_key 
 static __always_inline __attribute__((unused)) void fl_user_stack(void *ctx, struct fl_key *key,
 								  bool refill, bool exact)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u64 ip = regs->ip, sp = regs->sp;
-	__u64 bp = regs->bp;
+	struct task_struct *task = fl_current_task();
+	struct fl_uregs r;
 	struct fl_stack_cache *c;
 
-	c = bpf_task_storage_get(&stack_cache, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (c && !refill && c->ip == ip && c->sp == sp && c->bp == bp) {
+	fl_user_regs(task, &r);
+	c = fl_thread_get(&stack_cache, task, true);
+	if (c && !refill && c->ip == r.ip && c->sp == r.sp && c->bp == r.bp) {
 		key->stack = c->stack;
 		key->origin = c->stack ? FL_ORIGIN_USER : FL_ORIGIN_STACK_LOST;
 		key->leaf_ret = c->leaf_ret;
@@ -389,7 +413,7 @@ static __always_inline __attribute__((unused)) void fl_user_stack(void *ctx, str
 		key->call = c->call;
 		return;
 	}
-	if (c && refill && exact && fl_cache_check(task, c, ip, bp, sp)) {
+	if (c && refill && exact && fl_cache_check(task, c, r.ip, r.bp, r.sp)) {
 		/* the same walk as the last fault's: its map class and call are this one's */
 		key->stack = c->stack;
 		key->origin = FL_ORIGIN_USER;
@@ -407,7 +431,7 @@ static __always_inline __attribute__((unused)) void fl_stack_cache_forget(void)
 {
 	struct fl_stack_cache *c;
 
-	c = bpf_task_storage_get(&stack_cache, bpf_get_current_task_btf(), NULL, 0);
+	c = fl_thread_get(&stack_cache, fl_current_task(), false);
 	if (c)
 		c->ip = 0;
 }

@@ -13,6 +13,7 @@
 #include <bpf/bpf_helpers.h>
 #include "calltarget_x86.bpf.h"
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "unwind_learn.bpf.h"
 #include "unwind_procs.bpf.h"
 #include "unwind_state.bpf.h"
@@ -36,7 +37,7 @@ static __always_inline void fl_slide_window(struct fl_walk_state *w, __u64 slot)
 	    at <= w->s->w.win_base)
 		return;
 	/* read, not loaded (maps.bpf.h) */
-	top = (BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack) | 4095) + 1;
+	top = (BPF_CORE_READ(fl_current_task(), mm, start_stack) | 4095) + 1;
 	if (at < top && top - at < len)
 		len = top - at;
 	if (bpf_probe_read_user(w->s->win, len, (void *)at)) {
@@ -395,8 +396,8 @@ static __always_inline bool fl_frame_bx(struct fl_walk_state *w)
 	if (w->s->w.bx_state == FL_BX_LOST)
 		return false;
 	if (w->s->w.bx_state == FL_BX_REGS) {
-		w->s->w.bx = BPF_CORE_READ(
-			(struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), bx);
+		w->s->w.bx =
+			BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(fl_current_task()), bx);
 		w->s->w.bx_state = FL_BX_KNOWN;
 		w->s->w.nocache = 1;
 	}
@@ -519,8 +520,8 @@ fp: /* one place: the verifier follows it once */
 static __always_inline void fl_unwind_begin(struct fl_walk_state *w, struct uprobe_task *ut,
 					    __u64 ip, __u64 sp, __u64 bp, bool exact)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u32 tgid = task->tgid, zero = 0; /* a load, not another helper call */
+	struct task_struct *task = fl_current_task();
+	__u32 tgid = FL_TASK(task, tgid), zero = 0; /* a load, not another helper call */
 	struct return_instance *ri = NULL;
 
 	w->s->w.nocache = 0;

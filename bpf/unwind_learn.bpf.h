@@ -17,6 +17,7 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "maps.bpf.h"
 #include "pages.bpf.h"
 #include "unwind_procs.bpf.h"
@@ -136,10 +137,10 @@ static __always_inline struct fl_unwind_proc *fl_unwind_list(__u32 tgid)
  */
 __noinline __weak int fl_learn(__u64 pc)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct task_struct *task = fl_current_task();
 	struct fl_learned l = {};
 	struct fl_insert c = {};
-	__u32 tgid = task->tgid;
+	__u32 tgid = FL_TASK(task, tgid);
 	struct fl_unwind_proc *p = fl_unwind_list(tgid);
 	int found = 0;
 

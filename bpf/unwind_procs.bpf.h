@@ -7,11 +7,12 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 
 /* 16 KiB each, allocated as targets come */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(map_flags, FL_NO_PREALLOC);
 	__uint(max_entries, FL_MAX_PROCS);
 	__type(key, __u32);
 	__type(value, struct fl_unwind_proc);

@@ -9,20 +9,14 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include "faultline.h"
+#include "legacy.bpf.h"
 #include "mapping.bpf.h"
 #include "maps.bpf.h"
 #include "pages.bpf.h"
 #include "stack.bpf.h"
 #include "syscalls_x86.h"
+#include "threads.bpf.h"
 #include "vm_math.h"
-
-/* The arguments of the memory syscall each target thread is inside, from entry to exit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct fl_vm_task);
-} vm_task SEC(".maps");
 
 /*
  * Notes a call of the current thread, a target's, and walks its stack for what follows.
@@ -38,8 +32,7 @@ static __always_inline void fl_vm_enter(void *ctx, __u32 call, __u32 class, __u6
 
 	if (!call || !fl_target(key.tgid))
 		return;
-	v = bpf_task_storage_get(&vm_task, bpf_get_current_task_btf(), NULL,
-				 BPF_LOCAL_STORAGE_GET_F_CREATE);
+	v = fl_thread_get(&vm_task, fl_current_task(), true);
 	if (!v) {
 		fl_drop(FL_DROP_VM_STATE);
 		return;
@@ -66,7 +59,7 @@ static __always_inline void fl_vm_exit(void *ctx, long ret)
 	struct fl_vm_bytes b;
 	struct fl_counts *c;
 
-	v = bpf_task_storage_get(&vm_task, bpf_get_current_task_btf(), NULL, 0);
+	v = fl_thread_get(&vm_task, fl_current_task(), false);
 	if (!v || !v->call)
 		return;
 	key.call = v->call;
@@ -127,7 +120,7 @@ int fl_sys_enter(__u64 *ctx)
 		fl_vm_enter(ctx, FL_VM_MREMAP, 0, a0, a1, a2, 0);
 		break;
 	case NR_BRK:
-		old = BPF_CORE_READ(bpf_get_current_task_btf(), mm, brk);
+		old = BPF_CORE_READ(fl_current_task(), mm, brk);
 		fl_vm_enter(ctx, fl_brk_call(a0, old), FL_MAP_HEAP, 0, 0, a0, old);
 		break;
 	case NR_MADVISE:

@@ -68,7 +68,7 @@ check_file() {
 				bad "$f:$lineno" "$stage/ must not include $inc (it may use: ${may[$stage]:-nothing but itself})"
 			fi
 			;;
-		\"faultline.skel.h\" | \"exitmaps.skel.h\")
+		\"faultline.skel.h\" | \"exitmaps.skel.h\" | \"legacy.skel.h\")
 			[ "$stage" = probes ] ||
 				bad "$f:$lineno" "the BPF skeleton belongs to probes/ alone"
 			;;

@@ -4,16 +4,18 @@
 # scripts/vm-run.sh boots (FAULTLINE_VM_RUN may name another runner with its arguments, --kernel
 # among them, and output). tests/portability.sh OUT runs the matrix one VM after another: 6.1
 # (Debian 12) every check below; 6.12 (Debian 13) the focused ones (marked *); 5.10 (Debian 11)
-# that faultline refuses it in one line naming what it lacks, exits 1 and leaves no probe
-# behind. A kernel other than 6.1 that cannot be fetched (no network) is skipped with a line
-# saying why. tests/portability.sh OUT KERNEL runs one of them.
+# the legacy programs (bpf/legacy.bpf.h; marked L): they run, the JSON says so, stacks by frame
+# pointers reach touch_a's caller, and --alloc (no attach cookies) and --by mapping (no
+# bpf_find_vma) exit 1 in one line naming the feature. A kernel other than 6.1 that cannot be
+# fetched (no network) is skipped with a line saying why. tests/portability.sh OUT KERNEL runs
+# one of them.
 # The expectations follow the kernel's counters as faultline reports them (the JSON's
 # kernel.rss_counters), not its version: batched per thread (before 6.2), faultline must say
-# so and rank by faults, which must be exact; exact, the bytes per stack must be. (*) touch_a/b/c
+# so and rank by faults, which must be exact; exact, the bytes per stack must be. (*L) touch_a/b/c
 # touch 4/8/12 MiB, that is 1024/2048/3072 faults of 4 KiB pages, the launched workload's
 # attributed anonymous growth is what /proc says changed (2%), and no uprobe is left once
 # faultline is gone. Each option with programs of its own must load and work there too (*:
-# --alloc, --vm, the unwinder):
+# --alloc, --vm, the unwinder; L: --vm, -f):
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
 #    leak_path and direct_caller allocate 100000 and 777 bytes, nested_path 12000 in four
 #    calls glibc passes on to another allocator function; --sample-bytes 4096 at 100 times the
@@ -87,31 +89,10 @@ left() { # no uprobe and no pinned map left once faultline is gone
 }
 leftover="echo @@LEFT; cat /sys/kernel/tracing/uprobe_events; ls /sys/fs/bpf; echo @@END"
 
-# A kernel without what faultline needs: refused before anything is loaded, in one line, the
-# launched command never started.
-if [ "$kernel" = 5.10 ]; then
-	"$vm" --kernel 5.10 -m 512 -t 200 -f "$fl" -f "$wl/threads" -- sh -c "
-	$fl -q -- $wl/threads --now --exit 1 1 1 >/tmp/o 2>&1; echo \"@@RC \$?\"; cat /tmp/o
-	$fl -q --alloc -f -- $wl/threads --now --exit 1 1 1 >/tmp/o 2>&1; echo \"@@ALLOC_RC \$?\"
-	cat /tmp/o; $leftover" >"$log" 2>&1
-	echo "portability: on $(sed -n 's/^@@KERNEL //p' "$log" | head -1)"
-	grep -q '^@@RC 1$' "$log"; check "faultline exits 1 on a kernel it cannot run on" $?
-	line=$(sed -n '/^@@RC/,/^@@ALLOC_RC/p' "$log" | sed '1d;$d')
-	[ "$(printf '%s\n' "$line" | wc -l)" = 1 ] &&
-		grep -q '^faultline: this kernel (5\.10[^)]*) lacks BPF task storage (Linux 5\.11), .*bpf_loop (5\.17).*: faultline needs Linux 6\.1 or later' <<<"$line"
-	check "one line says what it lacks: $line" $?
-	grep -q '^@@ALLOC_RC 1$' "$log" && grep -q 'bpf_get_attach_cookie' "$log"
-	check "--alloc: the attach cookies are named too" $?
-	left
-	[ $fail = 0 ] || { echo "--- VM output:"; tail -20 "$log"; }
-	echo "portability: $pass passed, $fail failed"
-	[ $fail = 0 ]
-	exit
-fi
-
-# 6.1 runs every check; later kernels the focused ones.
+# 6.1 runs every check; later kernels the focused ones; 5.10 its own (the legacy programs).
 runs="FAULTS ALLOC VM NOFP"
 [ "$kernel" = 6.1 ] && runs="$runs SAMPLED CHURN WINDOWS RETAIN MAP FORK NEW STORM CGROUP"
+[ "$kernel" = 5.10 ] && runs="FAULTS VM FORK LEGACY"
 want() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 cmd="
@@ -122,8 +103,13 @@ cmd="
 	run FAULTS --json /tmp/j --svg /tmp/s --pprof /tmp/p -- $wl/threads --now --exit 4 8 12
 	echo \"@@OUTPUTS\"; head -c 200 /tmp/j; echo; grep -c touch_a /tmp/s;
 	od -An -tx1 -N2 /tmp/p; grep -o '\"rss_counters\":\"[a-z]*\"' /tmp/j
-	grep -o '\"\(attributed\":{\"growth\|kernel_change\)\":{\"anon\":[0-9]*' /tmp/j; echo @@END
+	grep -o '\"\(attributed\":{\"growth\|kernel_change\)\":{\"anon\":[0-9]*' /tmp/j
+	grep -o '\"programs\":\"[a-z]*\"' /tmp/j; echo @@END"
+want ALLOC && cmd="$cmd
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit"
+want LEGACY && cmd="$cmd
+	for o in --alloc '--by mapping'; do $fl -q \$o -- $wl/threads --now --exit 1 1 1 >/tmp/o 2>&1
+		echo \"@@REFUSED \$? \$o\"; cat /tmp/o; echo @@END; done"
 want SAMPLED && cmd="$cmd
 	run SAMPLED --alloc --sample-bytes 4096 --metric alloc-bytes -- $wl/allocs --now --exit - 100
 	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
@@ -136,8 +122,10 @@ want SAMPLED && cmd="$cmd
 cmd="$cmd
 	run VM --vm --metric reserved -- $wl/vmcalls --now --exit /tmp"
 want MAP && cmd="$cmd
-	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit
-	run FORK -f -- $wl/forker --now --exit 4 2 0
+	run MAP --by stack,mapping --metric faults -- $wl/mappings --now --exit"
+want FORK && cmd="$cmd
+	run FORK -f -- $wl/forker --now --exit 4 2 0"
+want NEW && cmd="$cmd
 	run NEW -f --metric new -- $wl/sharedkids --now --exit 4 16 2
 	run STORM -f --json /tmp/st -- $wl/storm --now --exit 100 256 5 $wl/stormchild
 	echo \"@@STORM_JSON\"; grep -o '\"growth_bytes\":{[^}]*}' /tmp/st; echo @@END
@@ -154,13 +142,15 @@ want MAP && cmd="$cmd
 	kill -USR2 \$m; wait \$m
 	kill -INT \$f; wait \$f; echo \"@@CGROUP_RC \$?\"; echo @@CGROUP; cat /tmp/CGROUP; echo @@END
 	cat /tmp/cg.err"
-cmd="$cmd
+want NOFP && cmd="$cmd
 	$wl/nofp >/tmp/nofp.out & wl=\$!
 	wait_for ready /tmp/nofp.out
 	$fl -q -v -p \$wl --metric faults --folded /tmp/NOFP 2>/tmp/nofp.err & f=\$!
 	wait_for 'unwind tables of pid' /tmp/nofp.err; kill -USR1 \$wl; wait_for done /tmp/nofp.out
 	kill -INT \$f; wait \$f; echo \"@@NOFP_RC \$?\"; kill -USR2 \$wl
-	echo @@NOFP; cat /tmp/NOFP /tmp/nofp.err; echo @@END; sleep 0.2; $leftover"
+	echo @@NOFP; cat /tmp/NOFP /tmp/nofp.err; echo @@END; sleep 0.2"
+cmd="$cmd
+	$leftover"
 "$vm" --kernel "$kernel" -m 1024 -t 400 -f "$fl" -f "$wl/threads" -f "$wl/allocs" \
 	-f "$wl/vmcalls" -f "$wl/mappings" -f "$wl/forker" -f "$wl/nofp" -f "$wl/allocbench" \
 	-f "$wl/sharedkids" -f "$wl/retention" -f "$wl/joincg" -f "$wl/storm" -f "$wl/stormchild" \
@@ -198,6 +188,23 @@ attr=$(sed -n 's/^"attributed":{"growth":{"anon":\([0-9]*\)$/\1/p' <<<"$outputs"
 kchg=$(sed -n 's/^"kernel_change":{"anon":\([0-9]*\)$/\1/p' <<<"$outputs" | head -1)
 [ "${kchg:-0}" -gt 25000000 ] && within "${attr:-0}" "$kchg"
 check "threads: ${attr:-no} B of anonymous growth attributed, /proc says ${kchg:-nothing} (2%)" $?
+# frame pointers, which the threads workload keeps, reach each toucher's caller on every kernel
+got=$(sum FAULTS ";toucher_main;touch_a ") all=$(sum FAULTS ";touch_a ")
+[ "$all" -gt 0 ] && [ "$got" = "$all" ]
+check "touch_a: $got of its $all faults on stacks through toucher_main" $?
+programs=$(sed -n 's/^"programs":"\([a-z]*\)"$/\1/p' <<<"$outputs")
+if want LEGACY; then expect=legacy; else expect=full; fi
+[ "$programs" = $expect ]; check "the JSON says the $expect programs ran: ${programs:-nothing}" $?
+if want LEGACY; then
+	grep -q 'faultline runs its legacy programs: stacks are walked by frame pointers alone' "$log"
+	check "it says it runs the legacy programs, and what that costs" $?
+	for e in "--alloc:bpf_get_attach_cookie (Linux 5.15)" "--by mapping:bpf_find_vma (Linux 5.17)"; do
+		line=$(sed -n "/^@@REFUSED . ${e%%:*}\$/,/^@@/p" "$log" | sed '1d;/^@@/d')
+		grep -q "^@@REFUSED 1 ${e%%:*}\$" "$log" && [ "$(printf '%s\n' "$line" | wc -l)" = 1 ] &&
+			grep -q "lacks ${e#*:}: faultline needs" <<<"$line"
+		check "${e%%:*} exits 1 in one line that names ${e#*:}: $line" $?
+	done
+fi
 grep -q '"schema":"faultline/1"' <<<"$outputs"; check "--json writes a faultline/1 document" $?
 grep -qx '[1-9][0-9]*' <<<"$outputs"; check "--svg draws touch_a" $?
 grep -q '1f 8b' <<<"$outputs"; check "--pprof writes a gzip file" $?
@@ -252,10 +259,12 @@ got=$(sum VM ";main;")
 if want MAP; then
 	ran MAP "--by mapping"
 	for e in "heap_grow;[heap]" "stack_grow;[stack]" "thread_stack_grow;[thread stack]"; do
-		got=$(sum MAP ";${e%;*};") want=$(sum MAP ";$e")
-		[ "$got" -gt 0 ] && [ "$got" = "$want" ]
-		check "--by mapping: $want of ${e%;*}'s $got faults in ${e#*;}" $?
+		got=$(sum MAP ";${e%;*};") in=$(sum MAP ";$e")
+		[ "$got" -gt 0 ] && [ "$got" = "$in" ]
+		check "--by mapping: $in of ${e%;*}'s $got faults in ${e#*;}" $?
 	done
+fi
+if want FORK; then
 	ran FORK -f
 	grep -q 'processes by [a-z]*: 2,' "$log"; check "-f: the report lists both processes" $?
 	for fn in child_grow:1024 parent_grow:512; do
@@ -265,16 +274,18 @@ if want MAP; then
 			sed -n '/^@@FORK$/,/^@@/p' "$log" | awk '{print $NF, $0}' | sort -rn | head -12
 		within "$got" "$exp"; check "-f ${fn%:*}: $got $what, expected $exp (2%)" $?
 	done
+fi
+if want NEW; then
 	ran NEW "-f --metric new"
 	got=$(sum NEW ";kid_own ")
 	within "$got" 8388608; check "--metric new kid_own: $got bytes, expected 4 x 2 MiB (2%)" $?
 	got=$(sum NEW ";kid_share ")
 	[ "$got" -le 262144 ]; check "--metric new kid_share: $got bytes of pages already resident (<= 256 KiB)" $?
 fi
-ran NOFP "-p (the unwinder)"
 # The sum of section @1's lines that match the regular expression @2.
 sumre() { sed -n "/^@@$1\$/,/^@@/p" "$log" | awk -v re="$2" '$0 ~ re {s += $NF} END {print s + 0}'; }
-for e in "heap_leaf:^nofp;_start;[^;]*;[^;]*;main;heap_path;heap_leaf;" \
+want NOFP && ran NOFP "-p (the unwinder)"
+want NOFP && for e in "heap_leaf:^nofp;_start;[^;]*;[^;]*;main;heap_path;heap_leaf;" \
 	"thread_leaf:^nofp;[^;]*;[^;]*;thread_main;thread_leaf;" \
 	"realign_leaf:^nofp;_start;[^;]*;[^;]*;main;realign_path;realign_call;realign_leaf;"; do
 	fn=${e%%:*} all=$(sum NOFP ";${e%%:*};") whole=$(sumre NOFP "${e#*:}")

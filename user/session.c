@@ -134,6 +134,7 @@ static void fill_report(struct session *s, struct fl_report *r, bool final)
 	r->note = s->note;
 	r->kernel_release = tracer__plan(s->tracer)->release;
 	r->rss_batched = tracer__rss_batched(s->tracer);
+	r->kernel_legacy = tracer__plan(s->tracer)->legacy;
 	r->nkernel_missing =
 		features__missing_ids(tracer__plan(s->tracer), r->kernel_missing,
 				      sizeof(r->kernel_missing) / sizeof(r->kernel_missing[0]));

@@ -173,6 +173,7 @@ static void header(struct json *j, const struct fl_report *r, const struct jsonr
 		json__object_begin(j, "kernel");
 		json__str(j, "release", r->kernel_release);
 		json__str(j, "rss_counters", r->rss_batched ? "batched" : "exact");
+		json__str(j, "programs", r->kernel_legacy ? "legacy" : "full");
 		json__array_begin(j, "missing");
 		for (size_t i = 0; i < r->nkernel_missing; i++)
 			json__str(j, NULL, r->kernel_missing[i]);

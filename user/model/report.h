@@ -149,10 +149,11 @@ struct fl_report {
 	const struct fl_thread_summary *threads; /* sorted by the metric, heaviest first */
 	size_t nthreads;
 	uint64_t drops[FL_DROP__COUNT];
-	/* the kernel: its release, whether it batches RSS counters (before 6.2), and the ids of
-	 * what it lacks of what faultline uses (probes/features.h); release NULL: unknown */
+	/* the kernel: its release, whether it batches RSS counters (before 6.2), which programs
+	 * ran, and the ids of what it lacks of what faultline uses (probes/features.h); release NULL: unknown */
 	const char *kernel_release;
 	bool rss_batched;
+	bool kernel_legacy; /* the legacy programs ran (bpf/legacy.bpf.h) */
 	const char *kernel_missing[8];
 	size_t nkernel_missing;
 

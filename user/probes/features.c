@@ -16,13 +16,24 @@
 #define FL_TESTED_SINCE "6.1"
 
 static const struct kfeature_info info[KF__COUNT] = {
-	[KF_TASK_STORAGE] = { .id = "task_storage", .name = "BPF task storage", .since = "5.11" },
+	[KF_TASK_STORAGE] = { .id = "task_storage",
+			      .name = "BPF task storage",
+			      .since = "5.11",
+			      .legacy = true },
 	[KF_CURRENT_TASK_BTF] = { .id = "get_current_task_btf",
 				  .name = "bpf_get_current_task_btf",
-				  .since = "5.11" },
-	[KF_TASK_PT_REGS] = { .id = "task_pt_regs", .name = "bpf_task_pt_regs", .since = "5.15" },
-	[KF_LOOP] = { .id = "loop", .name = "bpf_loop", .since = "5.17" },
-	[KF_FIND_VMA] = { .id = "find_vma", .name = "bpf_find_vma", .since = "5.17" },
+				  .since = "5.11",
+				  .legacy = true },
+	[KF_TASK_PT_REGS] = { .id = "task_pt_regs",
+			      .name = "bpf_task_pt_regs",
+			      .since = "5.15",
+			      .legacy = true },
+	[KF_LOOP] = { .id = "loop", .name = "bpf_loop", .since = "5.17", .legacy = true },
+	[KF_FIND_VMA] = { .id = "find_vma",
+			  .name = "bpf_find_vma",
+			  .since = "5.17",
+			  .legacy = true,
+			  .needed_by = KF_USE_MAPPING },
 	[KF_RINGBUF] = { .id = "ringbuf", .name = "BPF ring buffers", .since = "5.8" },
 	[KF_ATTACH_COOKIE] = { .id = "attach_cookie",
 			       .name = "bpf_get_attach_cookie",
@@ -95,14 +106,26 @@ void features__plan(struct kplan *p, uint32_t have, uint32_t uses)
 {
 	p->have = have;
 	p->missing_required = p->missing_optional = 0;
+	p->legacy = false;
 	for (int f = 0; f < KF__COUNT; f++) {
 		if (have & KF_BIT(f) || (info[f].uses && !(info[f].uses & uses)))
 			continue;
-		if (info[f].without)
+		if (info[f].without || (info[f].legacy && !(info[f].needed_by & uses)))
 			p->missing_optional |= KF_BIT(f);
 		else
 			p->missing_required |= KF_BIT(f);
+		p->legacy |= info[f].legacy;
 	}
+}
+
+/* The features the legacy programs do without. */
+static uint32_t legacy_set(void)
+{
+	uint32_t set = 0;
+
+	for (int f = 0; f < KF__COUNT; f++)
+		set |= info[f].legacy ? KF_BIT(f) : 0;
+	return set;
 }
 
 /* snprintf() at @at of @buf, past its end too (then only counting). Returns the new end. */
@@ -152,6 +175,7 @@ int features__describe(const struct kplan *p, char *buf, size_t size)
 	uint32_t missing = p->missing_required | p->missing_optional;
 	int at = snprintf(buf, size, "kernel %s: %s", p->release[0] ? p->release : "?",
 			  p->missing_required ? "cannot run" :
+			  p->legacy	      ? "legacy programs (" FL_LEGACY_WHAT "), it lacks " :
 			  p->missing_optional ? "degraded, it lacks " :
 						"every feature faultline uses is there");
 
@@ -183,7 +207,8 @@ uint32_t features__uses(const struct tracer_opts *o)
 {
 	bool regions = o->alloc && !o->alloc_churn && !o->sample_bytes; /* as tracer__load() */
 
-	return (o->alloc ? KF_USE_ALLOC : 0) | (o->alloc && o->sample_bytes ? KF_USE_SAMPLED : 0) |
+	return (o->alloc ? KF_USE_ALLOC : 0) | (o->map_classes ? KF_USE_MAPPING : 0) |
+	       (o->alloc && o->sample_bytes ? KF_USE_SAMPLED : 0) |
 	       (o->follow_children || o->scope ? KF_USE_FORK : 0) |
 	       (o->scope == FL_SCOPE_CGROUPS ? KF_USE_CGROUP : 0) |
 	       (o->new_pages ? KF_USE_NEW : 0) | (o->vm || regions ? KF_USE_SYSCALLS : 0);
@@ -334,8 +359,16 @@ int features__check(struct kplan *p, uint32_t uses)
 		fprintf(stderr, "faultline: %s\n", line);
 		return -EOPNOTSUPP;
 	}
+	if (p->legacy) {
+		line[0] = '\0';
+		list(p->missing_optional & legacy_set(), line, sizeof(line), 0);
+		fprintf(stderr,
+			"faultline: note: this kernel lacks %s: faultline runs its legacy "
+			"programs: " FL_LEGACY_WHAT "\n",
+			line);
+	}
 	for (int f = 0; f < KF__COUNT; f++)
-		if (p->missing_optional & KF_BIT(f))
+		if (p->missing_optional & KF_BIT(f) && info[f].without)
 			fprintf(stderr, "faultline: note: this kernel lacks %s (Linux %s): %s\n",
 				info[f].name, info[f].since, info[f].without);
 	return 0;

@@ -48,7 +48,14 @@ enum kf_use {
 	KF_USE_NEW = 1 << 3,	  /* --metric new: page allocations */
 	KF_USE_SYSCALLS = 1 << 4, /* --vm, and --alloc's regions: the syscall tracepoints */
 	KF_USE_SAMPLED = 1 << 5,  /* --alloc --sample-bytes: an allocator call's entry weighs */
+	KF_USE_MAPPING = 1 << 6,  /* --by mapping: each fault's mapping looked up */
 };
+
+/* What a session on the legacy programs (bpf/legacy.bpf.h) does without. */
+#define FL_LEGACY_WHAT                                                                         \
+	"stacks are walked by frame pointers alone (code built without them cuts them short, " \
+	"and none is whole), --by mapping is not available and per-thread state is kept for "  \
+	"16384 threads at most"
 
 struct kfeature_info {
 	const char *id;	     /* for -v and the JSON: "task_storage" */
@@ -56,6 +63,8 @@ struct kfeature_info {
 	const char *since;   /* the upstream release that brought it: "5.11" */
 	uint32_t uses;	     /* enum kf_use: needed only by these; 0: by every session */
 	const char *without; /* optional: what a session without it lacks; NULL: required */
+	bool legacy;	     /* the legacy programs do without it (FL_LEGACY_WHAT) ... */
+	uint32_t needed_by;  /* ... but not for these uses (enum kf_use) */
 };
 
 /* The plan: what was found, and of what the session needs, what is missing. */
@@ -63,6 +72,7 @@ struct kplan {
 	uint32_t have;		   /* KF_BIT()s found */
 	uint32_t missing_required; /* needed, not found: the session cannot run */
 	uint32_t missing_optional; /* not found: the session runs without */
+	bool legacy;		   /* it runs the legacy programs (bpf/legacy.bpf.h) */
 	char release[65];	   /* uname -r */
 };
 

@@ -10,10 +10,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include "probes/tracer_state.h"
+/* after the shared header: its globals' types are there */
+#include "legacy.skel.h"
 
 /* The memory syscall programs (--vm) load only when asked for: every syscall of the machine
  * runs them once attached. */
@@ -21,6 +24,19 @@ static void set_vm_autoload(struct faultline *skel, bool on)
 {
 	bpf_program__set_autoload(skel->progs.fl_sys_enter, on);
 	bpf_program__set_autoload(skel->progs.fl_sys_exit, on);
+}
+
+/* The legacy programs' per-thread maps are preallocated (bpf/threads.bpf.h): those of what
+ * the session does not do hold one entry. */
+static void size_legacy_maps(struct faultline *skel, const struct tracer_opts *o)
+{
+	bpf_map__set_max_entries(skel->maps.map_cache, 1);
+	if (!o->alloc) {
+		bpf_map__set_max_entries(skel->maps.alloc_task, 1);
+		bpf_map__set_max_entries(skel->maps.churn_task, 1);
+	}
+	if (!o->vm)
+		bpf_map__set_max_entries(skel->maps.vm_task, 1);
 }
 
 /* True, having said what to do, when @err is the open-files limit being too low for @what. */
@@ -80,6 +96,31 @@ static void explain_btf(void)
 			"(CONFIG_DEBUG_INFO_BTF=y); check that nothing replaced that file\n");
 }
 
+/* The main skeleton over the legacy object (bpf/legacy.bpf.h) when @legacy: that one declares
+ * the same maps, programs and globals (the build checks it: scripts/skel-same.sh). */
+static struct faultline *open_skeleton(bool legacy, const struct bpf_object_open_opts *opts)
+{
+	struct faultline *obj;
+	int err;
+
+	if (!legacy)
+		return faultline__open_opts(opts);
+	obj = calloc(1, sizeof(*obj));
+	if (!obj)
+		return NULL;
+	err = faultline__create_skeleton(obj);
+	if (!err) {
+		obj->skeleton->data = faultline_legacy__elf_bytes(&obj->skeleton->data_sz);
+		err = bpf_object__open_skeleton(obj->skeleton, opts);
+	}
+	if (err) {
+		faultline__destroy(obj);
+		errno = -err;
+		return NULL;
+	}
+	return obj;
+}
+
 /* Opens the object, its CO-RE relocations against the kernel types in @btf_path (NULL: the
  * kernel's own), and sets it up for @o. Returns 0 or -errno (reported). */
 static int open_object(struct tracer *t, const struct tracer_opts *o, const char *btf_path)
@@ -89,7 +130,7 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 	bool exact;
 	int err;
 
-	t->skel = faultline__open_opts(&opts);
+	t->skel = open_skeleton(t->plan.legacy, &opts);
 	if (!t->skel) {
 		err = -errno;
 		fprintf(stderr, "faultline: opening the BPF object failed: %s\n", strerror(-err));
@@ -125,6 +166,8 @@ static int open_object(struct tracer *t, const struct tracer_opts *o, const char
 									  FL_TRACE_UPROBE_MULTI));
 	}
 	set_vm_autoload(t->skel, o->vm);
+	if (t->plan.legacy)
+		size_legacy_maps(t->skel, o);
 	/* a region's owner is known only when every allocator call's entry is seen */
 	t->regions = exact && !o->sample_bytes;
 	bpf_program__set_autoload(t->skel->progs.fl_region_exit, t->regions);
@@ -201,7 +244,9 @@ static int load_object(struct tracer *t, const struct tracer_opts *o)
 	const void *obj = faultline__elf_bytes(&len);
 	int err, tmpl_fd;
 
-	btf_cache__find(&t->types, obj, len);
+	/* the legacy object is for older kernels, whose smaller BTF is read in a few ms */
+	if (!t->plan.legacy)
+		btf_cache__find(&t->types, obj, len);
 	for (;;) {
 		const char *btf_path = t->types.have ? t->types.path : NULL;
 		LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
 /*
  * The plan faultline makes of what a kernel has, and what it says: the sets of features that
- * Debian 11's 5.10, Ubuntu 22.04's 5.15 and Debian 12's 6.1 were measured to have.
+ * Debian 11's 5.10, Ubuntu 22.04's 5.15 and Debian 12's 6.1 were measured to have. Those the
+ * legacy programs do without make a plan that runs them, not a refusal.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -37,22 +38,54 @@ Test(features, a_kernel_with_everything_has_a_full_plan)
 	cr_expect_str_eq(line, "kernel 6.18.0: every feature faultline uses is there");
 }
 
-Test(features, linux_5_10_is_refused_naming_what_it_lacks)
+Test(features, linux_5_10_runs_the_legacy_programs)
 {
+	const uint32_t legacy = KF_BIT(KF_TASK_STORAGE) | KF_BIT(KF_CURRENT_TASK_BTF) |
+				KF_BIT(KF_TASK_PT_REGS) | KF_BIT(KF_LOOP) | KF_BIT(KF_FIND_VMA);
 	struct kplan p;
 	char line[512];
 
 	plan(&p, K510, 0, "5.10.0-32-cloud-amd64");
 	/* the attach cookies only matter to --alloc, exit_mmap to nobody */
-	cr_expect_eq(p.missing_required, KF_BIT(KF_TASK_STORAGE) | KF_BIT(KF_CURRENT_TASK_BTF) |
-						 KF_BIT(KF_TASK_PT_REGS) | KF_BIT(KF_LOOP) |
-						 KF_BIT(KF_FIND_VMA));
-	cr_expect_eq(p.missing_optional, KF_BIT(KF_EXIT_MMAP));
+	cr_expect_eq(p.missing_required, 0);
+	cr_expect_eq(p.missing_optional, legacy | KF_BIT(KF_EXIT_MMAP));
+	cr_expect(p.legacy);
+	features__describe(&p, line, sizeof(line));
+	cr_expect(strstr(line,
+			 "kernel 5.10.0-32-cloud-amd64: legacy programs (stacks are walked by "
+			 "frame pointers alone") == line,
+		  "%s", line);
+	cr_expect(strstr(line,
+			 "), it lacks BPF task storage (Linux 5.11), "
+			 "bpf_get_current_task_btf (5.11), bpf_task_pt_regs (5.15), bpf_loop "
+			 "(5.17), bpf_find_vma (5.17) and the mmap:exit_mmap tracepoint (6.1)"),
+		  "%s", line);
+}
+
+Test(features, a_kernel_with_all_of_it_runs_the_full_programs)
+{
+	struct kplan p;
+
+	plan(&p, ALL & ~KF_BIT(KF_EXIT_MMAP), KF_USE_ALLOC | KF_USE_FORK, "6.0");
+	cr_expect_not(p.legacy);
+	plan(&p, ALL & ~KF_BIT(KF_LOOP), 0, "5.16");
+	cr_expect(p.legacy);
+	cr_expect_eq(p.missing_required, 0);
+}
+
+Test(features, by_mapping_needs_bpf_find_vma_even_on_the_legacy_programs)
+{
+	struct kplan p;
+	char line[512];
+
+	plan(&p, K515, KF_USE_MAPPING, "5.15.0-25-generic");
+	cr_expect_eq(p.missing_required, KF_BIT(KF_FIND_VMA));
 	features__refusal(&p, line, sizeof(line));
-	cr_expect_str_eq(line, "this kernel (5.10.0-32-cloud-amd64) lacks BPF task storage "
-			       "(Linux 5.11), bpf_get_current_task_btf (5.11), bpf_task_pt_regs "
-			       "(5.15), bpf_loop (5.17) and bpf_find_vma (5.17): faultline needs "
-			       "Linux 6.1 or later, or a kernel with these backported");
+	cr_expect_str_eq(line, "this kernel (5.15.0-25-generic) lacks bpf_find_vma (Linux 5.17): "
+			       "faultline needs Linux 6.1 or later, or a kernel with it "
+			       "backported");
+	plan(&p, K515, 0, "5.15.0-25-generic");
+	cr_expect_eq(p.missing_required, 0);
 }
 
 Test(features, alloc_needs_the_attach_cookies)
@@ -65,18 +98,6 @@ Test(features, alloc_needs_the_attach_cookies)
 	cr_expect_eq(p.missing_required, 0);
 	plan(&p, ALL & ~KF_BIT(KF_ATTACH_COOKIE), KF_USE_ALLOC, "x");
 	cr_expect_eq(p.missing_required, KF_BIT(KF_ATTACH_COOKIE));
-}
-
-Test(features, one_missing_feature_is_named_alone)
-{
-	struct kplan p;
-	char line[512];
-
-	plan(&p, K515 | KF_BIT(KF_FIND_VMA), 0, "5.15.0-25-generic");
-	features__refusal(&p, line, sizeof(line));
-	cr_expect_str_eq(line, "this kernel (5.15.0-25-generic) lacks bpf_loop (Linux 5.17): "
-			       "faultline needs Linux 6.1 or later, or a kernel with it "
-			       "backported");
 }
 
 Test(features, a_mode_s_tracepoints_count_only_when_it_is_used)
@@ -134,8 +155,8 @@ Test(features, the_missing_ids_list_required_first_and_fit_the_room)
 
 	plan(&p, K510, KF_USE_ALLOC, "5.10");
 	cr_expect_eq(features__missing_ids(&p, ids, 8), 7);
-	cr_expect_str_eq(ids[0], "task_storage");
-	cr_expect_str_eq(ids[5], "attach_cookie");
+	cr_expect_str_eq(ids[0], "attach_cookie");
+	cr_expect_str_eq(ids[1], "task_storage");
 	cr_expect_str_eq(ids[6], "exit_mmap");
 	cr_expect_eq(features__missing_ids(&p, ids, 2), 2);
 }
@@ -181,6 +202,8 @@ Test(features, what_a_session_uses_follows_its_options)
 	cr_expect_eq(features__uses(&o), KF_USE_FORK | KF_USE_CGROUP | KF_USE_NEW);
 	o = (struct tracer_opts){ .vm = true, .follow_children = true };
 	cr_expect_eq(features__uses(&o), KF_USE_SYSCALLS | KF_USE_FORK);
+	o = (struct tracer_opts){ .map_classes = true };
+	cr_expect_eq(features__uses(&o), KF_USE_MAPPING);
 }
 
 Test(features, page_shift_is_the_systems)
