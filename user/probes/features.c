@@ -12,9 +12,6 @@
 #include <unistd.h>
 #include "probes/attach.h"
 
-/* The oldest kernel faultline is tested on (tests/portability.sh): what a refusal points to. */
-#define FL_TESTED_SINCE "6.1"
-
 static const struct kfeature_info info[KF__COUNT] = {
 	[KF_TASK_STORAGE] = { .id = "task_storage",
 			      .name = "BPF task storage",
@@ -38,7 +35,8 @@ static const struct kfeature_info info[KF__COUNT] = {
 	[KF_ATTACH_COOKIE] = { .id = "attach_cookie",
 			       .name = "bpf_get_attach_cookie",
 			       .since = "5.15",
-			       .uses = KF_USE_ALLOC },
+			       .uses = KF_USE_ALLOC,
+			       .legacy = true },
 	[KF_RSS_STAT] = { .id = "rss_stat", .name = "the kmem:rss_stat tracepoint", .since = "5.5" },
 	[KF_PAGE_FAULT_USER] = { .id = "page_fault_user",
 				 .name = "the exceptions:page_fault_user tracepoint",
@@ -159,15 +157,28 @@ static int list(uint32_t set, char *buf, size_t size, int at)
 	return at;
 }
 
+/* "5.17" as 517, to compare releases. */
+static int release_number(const char *since)
+{
+	int major = 0, minor = 0;
+
+	sscanf(since, "%d.%d", &major, &minor);
+	return major * 100 + minor;
+}
+
 int features__refusal(const struct kplan *p, char *buf, size_t size)
 {
 	int at = snprintf(buf, size, "this kernel (%s) lacks ", p->release[0] ? p->release : "?");
+	const char *newest = "?";
 
+	for (int f = 0; f < KF__COUNT; f++)
+		if (p->missing_required & KF_BIT(f) &&
+		    (newest[0] == '?' || release_number(info[f].since) > release_number(newest)))
+			newest = info[f].since;
 	at = list(p->missing_required, buf, size, at);
 	return append(buf, size, at,
-		      ": faultline needs Linux " FL_TESTED_SINCE
-		      " or later, or a kernel with %s backported",
-		      __builtin_popcount(p->missing_required) > 1 ? "these" : "it");
+		      ": this session needs Linux %s or later, or a kernel with %s backported",
+		      newest, __builtin_popcount(p->missing_required) > 1 ? "these" : "it");
 }
 
 int features__describe(const struct kplan *p, char *buf, size_t size)

@@ -14,6 +14,7 @@
 #include "probes/btfcache.h"
 #include "probes/exitprobe.h"
 #include "probes/features.h"
+#include "probes/probesites.h"
 #include "probes/sideload.h"
 
 /* after faultline.h (by way of attach.h): the skeleton names its types */
@@ -61,6 +62,7 @@ struct tracer {
 	size_t nwin, win_cap;
 	pthread_t closer; /* the last window's detaching, joined before the next */
 	bool closing;
+	struct probe_sites sites; /* the legacy programs' probe cookies (probesites.h) */
 };
 
 /* enum bpf_attach_type and flags of Linux 6.6 (commit 89ae89f53d20, "bpf: Add multi uprobe

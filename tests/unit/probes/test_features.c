@@ -82,22 +82,27 @@ Test(features, by_mapping_needs_bpf_find_vma_even_on_the_legacy_programs)
 	cr_expect_eq(p.missing_required, KF_BIT(KF_FIND_VMA));
 	features__refusal(&p, line, sizeof(line));
 	cr_expect_str_eq(line, "this kernel (5.15.0-25-generic) lacks bpf_find_vma (Linux 5.17): "
-			       "faultline needs Linux 6.1 or later, or a kernel with it "
+			       "this session needs Linux 5.17 or later, or a kernel with it "
 			       "backported");
 	plan(&p, K515, 0, "5.15.0-25-generic");
 	cr_expect_eq(p.missing_required, 0);
 }
 
-Test(features, alloc_needs_the_attach_cookies)
+Test(features, alloc_without_attach_cookies_runs_the_legacy_programs)
 {
 	struct kplan p;
 
 	plan(&p, K515 | KF_BIT(KF_LOOP) | KF_BIT(KF_FIND_VMA), KF_USE_ALLOC, "x");
 	cr_expect_eq(p.missing_required, 0);
+	cr_expect_not(p.legacy);
+	/* only --alloc reads the cookies */
 	plan(&p, ALL & ~KF_BIT(KF_ATTACH_COOKIE), 0, "x");
-	cr_expect_eq(p.missing_required, 0);
+	cr_expect_eq(p.missing_required | p.missing_optional, 0);
+	cr_expect_not(p.legacy);
 	plan(&p, ALL & ~KF_BIT(KF_ATTACH_COOKIE), KF_USE_ALLOC, "x");
-	cr_expect_eq(p.missing_required, KF_BIT(KF_ATTACH_COOKIE));
+	cr_expect_eq(p.missing_required, 0);
+	cr_expect_eq(p.missing_optional, KF_BIT(KF_ATTACH_COOKIE));
+	cr_expect(p.legacy);
 }
 
 Test(features, a_mode_s_tracepoints_count_only_when_it_is_used)
@@ -153,10 +158,12 @@ Test(features, the_missing_ids_list_required_first_and_fit_the_room)
 	struct kplan p;
 	const char *ids[8];
 
-	plan(&p, K510, KF_USE_ALLOC, "5.10");
+	/* --by mapping needs bpf_find_vma on any programs */
+	plan(&p, K510, KF_USE_ALLOC | KF_USE_MAPPING, "5.10");
 	cr_expect_eq(features__missing_ids(&p, ids, 8), 7);
-	cr_expect_str_eq(ids[0], "attach_cookie");
+	cr_expect_str_eq(ids[0], "find_vma");
 	cr_expect_str_eq(ids[1], "task_storage");
+	cr_expect_str_eq(ids[5], "attach_cookie");
 	cr_expect_str_eq(ids[6], "exit_mmap");
 	cr_expect_eq(features__missing_ids(&p, ids, 2), 2);
 }

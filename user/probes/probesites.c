@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only)
+#include "probes/probesites.h"
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/grow.h"
+#include "base/procfs.h"
+#include "faultline.h"
+
+/* The mapping a /proc/PID/map_files/START-END path names by its range: its start. */
+static int map_file_start(const char *path, uint64_t *start)
+{
+	const char *name = strrchr(path, '/');
+	uint64_t end;
+
+	if (!name || sscanf(name + 1, "%" SCNx64 "-%" SCNx64, start, &end) != 2)
+		return -ENOENT;
+	return 0;
+}
+
+int probesites__vaddr(const struct procmaps *m, const char *path, uint64_t off, uint64_t *vaddr)
+{
+	bool by_range = procfs__is_map_file(path);
+	uint64_t start = 0;
+
+	if (by_range && map_file_start(path, &start))
+		return -ENOENT;
+	for (size_t i = 0; i < m->nr; i++) {
+		const struct procmap_entry *e = &m->entries[i];
+
+		if (!(e->perms & PROCMAP_EXEC) || off < e->offset ||
+		    off - e->offset >= e->end - e->start)
+			continue;
+		if (by_range ? e->start != start : strcmp(e->path, path))
+			continue;
+		*vaddr = e->start + (off - e->offset);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Writes @set's probes mapped in its process now into the map @fd. */
+static int write_set(int fd, const struct probe_site_set *set)
+{
+	struct procmaps maps;
+	char file[64];
+	FILE *f;
+	int err = 0;
+
+	snprintf(file, sizeof(file), "/proc/%d/maps", set->pid);
+	f = fopen(file, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = procmaps__parse(f, &maps);
+	fclose(f);
+	for (size_t i = 0; i < set->n && !err; i++) {
+		struct fl_probe_site k = { .tgid = (uint32_t)set->pid };
+		uint64_t addr;
+
+		if (probesites__vaddr(&maps, set->path, set->offs[i], &addr))
+			continue;
+		k.addr = addr;
+		if (bpf_map_update_elem(fd, &k, &set->cookies[i], BPF_ANY))
+			err = -errno;
+	}
+	procmaps__free(&maps);
+	return err;
+}
+
+static void free_set(struct probe_site_set *set)
+{
+	free(set->path);
+	free(set->offs);
+	free(set->cookies);
+}
+
+static struct probe_site_set *find(struct probe_sites *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].pid == pid)
+			return &s->v[i];
+	return NULL;
+}
+
+int probesites__add(struct probe_sites *s, pid_t pid, const char *path, const uint64_t *offs,
+		    const uint64_t *cookies, size_t n)
+{
+	struct probe_site_set set = { .pid = pid,
+				      .path = strdup(path),
+				      .offs = malloc(n * sizeof(*offs) + 1),
+				      .cookies = malloc(n * sizeof(*cookies) + 1),
+				      .n = n },
+			      *at = find(s, pid);
+
+	if (!at && (at = grow__reserve(s->v, &s->cap, s->n, sizeof(*s->v)))) {
+		s->v = at;
+		at = &s->v[s->n++];
+		*at = (struct probe_site_set){ 0 };
+	}
+	if (!at || !set.path || !set.offs || !set.cookies) {
+		free_set(&set);
+		return -ENOMEM;
+	}
+	memcpy(set.offs, offs, n * sizeof(*offs));
+	memcpy(set.cookies, cookies, n * sizeof(*cookies));
+	free_set(at);
+	*at = set;
+	return write_set(s->fd, at);
+}
+
+void probesites__refresh(struct probe_sites *s, pid_t pid)
+{
+	const struct probe_site_set *set = find(s, pid);
+
+	if (set)
+		write_set(s->fd, set);
+}
+
+void probesites__free(struct probe_sites *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free_set(&s->v[i]);
+	free(s->v);
+	*s = (struct probe_sites){ .fd = -1 };
+}
