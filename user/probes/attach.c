@@ -116,7 +116,7 @@ int tracer__load(struct tracer **out, const struct tracer_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->procs_fd = -1;
-	t->sites.fd = -1;
+	probesites__init(&t->sites, -1);
 	err = features__check(&t->plan, features__uses(o));
 	if (err)
 		goto cleanup;
@@ -194,6 +194,8 @@ size_t tracer__remove_target(struct tracer *t, pid_t pid, struct fl_mm *gone, si
 
 	if (t->windowed)
 		allocprobes__forget(t, pid);
+	if (t->sites.fd >= 0)
+		probesites__forget(&t->sites, pid);
 	if (bpf_map_lookup_elem(procs_fd, &tgid, &p))
 		return 0;
 	bpf_map_delete_elem(procs_fd, &tgid);

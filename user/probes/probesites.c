@@ -42,8 +42,21 @@ int probesites__vaddr(const struct procmaps *m, const char *path, uint64_t off, 
 	return -ENOENT;
 }
 
-/* Writes @set's probes mapped in its process now into the map @fd. */
-static int write_set(int fd, const struct probe_site_set *set)
+/* Deletes the entries @set wrote. */
+static void unwrite(int fd, struct probe_site_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		struct fl_probe_site k = { .tgid = (uint32_t)set->pid, .addr = set->addrs[i] };
+
+		if (set->addrs[i])
+			bpf_map_delete_elem(fd, &k);
+		set->addrs[i] = 0;
+	}
+}
+
+/* Writes @set's probes that its process maps now into the map @fd (what it wrote before goes:
+ * an exec moved them). */
+static int write_set(int fd, struct probe_site_set *set)
 {
 	struct procmaps maps;
 	char file[64];
@@ -56,6 +69,8 @@ static int write_set(int fd, const struct probe_site_set *set)
 		return errno == ENOENT ? -ESRCH : -errno;
 	err = procmaps__parse(f, &maps);
 	fclose(f);
+	if (!err)
+		unwrite(fd, set);
 	for (size_t i = 0; i < set->n && !err; i++) {
 		struct fl_probe_site k = { .tgid = (uint32_t)set->pid };
 		uint64_t addr;
@@ -65,6 +80,8 @@ static int write_set(int fd, const struct probe_site_set *set)
 		k.addr = addr;
 		if (bpf_map_update_elem(fd, &k, &set->cookies[i], BPF_ANY))
 			err = -errno;
+		else
+			set->addrs[i] = addr;
 	}
 	procmaps__free(&maps);
 	return err;
@@ -75,6 +92,7 @@ static void free_set(struct probe_site_set *set)
 	free(set->path);
 	free(set->offs);
 	free(set->cookies);
+	free(set->addrs);
 }
 
 static struct probe_site_set *find(struct probe_sites *s, pid_t pid)
@@ -85,38 +103,91 @@ static struct probe_site_set *find(struct probe_sites *s, pid_t pid)
 	return NULL;
 }
 
-int probesites__add(struct probe_sites *s, pid_t pid, const char *path, const uint64_t *offs,
-		    const uint64_t *cookies, size_t n)
+static bool same(const struct probe_site_set *set, const char *path, const uint64_t *offs,
+		 const uint64_t *cookies, size_t n)
+{
+	return set->n == n && !strcmp(set->path, path) &&
+	       !memcmp(set->offs, offs, n * sizeof(*offs)) &&
+	       !memcmp(set->cookies, cookies, n * sizeof(*cookies));
+}
+
+/* probesites__add(), @s locked. */
+static int add(struct probe_sites *s, pid_t pid, const char *path, const uint64_t *offs,
+	       const uint64_t *cookies, size_t n)
 {
 	struct probe_site_set set = { .pid = pid,
 				      .path = strdup(path),
 				      .offs = malloc(n * sizeof(*offs) + 1),
 				      .cookies = malloc(n * sizeof(*cookies) + 1),
+				      .addrs = calloc(n + 1, sizeof(*set.addrs)),
 				      .n = n },
-			      *at = find(s, pid);
+			      *at = find(s, pid), *v;
 
-	if (!at && (at = grow__reserve(s->v, &s->cap, s->n, sizeof(*s->v)))) {
-		s->v = at;
-		at = &s->v[s->n++];
-		*at = (struct probe_site_set){ 0 };
-	}
-	if (!at || !set.path || !set.offs || !set.cookies) {
-		free_set(&set);
-		return -ENOMEM;
-	}
+	if (!set.path || !set.offs || !set.cookies || !set.addrs)
+		goto nomem;
 	memcpy(set.offs, offs, n * sizeof(*offs));
 	memcpy(set.cookies, cookies, n * sizeof(*cookies));
-	free_set(at);
+	if (at) {
+		unwrite(s->fd, at);
+		free_set(at);
+	} else {
+		v = grow__reserve(s->v, &s->cap, s->n, sizeof(*s->v));
+		if (!v)
+			goto nomem;
+		s->v = v;
+		at = &s->v[s->n++];
+	}
 	*at = set;
 	return write_set(s->fd, at);
+nomem:
+	free_set(&set);
+	return -ENOMEM;
+}
+
+int probesites__add(struct probe_sites *s, pid_t pid, const char *path, const uint64_t *offs,
+		    const uint64_t *cookies, size_t n)
+{
+	struct probe_site_set *had;
+	int err = 0;
+
+	pthread_mutex_lock(&s->lock);
+	had = find(s, pid);
+	/* --sample-time attaches them again every window: written once is enough */
+	if (!had || !same(had, path, offs, cookies, n))
+		err = add(s, pid, path, offs, cookies, n);
+	pthread_mutex_unlock(&s->lock);
+	return err;
 }
 
 void probesites__refresh(struct probe_sites *s, pid_t pid)
 {
-	const struct probe_site_set *set = find(s, pid);
+	struct probe_site_set *set;
 
+	pthread_mutex_lock(&s->lock);
+	set = find(s, pid);
 	if (set)
 		write_set(s->fd, set);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void probesites__forget(struct probe_sites *s, pid_t pid)
+{
+	struct probe_site_set *set;
+
+	pthread_mutex_lock(&s->lock);
+	set = find(s, pid);
+	if (set) {
+		unwrite(s->fd, set);
+		free_set(set);
+		*set = s->v[--s->n];
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void probesites__init(struct probe_sites *s, int fd)
+{
+	*s = (struct probe_sites){ .fd = fd };
+	pthread_mutex_init(&s->lock, NULL);
 }
 
 void probesites__free(struct probe_sites *s)
@@ -124,5 +195,6 @@ void probesites__free(struct probe_sites *s)
 	for (size_t i = 0; i < s->n; i++)
 		free_set(&s->v[i]);
 	free(s->v);
+	pthread_mutex_destroy(&s->lock);
 	*s = (struct probe_sites){ .fd = -1 };
 }
