@@ -540,5 +540,7 @@ Test(alloc, exited_children_leave_the_live_table)
  */
 Test(alloc, exited_exec_children_leave_the_live_table)
 {
-	expect_children_leave_the_live_table((const char *const[]){ "--exec", NULL });
+	/* an exec'd child waits until its malloc is probed: up to 20 s on a busy machine */
+	expect_children_leave_the_live_table(
+		(const char *const[]){ "--exec", "4", "500", "20000", NULL });
 }

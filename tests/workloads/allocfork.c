@@ -11,7 +11,7 @@
  * calls from child_leak(), frees none, and exits; the parent reaps it. The parent then prints
  * "children N" and finishes as workload.h says. With --exec each child first execs this
  * program again (as "allocfork --leak BLOCKS WAIT_MS"), as a build's compilers are: the blocks
- * are its new image's.
+ * are its new image's, and it waits until its malloc is probed (at most WAIT_MS).
  */
 #include "workload.h"
 #include <sys/wait.h>
@@ -30,13 +30,36 @@ __attribute__((noinline)) void child_leak(unsigned long blocks)
 		sink = malloc(BLOCK_SIZE);
 }
 
-/* A child: waits @wait_ms for the profiler, leaks @blocks, exits. */
-static void child(unsigned long blocks, unsigned long wait_ms)
+static void sleep_ms(unsigned long ms)
 {
-	struct timespec ts = { (time_t)(wait_ms / 1000), (long)(wait_ms % 1000) * 1000000 };
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+/* A child: waits @wait_ms for the profiler, leaks @blocks, exits. */
+static void child(unsigned long blocks, unsigned long wait_ms)
+{
+	sleep_ms(wait_ms);
+	child_leak(blocks);
+	_exit(0);
+}
+
+/*
+ * An exec'd child: its new image is probed only once the profiler has read it, so it waits
+ * for that, up to @wait_ms: a uprobe is an int3 written at the probed address, which the
+ * process reads in its own copy of the page (a forked child's copy has its parent's). The
+ * return probe comes first, the entry right after it: a moment's margin for that.
+ */
+static void exec_child(unsigned long blocks, unsigned long wait_ms)
+{
+	const volatile unsigned char *entry = (const volatile unsigned char *)(void *)malloc;
+
+	for (unsigned long waited = 0; waited < wait_ms && *entry != 0xcc; waited += 10)
+		sleep_ms(10);
+	if (*entry == 0xcc)
+		sleep_ms(100);
 	child_leak(blocks);
 	_exit(0);
 }
@@ -50,7 +73,7 @@ int main(int argc, char **argv)
 	int status;
 
 	if (argc == 4 && !strcmp(argv[1], "--leak"))
-		child(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
+		exec_child(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10));
 	if (argc > 1 && !strcmp(argv[1], "--exec")) {
 		exec_children = true;
 		argv[1] = argv[0];
@@ -73,7 +96,8 @@ int main(int argc, char **argv)
 		if (pid == 0 && exec_children) {
 			snprintf(nblocks, sizeof(nblocks), "%lu", blocks);
 			snprintf(nwait, sizeof(nwait), "%lu", wait_ms);
-			execl("/proc/self/exe", "allocfork", "--leak", nblocks, nwait, (char *)NULL);
+			execl("/proc/self/exe", "allocfork", "--leak", nblocks, nwait,
+			      (char *)NULL);
 			_exit(127);
 		}
 		if (pid == 0)
