@@ -9,44 +9,55 @@
 #define FAULTLINE_CALLTARGET_X86_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include "legacy.bpf.h"
+#include "regs_x86.bpf.h"
+
+/* A register of the thread's saved ones: loaded in the full programs, read in the legacy ones
+ * (fl_task_regs()). */
+#ifdef FL_LEGACY
+#define FL_REG(r, f) BPF_CORE_READ(r, f)
+#else
+#define FL_REG(r, f) ((r)->f)
+#endif
 
 /* General register @n of ModRM's numbering (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8...). */
 static __always_inline __u64 fl_reg(struct pt_regs *r, __u32 n)
 {
 	switch (n & 15) {
 	case 0:
-		return r->ax;
+		return FL_REG(r, ax);
 	case 1:
-		return r->cx;
+		return FL_REG(r, cx);
 	case 2:
-		return r->dx;
+		return FL_REG(r, dx);
 	case 3:
-		return r->bx;
+		return FL_REG(r, bx);
 	case 4:
-		return r->sp;
+		return FL_REG(r, sp);
 	case 5:
-		return r->bp;
+		return FL_REG(r, bp);
 	case 6:
-		return r->si;
+		return FL_REG(r, si);
 	case 7:
-		return r->di;
+		return FL_REG(r, di);
 	case 8:
-		return r->r8;
+		return FL_REG(r, r8);
 	case 9:
-		return r->r9;
+		return FL_REG(r, r9);
 	case 10:
-		return r->r10;
+		return FL_REG(r, r10);
 	case 11:
-		return r->r11;
+		return FL_REG(r, r11);
 	case 12:
-		return r->r12;
+		return FL_REG(r, r12);
 	case 13:
-		return r->r13;
+		return FL_REG(r, r13);
 	case 14:
-		return r->r14;
+		return FL_REG(r, r14);
 	default:
-		return r->r15;
+		return FL_REG(r, r15);
 	}
 }
 
@@ -127,7 +138,7 @@ static __always_inline enum fl_call fl_call_to_regs(struct pt_regs *regs, __u64 
  */
 __weak __noinline int fl_call_to(__u64 ret, __u64 entry)
 {
-	return fl_call_to_regs((struct pt_regs *)bpf_task_pt_regs(fl_current_task()), ret, entry);
+	return fl_call_to_regs(fl_task_regs(fl_current_task()), ret, entry);
 }
 
 #endif /* FAULTLINE_CALLTARGET_X86_BPF_H */

@@ -3,9 +3,10 @@
  * The legacy object: the same sources built with FL_LEGACY for kernels without the BTF task
  * helpers (Linux 5.11/5.15), bpf_loop and bpf_find_vma (5.17), global functions that take
  * pointers and atomic exchange (5.12), or hash maps that tracing programs may fill as they go
- * (6.1): Debian 11's 5.10, Ubuntu 22.04's 5.15. What it does
- * another way is here (and the per-thread maps in threads.bpf.h); its stacks are frame-pointer
- * walks (fl_fp_walk() in stack.bpf.h). The loader picks it when the kernel lacks any of those.
+ * (6.1): Debian 11's 5.10, Ubuntu 22.04's 5.15. What it does another way is here (and the
+ * per-thread maps in threads.bpf.h): its walk is the same, in bounded loops, of FL_WALK_STEPS
+ * steps; it learns no mapping itself (no bpf_find_vma()). The loader picks it when the kernel
+ * lacks any of those.
  */
 #ifndef FAULTLINE_LEGACY_BPF_H
 #define FAULTLINE_LEGACY_BPF_H
@@ -16,6 +17,9 @@
 
 #ifdef FL_LEGACY
 #define FL_IS_LEGACY 1
+/* the walk's steps by table: 32 verify in a bounded loop (64 pass the verifier's million
+ * instructions on 5.10), where bpf_loop() checks one and runs FL_MAX_STACK_DEPTH - 1 */
+#define FL_WALK_STEPS 32
 /* tracing programs may use hash maps allocated as they fill from Linux 6.1 on */
 #define FL_NO_PREALLOC 0
 /* a plain address there: each field is read with bpf_probe_read_kernel() */
@@ -39,8 +43,17 @@
 		__old;                         \
 	})
 #define fl_or(p, v) (*(p) |= (v))
+/* bpf_loop() as a bounded loop: the verifier goes through the body once a turn */
+#define fl_loop(n, fn, ctx)                           \
+	({                                            \
+		for (__u32 __i = 0; __i < (n); __i++) \
+			if (fn(__i, ctx))             \
+				break;                \
+		0;                                    \
+	})
 #else
 #define FL_IS_LEGACY 0
+#define FL_WALK_STEPS (FL_MAX_STACK_DEPTH - 1)
 #define FL_NO_PREALLOC BPF_F_NO_PREALLOC
 #define fl_current_task() bpf_get_current_task_btf()
 #define FL_TASK(task, field) ((task)->field) /* a load, not a helper call */
@@ -48,6 +61,7 @@
 #define fl_xchg(p, v) __sync_lock_test_and_set(p, v)
 #define fl_fetch_add(p, v) __sync_fetch_and_add(p, v)
 #define fl_or(p, v) __sync_fetch_and_or(p, v)
+#define fl_loop(n, fn, ctx) bpf_loop(n, fn, ctx, 0)
 #endif
 
 #endif /* FAULTLINE_LEGACY_BPF_H */

@@ -15,20 +15,30 @@ struct fl_uregs {
 	__u64 ip, sp, bp;
 };
 
-/* The user registers of @task, the current thread, as it entered the kernel. */
-static __always_inline void fl_user_regs(struct task_struct *task, struct fl_uregs *r)
+/* Where @task, the current thread, saved its user registers as it entered the kernel: a
+ * pointer for BPF_CORE_READ(), which only the full programs may also load through. */
+static __always_inline struct pt_regs *fl_task_regs(struct task_struct *task)
 {
 #ifdef FL_LEGACY
 	/* task_pt_regs(): at the top of the task's kernel stack (no padding on x86_64) */
-	struct pt_regs *regs =
-		(struct pt_regs *)((__u64)BPF_CORE_READ(task, stack) + FL_THREAD_SIZE) - 1;
+	__u64 top = (__u64)BPF_CORE_READ(task, stack) + FL_THREAD_SIZE;
 
+	return (struct pt_regs *)top - 1;
+#else
+	return (struct pt_regs *)bpf_task_pt_regs(task);
+#endif
+}
+
+/* The user registers of @task, the current thread, as it entered the kernel. */
+static __always_inline void fl_user_regs(struct task_struct *task, struct fl_uregs *r)
+{
+	struct pt_regs *regs = fl_task_regs(task);
+
+#ifdef FL_LEGACY
 	r->ip = BPF_CORE_READ(regs, ip);
 	r->sp = BPF_CORE_READ(regs, sp);
 	r->bp = BPF_CORE_READ(regs, bp);
 #else
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-
 	r->ip = regs->ip;
 	r->sp = regs->sp;
 	r->bp = regs->bp;

@@ -94,9 +94,9 @@ static __always_inline __u64 fl_stack_walk(struct fl_walk_state *w)
 {
 	w->s->w.hash = FL_HASH_INIT;
 	w->s->w.n = 1;
-	bpf_loop(FL_MAX_STACK_DEPTH - 1, fl_unwind_step, w, 0);
-	bpf_loop(FL_MAX_STACK_DEPTH, fl_hash_step, w, 0);
-	bpf_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w, 0);
+	fl_loop(FL_WALK_STEPS, fl_unwind_step, w);
+	fl_loop(FL_MAX_STACK_DEPTH, fl_hash_step, w);
+	fl_loop(FL_MAX_STACK_DEPTH, fl_clear_step, w);
 	/* whole only when every step was one a row said: a frame-pointer step may skip frames */
 	if (w->s->w.end == FL_END_WHOLE && w->s->w.fallback)
 		w->s->w.end = FL_END_FALLBACK;
@@ -183,45 +183,6 @@ static __always_inline bool fl_cache_check(struct task_struct *task, struct fl_s
 	return same;
 }
 
-#ifdef FL_LEGACY
-/*
- * The legacy object's walk (legacy.bpf.h): frame pointers alone, in a bounded loop. No stack
- * from it is whole: a function that keeps no frame pointer hides its caller unseen, and the
- * chain's end cannot tell the outermost frame from a lost one (FL_END_FP).
- */
-static __always_inline void fl_fp_walk(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp)
-{
-	__u64 h = (FL_HASH_INIT ^ ip) * 0x100000001b3ull, frame[2];
-	__u32 n = 1, i, end = FL_END_DEPTH;
-
-	s->st.ips[0] = ip;
-	for (i = 1; i < FL_MAX_STACK_DEPTH; i++) {
-		/* a frame lies above the last, word-aligned, and holds a return address */
-		if (bp < sp || bp & 7 || bpf_probe_read_user(frame, sizeof(frame), (void *)bp) ||
-		    !frame[1]) {
-			end = FL_END_FP;
-			break;
-		}
-		s->st.ips[i] = frame[1];
-		h = (h ^ frame[1]) * 0x100000001b3ull;
-		n++;
-		sp = bp + sizeof(frame);
-		bp = frame[0];
-	}
-	for (i = n; i < FL_MAX_STACK_DEPTH && s->st.ips[i]; i++)
-		s->st.ips[i] = 0; /* what a longer walk left */
-	s->st.end = end;
-	s->w.end = end;
-	s->w.n = n;
-	s->w.hash = fl_hash_end(h);
-	s->w.have_win = 0;
-	s->w.have_word = 0;
-	s->w.leaf_by_row = 0;
-	s->w.nslots = 0;
-	s->w.nocache = 1;
-}
-#endif
-
 /*
  * The walk itself, from (@ip, @sp, @bp), into @s (held by the caller): s->st, and in s->w the
  * stack's hash, the word at sp (with have_word) and leaf_by_row. A global function, checked
@@ -231,16 +192,17 @@ static __always_inline void fl_fp_walk(struct fl_scratch *s, __u64 ip, __u64 sp,
  * is loaded here once: each load of a pointer from the task has the verifier search the
  * kernel's BTF by name, linearly (some 1.5 ms on 6.18), for each state that reaches it.
  */
-FL_SUBPROG int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, int exact)
+#ifdef FL_LEGACY
+#define FL_STACK_RUN static __always_inline /* inside fl_stack_run_here() */
+#else
+#define FL_STACK_RUN __weak __noinline
+#endif
+FL_STACK_RUN int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, int exact)
 {
 	struct fl_walk_state w = { .s = s };
 
 	if (!s)
 		return 0;
-#ifdef FL_LEGACY
-	fl_fp_walk(s, ip, sp, bp);
-	return 1;
-#endif
 	/* exact & 1: bool(exact) is a branch, and the verifier then went through the walk
 	 * once for each side of it */
 	fl_unwind_begin(&w, BPF_CORE_READ(fl_current_task(), utask), ip, sp, bp, exact & 1);
@@ -251,6 +213,20 @@ FL_SUBPROG int fl_stack_run(struct fl_scratch *s, __u64 ip, __u64 sp, __u64 bp, 
 	s->w.hash = fl_stack_walk(&w);
 	return 1;
 }
+
+#ifdef FL_LEGACY
+/* fl_stack_run() on this CPU's scratch: a global function, checked once a program (a static
+ * one for each state that reaches it: 28 s of a session's start under emulation for 8 steps,
+ * 10 s so), which before Linux 5.12 may take scalars alone */
+__weak __noinline int fl_stack_run_here(__u64 ip, __u64 sp, __u64 bp, int exact)
+{
+	__u32 zero = 0;
+	struct fl_scratch *s = bpf_map_lookup_elem(&stack_scratch, &zero);
+
+	return fl_stack_run(s, ip, sp, bp, exact);
+}
+#define fl_stack_run(s, ip, sp, bp, exact) fl_stack_run_here(ip, sp, bp, exact)
+#endif
 
 /* What a caller of fl_stack_take_into() reads once the walk is done and the scratch released:
  * small, as it is on the stack of callers that are deep in calls already (--alloc's). */

@@ -14,6 +14,7 @@
 #include "calltarget_x86.bpf.h"
 #include "faultline.h"
 #include "legacy.bpf.h"
+#include "regs_x86.bpf.h"
 #include "unwind_learn.bpf.h"
 #include "unwind_procs.bpf.h"
 #include "unwind_state.bpf.h"
@@ -116,7 +117,7 @@ static long fl_map_halve(__u32 k, struct fl_halving *h)
  * was checked again for each state a step reached it in. Its pointers may be NULL to the
  * verifier since Linux 6.8.
  */
-__weak __noinline int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *s, __u64 addr)
+FL_SUBPROG int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *s, __u64 addr)
 {
 	struct fl_halving h = { .s = s, .p = p, .addr = addr };
 
@@ -125,7 +126,7 @@ __weak __noinline int fl_map_index(struct fl_unwind_proc *p, struct fl_scratch *
 	fl_opaque(s, 0, 0);
 	fl_opaque(s, 1, p->n < FL_UNWIND_MAPS ? p->n : FL_UNWIND_MAPS);
 	_Static_assert(FL_UNWIND_MAPS <= 1 << 10, "10 halvings find any of them");
-	bpf_loop(10, fl_map_halve, &h, 0);
+	fl_loop(10, fl_map_halve, &h);
 	return (int)fl_bound(s, 0);
 }
 
@@ -222,7 +223,7 @@ static long fl_row_halve(__u32 k, struct fl_halving *h)
  * The row of table @table (@n rows) that covers @addr, an ELF vaddr, into s->row; 1: found. A
  * global function, for the reasons of fl_map_index(): the search is checked once a program.
  */
-__weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __u32 addr)
+FL_SUBPROG int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __u32 addr)
 {
 	struct fl_halving h = { .s = s, .addr = addr };
 	__u32 lo = 0, hi, idx;
@@ -238,7 +239,7 @@ __weak __noinline int fl_row_find(struct fl_scratch *s, __u32 table, __u32 n, __
 	fl_page_bounds(rows, n, addr, &lo, &hi);
 	fl_opaque(s, 0, lo);
 	fl_opaque(s, 1, hi);
-	bpf_loop(24, fl_row_halve, &h, 0); /* the last row at or before addr */
+	fl_loop(24, fl_row_halve, &h); /* the last row at or before addr */
 	lo = fl_bound(s, 0);
 	if (!lo)
 		return 0;
@@ -396,8 +397,7 @@ static __always_inline bool fl_frame_bx(struct fl_walk_state *w)
 	if (w->s->w.bx_state == FL_BX_LOST)
 		return false;
 	if (w->s->w.bx_state == FL_BX_REGS) {
-		w->s->w.bx =
-			BPF_CORE_READ((struct pt_regs *)bpf_task_pt_regs(fl_current_task()), bx);
+		w->s->w.bx = BPF_CORE_READ(fl_task_regs(fl_current_task()), bx);
 		w->s->w.bx_state = FL_BX_KNOWN;
 		w->s->w.nocache = 1;
 	}

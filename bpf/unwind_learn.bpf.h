@@ -137,6 +137,11 @@ static __always_inline struct fl_unwind_proc *fl_unwind_list(__u32 tgid)
  */
 __noinline __weak int fl_learn(__u64 pc)
 {
+#ifdef FL_LEGACY
+	/* no bpf_find_vma(): the loader's lists alone (fl_learn_gen read, so that the globals lie
+	 * as the main object has them: scripts/skel-same.sh) */
+	return fl_learn_gen == ~0u;
+#endif
 	struct task_struct *task = fl_current_task();
 	struct fl_learned l = {};
 	struct fl_insert c = {};
@@ -155,8 +160,8 @@ __noinline __weak int fl_learn(__u64 pc)
 	c.p = p;
 	c.m = &l.m;
 	p->kept = 0;
-	bpf_loop(FL_UNWIND_MAPS, fl_compact_step, &c, 0);
-	bpf_loop(FL_UNWIND_MAPS, fl_shift_step, &c, 0);
+	fl_loop(FL_UNWIND_MAPS, fl_compact_step, &c);
+	fl_loop(FL_UNWIND_MAPS, fl_shift_step, &c);
 	p->n = p->kept + 1;
 	p->gen = FL_UNWIND_GEN_BPF | __sync_fetch_and_add(&fl_learn_gen, 1);
 	fl_unwind_changed();

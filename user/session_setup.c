@@ -283,11 +283,10 @@ int session__setup(struct session *s)
 	s->elf = elf_cache__new();
 	s->frames = frames__new();
 	s->tree = treecache__new();
-	s->unwind = unwinder__new(
-		tracer__unwind_tables_fd(s->tracer), tracer__unwind_procs_fd(s->tracer),
-		tracer__unwind_objects_fd(s->tracer), tracer__unwind_epoch(s->tracer),
-		/* the legacy programs walk by frame pointers alone */
-		tracer__plan(s->tracer)->legacy ? 0 : (uint64_t)cfg->unwind_mib << 20);
+	s->unwind = unwinder__new(tracer__unwind_tables_fd(s->tracer),
+				  tracer__unwind_procs_fd(s->tracer),
+				  tracer__unwind_objects_fd(s->tracer),
+				  tracer__unwind_epoch(s->tracer), (uint64_t)cfg->unwind_mib << 20);
 	if (!s->col || !s->elf || !s->frames || !s->tree || !s->unwind || debuginfo__start(s))
 		return -ENOMEM;
 	frames__set_unwinder(s->frames, s->unwind, s->elf);

@@ -52,10 +52,10 @@ enum kf_use {
 };
 
 /* What a session on the legacy programs (bpf/legacy.bpf.h) does without. */
-#define FL_LEGACY_WHAT                                                                         \
-	"stacks are walked by frame pointers alone (code built without them cuts them short, " \
-	"and none is whole), --by mapping is not available and per-thread state is kept for "  \
-	"16384 threads at most"
+#define FL_LEGACY_WHAT                                                                     \
+	"a stack is walked 32 frames deep by unwind tables, a library mapped after its "   \
+	"process was read waits for the next refresh, --by mapping is not available, and " \
+	"per-thread state is kept for 16384 threads at most"
 
 struct kfeature_info {
 	const char *id;	     /* for -v and the JSON: "task_storage" */
