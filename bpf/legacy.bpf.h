@@ -20,7 +20,8 @@
 /* the walk's steps by table: 32 verify in a bounded loop (64 pass the verifier's million
  * instructions on 5.10), where bpf_loop() checks one and runs FL_MAX_STACK_DEPTH - 1 */
 #define FL_WALK_STEPS 32
-/* tracing programs may use hash maps allocated as they fill from Linux 6.1 on */
+/* a tracing program may use hash maps allocated as they fill from Linux 6.1 on; before, it
+ * loads with a kernel warning (tainting the kernel), or not at all (RT kernels) */
 #define FL_NO_PREALLOC 0
 /* a plain address there: each field is read with bpf_probe_read_kernel() */
 #define fl_current_task() ((struct task_struct *)bpf_get_current_task())

@@ -31,6 +31,10 @@ static const struct kfeature_info info[KF__COUNT] = {
 			  .since = "5.17",
 			  .legacy = true,
 			  .needed_by = KF_USE_MAPPING },
+	[KF_HASH_ALLOC] = { .id = "hash_alloc",
+			    .name = "hash maps allocated as they fill in tracing programs",
+			    .since = "6.1",
+			    .legacy = true },
 	[KF_RINGBUF] = { .id = "ringbuf", .name = "BPF ring buffers", .since = "5.8" },
 	[KF_ATTACH_COOKIE] = { .id = "attach_cookie",
 			       .name = "bpf_get_attach_cookie",
@@ -317,12 +321,17 @@ uint32_t features__probe(uint32_t uses)
 		enum kfeature f;
 		const char *name;
 	} btf_names[] = {
+		/* the allocator that came with them (6.1): before, a tracing program that uses
+		 * such a map loads with a kernel warning (the kernel tainted), or not at all (RT
+		 * kernels), which no load tells apart */
+		{ KF_HASH_ALLOC, "bpf_mem_alloc" },
 		{ KF_UPROBE_MULTI, "bpf_uprobe_multi_link" },	   /* a link type's struct */
 		{ KF_UPROBE_SESSION, "BPF_TRACE_UPROBE_SESSION" }, /* an attach type */
 		{ KF_ITER_TASK_VMA, "bpf_iter_task_vma_new" },	   /* a kfunc */
 	};
 	const enum bpf_prog_type raw = BPF_PROG_TYPE_RAW_TRACEPOINT;
-	uint32_t have = 0, wanted = 0;
+	uint32_t have = 0;
+	bool wanted = false;
 	char *strs = NULL;
 	size_t len = 0;
 
@@ -347,7 +356,7 @@ uint32_t features__probe(uint32_t uses)
 	/* read only when the session uses one; a BTF that cannot be read has none of them (the
 	 * load says why) */
 	for (size_t i = 0; i < sizeof(btf_names) / sizeof(btf_names[0]); i++)
-		wanted |= info[btf_names[i].f].uses & uses;
+		wanted |= !info[btf_names[i].f].uses || (info[btf_names[i].f].uses & uses);
 	if (wanted)
 		strs = kernel_btf_strings(&len);
 	for (size_t i = 0; strs && i < sizeof(btf_names) / sizeof(btf_names[0]); i++)

@@ -20,6 +20,7 @@ enum kfeature {
 	KF_TASK_PT_REGS,
 	KF_LOOP,
 	KF_FIND_VMA,
+	KF_HASH_ALLOC, /* hash maps allocated as they fill, in tracing programs (by BTF name) */
 	KF_RINGBUF,
 	KF_ATTACH_COOKIE,
 	KF_RSS_STAT,
@@ -32,7 +33,7 @@ enum kfeature {
 	KF_PAGE_ALLOC,
 	KF_SYSCALLS,
 	KF_EXIT_MMAP,
-	KF_UPROBE_MULTI, /* these three: found by name in the kernel's BTF */
+	KF_UPROBE_MULTI, /* these three too: found by name in the kernel's BTF */
 	KF_UPROBE_SESSION,
 	KF_ITER_TASK_VMA,
 	KF__COUNT
@@ -98,9 +99,9 @@ struct tracer_opts;
 /* What a session loaded with @o uses (enum kf_use). */
 uint32_t features__uses(const struct tracer_opts *o);
 
-/* Probes the running kernel (root, tracefs mounted): the features found as KF_BIT()s. Those
- * named in the kernel's BTF only where @uses (enum kf_use) needs them (a read of its string
- * section, about 1 ms). */
+/* Probes the running kernel (root, tracefs mounted): the features found as KF_BIT()s, those
+ * named in the kernel's BTF by a read of its string section (about 1 ms); of these, the ones
+ * only some sessions use where @uses (enum kf_use) does. */
 uint32_t features__probe(uint32_t uses);
 
 /* Probes the kernel and plans a session that uses @uses. A required feature missing: prints
