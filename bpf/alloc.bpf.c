@@ -10,11 +10,13 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "alloc_math.h"
 #include "alloc_task.bpf.h"
 #include "faultline.h"
 #include "legacy.bpf.h"
 #include "maps.bpf.h"
+#include "regs_x86.bpf.h"
 #include "stack.bpf.h"
 #include "threads.bpf.h"
 
@@ -55,7 +57,8 @@ struct {
 static __always_inline __u64 fl_probe_cookie(struct pt_regs *ctx)
 {
 #ifdef FL_LEGACY
-	struct fl_probe_site k = { .tgid = bpf_get_current_pid_tgid() >> 32, .addr = ctx->ip };
+	struct fl_probe_site k = { .tgid = bpf_get_current_pid_tgid() >> 32,
+				   .addr = PT_REGS_IP(ctx) };
 	__u64 *c = bpf_map_lookup_elem(&probe_sites, &k);
 
 	if (c)
@@ -107,17 +110,17 @@ static __always_inline __u64 fl_call_size(__u32 fn, const struct pt_regs *ctx)
 {
 	switch (fn) {
 	case FL_FN_CALLOC:
-		return fl_mul(ctx->di, ctx->si);
+		return fl_mul(PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
 	case FL_FN_REALLOC:
-		return ctx->si;
+		return PT_REGS_PARM2(ctx);
 	case FL_FN_REALLOCARRAY:
-		return fl_mul(ctx->si, ctx->dx);
+		return fl_mul(PT_REGS_PARM2(ctx), PT_REGS_PARM3(ctx));
 	case FL_FN_POSIX_MEMALIGN:
-		return ctx->dx;
+		return PT_REGS_PARM3(ctx);
 	case FL_FN_ALIGNED_ALLOC:
-		return ctx->si;
+		return PT_REGS_PARM2(ctx);
 	default:
-		return ctx->di;
+		return PT_REGS_PARM1(ctx);
 	}
 }
 
@@ -205,7 +208,7 @@ static __always_inline __u64 fl_weigh(__s64 *left, __u64 size, __u64 *count)
 static __always_inline void fl_ret_stack(struct task_struct *task, struct pt_regs *ctx,
 					 struct fl_alloc_task *st, struct fl_key *key)
 {
-	__u64 ip = ctx->ip, bp = ctx->bp, sp = ctx->sp;
+	__u64 ip = PT_REGS_IP(ctx), bp = PT_REGS_FP(ctx), sp = PT_REGS_SP(ctx);
 	struct fl_walk_out w = {};
 	struct fl_stack_cache *c;
 	__u32 i, at = st->ret_next;
@@ -296,7 +299,7 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 		return false;
 	}
 	/* the clock (~40 ns) only when it is needed: an unsampled call outside any reads none */
-	if (st->sp && fl_nested(st, ctx->sp, now = bpf_ktime_get_ns()))
+	if (st->sp && fl_nested(st, PT_REGS_SP(ctx), now = bpf_ktime_get_ns()))
 		return false;
 	size = fl_call_size(fn, ctx);
 	st->bytes = fl_weigh(&st->sample_left, size < FL_SIZE_IMPOSSIBLE ? size : 0, &st->count);
@@ -304,7 +307,7 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 		st->sp = 0; /* not nested, so any call it marked has returned unseen */
 		return false;
 	}
-	st->sp = ctx->sp;
+	st->sp = PT_REGS_SP(ctx);
 	st->ts = now ? now : bpf_ktime_get_ns();
 	st->fn = fn;
 	st->have_old = 0;
@@ -312,7 +315,7 @@ static __always_inline bool fl_alloc_begin(struct pt_regs *ctx)
 	/* realloc's old block; posix_memalign's pointer to the new one */
 	st->arg = 0;
 	if (fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY || fn == FL_FN_POSIX_MEMALIGN)
-		st->arg = ctx->di;
+		st->arg = PT_REGS_PARM1(ctx);
 	/* realloc's old block leaves the live table now: once realloc has freed it, another
 	 * thread may be given the same address before this thread's return probe runs */
 	if ((fn == FL_FN_REALLOC || fn == FL_FN_REALLOCARRAY) && st->arg)
@@ -325,14 +328,14 @@ static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 {
 	struct task_struct *task = fl_current_task();
 	struct fl_alloc_task *st;
-	__u64 ptr = ctx->ax, now;
+	__u64 ptr = PT_REGS_RC(ctx), now;
 
 	st = fl_thread_get(&alloc_task, task, false);
 	if (!st || !st->sp)
 		return;
 	/* the outermost call returns with its return address popped: sp = entry sp + 8 */
-	if (ctx->sp != st->sp + 8) {
-		if (ctx->sp > st->sp + 8)
+	if (PT_REGS_SP(ctx) != st->sp + FL_RET_POP) {
+		if (PT_REGS_SP(ctx) > st->sp + FL_RET_POP)
 			st->sp = 0;
 		return;
 	}
@@ -340,7 +343,7 @@ static __always_inline void fl_alloc_end(struct pt_regs *ctx)
 	now = bpf_ktime_get_ns();
 	if (st->fn == FL_FN_POSIX_MEMALIGN) {
 		ptr = 0;
-		if (ctx->ax == 0 && bpf_probe_read_user(&ptr, sizeof(ptr), (void *)st->arg))
+		if (PT_REGS_RC(ctx) == 0 && bpf_probe_read_user(&ptr, sizeof(ptr), (void *)st->arg))
 			ptr = 0;
 	}
 	if (st->have_old) {
@@ -384,7 +387,7 @@ int fl_alloc_call(struct pt_regs *ctx)
 	/* At the entry the pc is the probe's address, at the return the caller's. Not
 	 * bpf_session_is_return(): a kfunc makes libbpf read the kernel's whole BTF (10-20 ms of
 	 * start-up). */
-	if (ctx->ip != bpf_get_func_ip(ctx)) {
+	if (PT_REGS_IP(ctx) != bpf_get_func_ip(ctx)) {
 		fl_alloc_end(ctx);
 		return 0;
 	}
@@ -400,7 +403,7 @@ int fl_free_enter(struct pt_regs *ctx)
 	struct fl_key key = { .tgid = tgid, .origin = FL_ORIGIN_UNMATCHED };
 	struct fl_counts *c;
 	struct fl_live l;
-	__u64 ptr = ctx->di;
+	__u64 ptr = PT_REGS_PARM1(ctx);
 
 	if (!ptr)
 		return 0;
@@ -414,7 +417,7 @@ int fl_free_enter(struct pt_regs *ctx)
 	/* A free inside realloc (glibc's realloc(p, 0) calls free) is part of that call, which
 	 * took the block out at its entry: only a miss needs the check. */
 	st = fl_thread_get(&alloc_task, task, false);
-	if (st && fl_nested(st, ctx->sp, bpf_ktime_get_ns()))
+	if (st && fl_nested(st, PT_REGS_SP(ctx), bpf_ktime_get_ns()))
 		return 0;
 	c = fl_counts_get(&key);
 	if (c)
@@ -467,7 +470,7 @@ int fl_alloc_churn(struct pt_regs *ctx)
 	__u64 cookie = fl_probe_cookie(ctx);
 	__u32 fn = cookie & 0xff;
 	/* the probe may sit past the entry, before anything moved rsp (placement.h) */
-	__u64 entry = ctx->ip - ((cookie >> 8) & 0xffffff), fsize = cookie >> 32;
+	__u64 entry = PT_REGS_IP(ctx) - ((cookie >> 8) & 0xffffff), fsize = cookie >> 32;
 	struct fl_key key = { .tgid = pid_tgid >> 32, .tid = (__u32)pid_tgid, .call = fn };
 	struct fl_walk_out w = {};
 	struct fl_churn_task *st;
@@ -482,15 +485,15 @@ int fl_alloc_churn(struct pt_regs *ctx)
 		return 0;
 	}
 	/* unreadable: 0, which no function holds; the call is counted on [stack lost] */
-	if (bpf_probe_read_user(&word, sizeof(word), (void *)ctx->sp))
+	if (bpf_probe_read_user(&word, sizeof(word), (void *)PT_REGS_SP(ctx)))
 		word = 0;
-	ret = word ? fl_real_ret(ctx->sp, word) : 0;
-	if (fl_churn_nested(st, ctx->sp, ret, fn)) {
+	ret = word ? fl_real_ret(PT_REGS_SP(ctx), word) : 0;
+	if (fl_churn_nested(st, PT_REGS_SP(ctx), ret, fn)) {
 		st->in_lo = entry;
 		st->in_hi = fsize ? entry + fsize : 0;
 		return 0;
 	}
-	st->sp = ctx->sp;
+	st->sp = PT_REGS_SP(ctx);
 	st->ret = ret;
 	st->fn = fn;
 	st->lo = entry;
@@ -504,7 +507,7 @@ int fl_alloc_churn(struct pt_regs *ctx)
 	if (!bytes && !count)
 		return 0;
 	/* the caller's state after the return: pc the return address, the address popped */
-	fl_stack_take(word, ctx->bp, ctx->sp + 8, false, &key, &w);
+	fl_stack_take(word, PT_REGS_FP(ctx), PT_REGS_SP(ctx) + FL_RET_POP, false, &key, &w);
 	c = fl_counts_get(&key);
 	if (!c)
 		return 0;

@@ -10,11 +10,13 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "alloc_task.bpf.h"
 #include "faultline.h"
 #include "legacy.bpf.h"
 #include "maps.bpf.h"
 #include "pages.bpf.h"
+#include "regs_x86.bpf.h"
 #include "stack.bpf.h"
 #include "syscalls_x86.h"
 #include "vm_math.h"
@@ -67,7 +69,7 @@ SEC("raw_tp/sys_exit")
 int fl_region_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
-	long ret = (long)ctx[1], nr = BPF_CORE_READ(regs, orig_ax);
+	long ret = (long)ctx[1], nr = fl_syscall_nr(regs);
 	struct fl_region_key k = { .tgid = bpf_get_current_pid_tgid() >> 32 };
 	struct fl_proc *p;
 	__u64 flags;
@@ -84,21 +86,24 @@ int fl_region_exit(__u64 *ctx)
 	/* the arguments: munmap(addr, len), mremap(old, old_len, new_len, ...), mmap(addr, len,
 	 * prot, flags, ...) */
 	if (nr == NR_MUNMAP) {
-		k.start = BPF_CORE_READ(regs, di);
-		fl_region_unmap(&k, fl_page_align(BPF_CORE_READ(regs, si), fl_page_bytes()));
+		k.start = PT_REGS_PARM1_CORE_SYSCALL(regs);
+		fl_region_unmap(&k,
+				fl_page_align(PT_REGS_PARM2_CORE_SYSCALL(regs), fl_page_bytes()));
 		return 0;
 	}
 	if (nr == NR_MREMAP) {
-		k.start = BPF_CORE_READ(regs, di);
+		k.start = PT_REGS_PARM1_CORE_SYSCALL(regs);
 		if (k.start != (__u64)ret)
 			bpf_map_delete_elem(&regions, &k);
-		fl_region_record(ctx, (__u64)ret, BPF_CORE_READ(regs, dx), BPF_CORE_READ(regs, sp));
+		fl_region_record(ctx, (__u64)ret, PT_REGS_PARM3_CORE_SYSCALL(regs),
+				 PT_REGS_SP_CORE(regs));
 		return 0;
 	}
-	flags = BPF_CORE_READ(regs, r10);
+	flags = PT_REGS_PARM4_CORE_SYSCALL(regs);
 	/* a fixed mapping replaces part of one already there (an allocator giving pages back) */
 	if (fl_mmap_call(flags) == FL_VM_MMAP_ANON && !(flags & FL_MAP_FIXED))
-		fl_region_record(ctx, (__u64)ret, BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, sp));
+		fl_region_record(ctx, (__u64)ret, PT_REGS_PARM2_CORE_SYSCALL(regs),
+				 PT_REGS_SP_CORE(regs));
 	return 0;
 }
 

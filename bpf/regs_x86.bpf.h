@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0-only) */
-/* x86_64: the user registers a stack walk starts from. */
+/* x86_64: the user registers a stack walk starts from, and what a call and a syscall leave in
+ * them (the arguments and return value go through bpf_tracing.h's PT_REGS_*()). */
 #ifndef FAULTLINE_REGS_X86_BPF_H
 #define FAULTLINE_REGS_X86_BPF_H
 
@@ -10,6 +11,15 @@
 
 /* arch/x86/include/asm/page_64_types.h: 16 KiB (KASAN kernels, never a distribution's, 32) */
 #define FL_THREAD_SIZE (4096 << 2)
+
+/* A return pops its address off the stack: sp at the return is the entry's + 8. */
+#define FL_RET_POP 8
+
+/* The number of the syscall a thread is in (raw_syscalls' saved registers). */
+static __always_inline long fl_syscall_nr(struct pt_regs *regs)
+{
+	return BPF_CORE_READ(regs, orig_ax);
+}
 
 struct fl_uregs {
 	__u64 ip, sp, bp;

@@ -8,11 +8,13 @@
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include "faultline.h"
 #include "legacy.bpf.h"
 #include "mapping.bpf.h"
 #include "maps.bpf.h"
 #include "pages.bpf.h"
+#include "regs_x86.bpf.h"
 #include "stack.bpf.h"
 #include "syscalls_x86.h"
 #include "threads.bpf.h"
@@ -105,10 +107,10 @@ int fl_sys_enter(__u64 *ctx)
 
 	if (!fl_vm_nr(nr) || !fl_target(bpf_get_current_pid_tgid() >> 32))
 		return 0;
-	a0 = BPF_CORE_READ(regs, di);
-	a1 = BPF_CORE_READ(regs, si);
-	a2 = BPF_CORE_READ(regs, dx);
-	a3 = BPF_CORE_READ(regs, r10); /* the syscall ABI's 4th argument */
+	a0 = PT_REGS_PARM1_CORE_SYSCALL(regs);
+	a1 = PT_REGS_PARM2_CORE_SYSCALL(regs);
+	a2 = PT_REGS_PARM3_CORE_SYSCALL(regs);
+	a3 = PT_REGS_PARM4_CORE_SYSCALL(regs); /* the syscall ABI's 4th argument */
 	switch (nr) {
 	case NR_MMAP:
 		fl_vm_enter(ctx, fl_mmap_call(a3), fl_mmap_class(a3), 0, a1, 0, 0);
@@ -135,7 +137,7 @@ int fl_sys_exit(__u64 *ctx)
 {
 	struct pt_regs *regs = (struct pt_regs *)ctx[0];
 
-	if (fl_vm_nr(BPF_CORE_READ(regs, orig_ax)))
+	if (fl_vm_nr(fl_syscall_nr(regs)))
 		fl_vm_exit(ctx, (long)ctx[1]);
 	return 0;
 }
