@@ -17,8 +17,8 @@
 
 #ifdef FL_LEGACY
 #define FL_IS_LEGACY 1
-/* the walk's steps by table: 32 verify in a bounded loop (64 pass the verifier's million
- * instructions on 5.10), where bpf_loop() checks one and runs FL_MAX_STACK_DEPTH - 1 */
+/* the walk's steps by table: 32 verify in a bounded loop (64 take 5.10's verifier past its
+ * million instructions), where bpf_loop() checks one and runs FL_MAX_STACK_DEPTH - 1 */
 #define FL_WALK_STEPS 32
 /* a tracing program may use hash maps allocated as they fill from Linux 6.1 on; before, it
  * loads with a kernel warning (tainting the kernel), or not at all (RT kernels) */

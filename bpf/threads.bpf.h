@@ -61,10 +61,11 @@ struct {
 } stack_cache SEC(".maps") __weak;
 
 /*
- * Each thread's last lookup of its mapping (--by mapping). bpf_find_vma() costs about 5 us inside the page fault handler
- * (interrupts are off there, so it releases mmap_lock through an irq_work), but a thread
- * faults through one mapping many times in a row: the last answer holds while the mm's
- * mmap_lock sequence, which every change of the mappings bumps, stays the same.
+ * Each thread's last lookup of its mapping (--by mapping). bpf_find_vma() costs about 5 us
+ * inside the page fault handler (interrupts are off there, so it releases mmap_lock through an
+ * irq_work), but a thread faults through one mapping many times in a row: the last answer
+ * holds while the mm's mmap_lock sequence, which every change of the mappings bumps, stays the
+ * same.
  */
 struct {
 	FL_PER_THREAD(struct fl_map_probe);
