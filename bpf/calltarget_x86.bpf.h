@@ -14,14 +14,6 @@
 #include "legacy.bpf.h"
 #include "regs_x86.bpf.h"
 
-/* A register of the thread's saved ones: loaded in the full programs, read in the legacy ones
- * (fl_task_regs()). */
-#ifdef FL_LEGACY
-#define FL_REG(r, f) BPF_CORE_READ(r, f)
-#else
-#define FL_REG(r, f) ((r)->f)
-#endif
-
 /* General register @n of ModRM's numbering (rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8...). */
 static __always_inline __u64 fl_reg(struct pt_regs *r, __u32 n)
 {

@@ -21,6 +21,14 @@ static __always_inline long fl_syscall_nr(struct pt_regs *regs)
 	return BPF_CORE_READ(regs, orig_ax);
 }
 
+/* A register of the thread's saved ones (fl_task_regs()): loaded in the full programs, read
+ * in the legacy ones. */
+#ifdef FL_LEGACY
+#define FL_REG(r, f) BPF_CORE_READ(r, f)
+#else
+#define FL_REG(r, f) ((r)->f)
+#endif
+
 struct fl_uregs {
 	__u64 ip, sp, bp;
 };
@@ -44,15 +52,9 @@ static __always_inline void fl_user_regs(struct task_struct *task, struct fl_ure
 {
 	struct pt_regs *regs = fl_task_regs(task);
 
-#ifdef FL_LEGACY
-	r->ip = BPF_CORE_READ(regs, ip);
-	r->sp = BPF_CORE_READ(regs, sp);
-	r->bp = BPF_CORE_READ(regs, bp);
-#else
-	r->ip = regs->ip;
-	r->sp = regs->sp;
-	r->bp = regs->bp;
-#endif
+	r->ip = FL_REG(regs, ip);
+	r->sp = FL_REG(regs, sp);
+	r->bp = FL_REG(regs, bp);
 }
 
 #endif /* FAULTLINE_REGS_X86_BPF_H */

@@ -225,7 +225,6 @@ __weak __noinline int fl_stack_run_here(__u64 ip, __u64 sp, __u64 bp, int exact)
 
 	return fl_stack_run(s, ip, sp, bp, exact);
 }
-#define fl_stack_run(s, ip, sp, bp, exact) fl_stack_run_here(ip, sp, bp, exact)
 #endif
 
 /* What a caller of fl_stack_take_into() reads once the walk is done and the scratch released:
@@ -266,7 +265,11 @@ static __always_inline struct fl_scratch *fl_stack_take_into(__u64 ip, __u64 bp,
 		return NULL;
 	}
 	s->busy = 1;
+#ifdef FL_LEGACY
+	fl_stack_run_here(ip, sp, bp, exact); /* on s, this CPU's scratch */
+#else
 	fl_stack_run(s, ip, sp, bp, exact);
+#endif
 	h = s->w.hash;
 	w->have_word = s->w.have_word;
 	w->sp_word = s->w.sp_word;

@@ -91,7 +91,7 @@ struct {
 static __always_inline void *fl_thread_get(void *map, struct task_struct *task, bool create)
 {
 #ifdef FL_LEGACY
-	int tid = BPF_CORE_READ(task, pid), zero = 0;
+	int tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
 	void *v = bpf_map_lookup_elem(map, &tid), *z;
 
 	if (v || !create || !(z = bpf_map_lookup_elem(&thread_zero, &zero)))

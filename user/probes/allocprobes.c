@@ -155,6 +155,8 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 	struct alloc_prog progs[ALLOC_PROGS];
 	char path[PATH_MAX + 128], dir[64];
 	uint64_t offs[ALLOC_MAX_PROBES], cookies[ALLOC_MAX_PROBES];
+	/* the legacy programs find each probe's cookie by its address in the process */
+	bool by_site = t->sites.fd >= 0;
 	size_t n = 0;
 	int err = 0;
 
@@ -184,10 +186,9 @@ static int attach_plan(struct tracer *t, struct link_set *s, pid_t pid,
 			if (allocprobes__used(t, &progs[j]) &&
 			    progs[j].free_side == alloc_fn__is_free(p->fn))
 				err = attach_uprobe(s, progs[j].prog, progs[j].ret, pid, path, off,
-						    t->plan.legacy ? 0 : cookies[n - 1]);
+						    by_site ? 0 : cookies[n - 1]);
 	}
-	/* the legacy programs find each probe's cookie by its address in the process */
-	if (!err && t->sites.fd >= 0 && n)
+	if (!err && by_site && n)
 		err = probesites__add(&t->sites, pid, plan->path, offs, cookies, n);
 	return err;
 }

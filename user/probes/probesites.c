@@ -59,14 +59,11 @@ static void unwrite(int fd, struct probe_site_set *set)
 static int write_set(int fd, struct probe_site_set *set)
 {
 	struct procmaps maps;
-	char file[64];
 	FILE *f;
-	int err = 0;
+	int err = procfs__fopen(set->pid, "maps", &f);
 
-	snprintf(file, sizeof(file), "/proc/%d/maps", set->pid);
-	f = fopen(file, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
+	if (err)
+		return err;
 	err = procmaps__parse(f, &maps);
 	fclose(f);
 	if (!err)
